@@ -1,0 +1,122 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 language mode (the tools default) plus
+/// the upcoming features that keep C types out of the public API.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+/// One library target and product per challenge-handler plugin; each depends only on the core.
+let pluginNames = ["Token", "PregeneratedToken"]
+
+let package = Package(
+    name: "portal-auth",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "PortalAuth", targets: ["PortalAuth"]),
+        .library(name: "PortalEmulator", targets: ["PortalEmulator"]),
+        .executable(name: "portal-auth", targets: ["portal-auth"]),
+        .executable(name: "portal-emulator", targets: ["portal-emulator"]),
+    ] + pluginNames.map { .library(name: "PortalAuth\($0)", targets: ["PortalAuth\($0)"]) },
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+    ],
+    targets: [
+        // C: libsecret headers and library through pkg-config.
+        .systemLibrary(
+            name: "CLibSecret",
+            path: "Sources/CLibSecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
+        ),
+        // C shims: typed wrappers for variadic curl calls, libcurl and libcrypto loaded on
+        // first use (dlopen) so the cached-token path never pays for them, the SecretSchema.
+        .target(
+            name: "CPortalAuth",
+            dependencies: ["CLibSecret"],
+            path: "Sources/CPortalAuth",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
+        .target(
+            name: "PortalAuth",
+            dependencies: [
+                "CPortalAuth",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/PortalAuth",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "portal-auth",
+            dependencies: [
+                "PortalAuth",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ] + pluginNames.map { .target(name: "PortalAuth\($0)") },
+            path: "Sources/portal-auth",
+            swiftSettings: strict
+        ),
+        // The emulator is an independent implementation of the server side: it must not
+        // import PortalAuth, so a misreading of the protocol cannot hide in both.
+        .target(
+            name: "PortalEmulator",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/PortalEmulator",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "portal-emulator",
+            dependencies: [
+                "PortalEmulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/portal-emulator",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PortalAuthTests",
+            dependencies: ["PortalAuth", "PortalEmulator"] + pluginNames.map { .target(name: "PortalAuth\($0)") },
+            path: "Tests/PortalAuthTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PortalEmulatorTests",
+            dependencies: ["PortalEmulator"],
+            path: "Tests/PortalEmulatorTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["PortalEmulator"],
+            path: "Tests/CLITests",
+            swiftSettings: strict
+        ),
+    ] + pluginNames.map {
+        .target(
+            name: "PortalAuth\($0)",
+            dependencies: ["PortalAuth", .product(name: "Logging", package: "swift-log")],
+            path: "Plugins/\($0)",
+            swiftSettings: strict
+        )
+    }
+)

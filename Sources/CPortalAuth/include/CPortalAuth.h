@@ -1,0 +1,11 @@
+#ifndef CPORTALAUTH_H
+#define CPORTALAUTH_H
+/* C shims of portal-auth. Each part lives in its own header and .c file:
+ *   pa_curl.h    libcurl, loaded with dlopen on first use; typed wrappers for variadic calls
+ *   pa_crypto.h  libcrypto (OpenSSL), loaded with dlopen on first use: random, SHA-256, PKCS#12
+ *   pa_secret.h  libsecret: the portal-auth SecretSchema and GHashTable helpers
+ */
+#include "pa_curl.h"
+#include "pa_crypto.h"
+#include "pa_secret.h"
+#endif

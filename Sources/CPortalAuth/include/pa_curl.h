@@ -1,0 +1,4 @@
+#ifndef PA_CURL_H
+#define PA_CURL_H
+/* placeholder: filled in by its owner */
+#endif

@@ -1,0 +1,208 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// An HTTP request as the transport sends it: no authentication is added here.
+public struct HTTPRequest: Sendable {
+    /// The HTTP method.
+    public enum Method: String, Sendable { case get = "GET", post = "POST", head = "HEAD", delete = "DELETE", put = "PUT" }
+    /// The absolute http or https URL.
+    public var url: URL
+    /// The method.
+    public var method: Method
+    /// Header fields, in order. Names are case-insensitive.
+    public var headers: [(name: String, value: String)]
+    /// The body, for POST and PUT.
+    public var body: [UInt8]?
+    /// A per-request timeout in seconds; `nil` uses the transport's.
+    public var timeout: Double?
+
+    /// Creates a request.
+    public init(url: URL, method: Method = .get, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil, timeout: Double? = nil) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// The value of the first header with this name (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// Sets a header, replacing any existing one with the same name.
+    public mutating func setHeader(_ name: String, _ value: String) {
+        headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        headers.append((name, value))
+    }
+}
+
+/// An HTTP response as the transport received it.
+public struct HTTPResponse: Sendable {
+    /// The status code of the final response (no redirects are followed by the transport).
+    public var status: Int
+    /// Header fields of the final response, in order.
+    public var headers: [(name: String, value: String)]
+    /// The body.
+    public var body: [UInt8]
+    /// The URL that answered.
+    public var url: URL
+
+    /// Creates a response.
+    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8], url: URL) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    /// The value of the first header with this name (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// Every value of headers with this name (case-insensitive), for example each `WWW-Authenticate`.
+    public func headers(named name: String) -> [String] {
+        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
+    /// The body as UTF-8 text (invalid sequences replaced).
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// Per-request settings that network credentials contribute (see ``NetworkCredential``).
+///
+/// The transport applies them to this request only: nothing here changes another host's requests.
+public struct TransportOptions: Sendable, Equatable {
+    /// HTTP authentication schemes.
+    public struct HTTPAuthSchemes: OptionSet, Sendable, Hashable {
+        /// The raw bit mask.
+        public let rawValue: Int
+        /// Creates a set from its bit mask.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// HTTP Basic.
+        public static let basic = HTTPAuthSchemes(rawValue: 1 << 0)
+        /// HTTP Digest.
+        public static let digest = HTTPAuthSchemes(rawValue: 1 << 1)
+        /// NTLM.
+        public static let ntlm = HTTPAuthSchemes(rawValue: 1 << 2)
+        /// SPNEGO / Kerberos.
+        public static let negotiate = HTTPAuthSchemes(rawValue: 1 << 3)
+    }
+
+    /// Username and password for HTTP authentication, restricted to `schemes`.
+    public struct HTTPAuthentication: Sendable, Equatable {
+        /// The user name (for Negotiate with a Kerberos ticket it may be empty).
+        public var username: String
+        /// The password.
+        public var password: String
+        /// The schemes libcurl may use.
+        public var schemes: HTTPAuthSchemes
+        /// Creates HTTP authentication settings.
+        public init(username: String, password: String, schemes: HTTPAuthSchemes) {
+            self.username = username
+            self.password = password
+            self.schemes = schemes
+        }
+    }
+
+    /// A client certificate presented from memory.
+    public struct ClientCertificate: Sendable, Equatable {
+        /// The PKCS#12 bytes.
+        public var pkcs12: [UInt8]
+        /// The PKCS#12 password.
+        public var password: String
+        /// Creates client-certificate settings.
+        public init(pkcs12: [UInt8], password: String) {
+            self.pkcs12 = pkcs12
+            self.password = password
+        }
+    }
+
+    /// HTTP authentication for this request, if any.
+    public var httpAuthentication: HTTPAuthentication?
+    /// A client certificate for this request, if any.
+    public var clientCertificate: ClientCertificate?
+    /// A pinned public key (`sha256//BASE64`) that replaces CA verification for this host only.
+    public var pinnedPublicKey: String?
+
+    /// No options.
+    public init(httpAuthentication: HTTPAuthentication? = nil, clientCertificate: ClientCertificate? = nil, pinnedPublicKey: String? = nil) {
+        self.httpAuthentication = httpAuthentication
+        self.clientCertificate = clientCertificate
+        self.pinnedPublicKey = pinnedPublicKey
+    }
+}
+
+/// How a transport is set up.
+public struct TransportConfiguration: Sendable {
+    /// A PEM file of CA certificates to trust instead of the system's.
+    public var caBundlePath: String?
+    /// The default timeout of a request, in seconds.
+    public var timeout: Double
+    /// The connect timeout, in seconds.
+    public var connectTimeout: Double
+    /// At most this many connections to one host at once (others queue and reuse them).
+    public var maxConnectionsPerHost: Int
+    /// The User-Agent header.
+    public var userAgent: String
+
+    /// Creates a configuration. Proxies come from `http_proxy`, `https_proxy` and `no_proxy`, as libcurl reads them.
+    public init(caBundlePath: String? = nil, timeout: Double = 60, connectTimeout: Double = 15, maxConnectionsPerHost: Int = 8, userAgent: String = "portal-auth/0.1") {
+        self.caBundlePath = caBundlePath
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout
+        self.maxConnectionsPerHost = maxConnectionsPerHost
+        self.userAgent = userAgent
+    }
+}
+
+/// What the transport reports when the TLS layer, not HTTP, needs a decision.
+public enum TransportChallenge: Sendable, Equatable {
+    /// The server's certificate did not verify.
+    case serverTrust(host: String, port: Int, reason: ServerTrustFailure, message: String)
+    /// The server asked for a client certificate and none was presented (or it was refused).
+    case clientCertificate(host: String, port: Int, message: String)
+}
+
+/// Why a server certificate did not verify.
+public enum ServerTrustFailure: String, Sendable, Equatable, Codable {
+    /// A self-signed certificate.
+    case selfSigned = "self-signed"
+    /// The certificate has expired (or is not yet valid).
+    case expired
+    /// The certificate does not name this host.
+    case wrongHost = "wrong host"
+    /// Signed by a CA that is not trusted.
+    case unknownCA = "unknown CA"
+    /// A pinned public key did not match.
+    case pinMismatch = "pinned key mismatch"
+    /// Anything else.
+    case other
+}
+
+/// Sends HTTP requests. ``CurlTransport`` is the real one.
+public protocol HTTPTransport: Sendable {
+    /// Sends one request and returns the final response without following redirects.
+    ///
+    /// Throws ``PortalAuthError`` for network failures. A TLS failure that a network credential
+    /// could answer throws a ``PortalAuthError`` with code ``PortalAuthError/Code/untrustedServer``
+    /// or ``PortalAuthError/Code/tlsFailure`` and a ``TransportChallengeError`` reachable through ``transportChallenge(of:)``.
+    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse
+}
+
+/// An error that carries a ``TransportChallenge`` a network handler may answer.
+public struct TransportChallengeError: Error, Sendable {
+    /// The challenge.
+    public var challenge: TransportChallenge
+    /// The error to report when no handler answers it.
+    public var error: PortalAuthError
+    /// Creates the error.
+    public init(challenge: TransportChallenge, error: PortalAuthError) {
+        self.challenge = challenge
+        self.error = error
+    }
+}
