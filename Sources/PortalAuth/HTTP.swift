@@ -30,12 +30,12 @@ public struct HTTPRequest: Sendable {
 
     /// The value of the first header with this name (case-insensitive).
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
     /// Sets a header, replacing any existing one with the same name.
     public mutating func setHeader(_ name: String, _ value: String) {
-        headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        headers.removeAll { $0.name.lowercased() == name.lowercased() }
         headers.append((name, value))
     }
 }
@@ -61,12 +61,12 @@ public struct HTTPResponse: Sendable {
 
     /// The value of the first header with this name (case-insensitive).
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
     /// Every value of headers with this name (case-insensitive), for example each `WWW-Authenticate`.
     public func headers(named name: String) -> [String] {
-        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
     }
 
     /// The body as UTF-8 text (invalid sequences replaced).

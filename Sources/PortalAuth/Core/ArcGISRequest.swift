@@ -1,0 +1,166 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import Logging
+
+/// An ArcGIS REST request: a URL and form parameters. The manager adds `f=json`, the token,
+/// and chooses GET or POST (POST when the URL would exceed 2,000 characters).
+public struct ArcGISRequest: Sendable {
+    /// How the method is chosen.
+    public enum Method: Sendable { case automatic, get, post }
+    /// Where the token goes.
+    public enum TokenPlacement: Sendable { case header, parameter }
+
+    /// The URL, without the parameters below (it may carry its own query).
+    public var url: URL
+    /// Form parameters, in order.
+    public var parameters: [(String, String)]
+    /// GET, POST, or automatic.
+    public var method: Method
+    /// Header (`X-Esri-Authorization: Bearer`) or `token` parameter.
+    public var tokenPlacement: TokenPlacement
+    /// Whether the response must be JSON (adds `f=json` unless `f` is given).
+    public var expectsJSON: Bool
+
+    /// Creates a request.
+    public init(url: URL, parameters: [(String, String)] = [], method: Method = .automatic, tokenPlacement: TokenPlacement = .header, expectsJSON: Bool = true) {
+        self.url = url
+        self.parameters = parameters
+        self.method = method
+        self.tokenPlacement = tokenPlacement
+        self.expectsJSON = expectsJSON
+    }
+
+    /// The longest URL sent as GET.
+    public static let maximumGETLength = 2000
+}
+
+/// The answer to an ``ArcGISRequest`` that succeeded (no ArcGIS error in the body).
+public struct ArcGISResponse: Sendable {
+    /// The HTTP response.
+    public var http: HTTPResponse
+    /// The parsed JSON body, when the request expected JSON.
+    public var json: JSONValue?
+}
+
+/// `application/x-www-form-urlencoded` encoding.
+public enum FormEncoding {
+    private static let unreserved: Set<UInt8> = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+
+    /// Percent-encodes one component.
+    public static func escape(_ string: String) -> String {
+        var out = ""
+        out.reserveCapacity(string.utf8.count)
+        for byte in string.utf8 {
+            if unreserved.contains(byte) { out.unicodeScalars.append(UnicodeScalar(byte)) }
+            else {
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%"
+                out.unicodeScalars.append(UnicodeScalar(hex[Int(byte >> 4)]))
+                out.unicodeScalars.append(UnicodeScalar(hex[Int(byte & 0xF)]))
+            }
+        }
+        return out
+    }
+
+    /// Encodes parameters.
+    public static func encode(_ parameters: [(String, String)]) -> String {
+        parameters.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
+    }
+
+    /// Decodes a query string or form body.
+    public static func decode(_ string: String) -> [(String, String)] {
+        string.split(separator: "&").map { item in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func unescape(_ s: Substring) -> String {
+                let bytes = Array(s.utf8)
+                var out: [UInt8] = []
+                var i = 0
+                while i < bytes.count {
+                    if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let v = UInt8(String(decoding: bytes[i+1...i+2], as: UTF8.self), radix: 16) {
+                        out.append(v); i += 3
+                    } else { out.append(bytes[i] == UInt8(ascii: "+") ? 0x20 : bytes[i]); i += 1 }
+                }
+                return String(decoding: out, as: UTF8.self)
+            }
+            return (unescape(parts[0]), parts.count > 1 ? unescape(parts[1]) : "")
+        }
+    }
+}
+
+/// What plugins and credentials may use: the raw transport (no authentication added),
+/// ArcGIS form posts, token-service discovery, and the logger.
+public struct AuthenticationServices: Sendable {
+    /// The transport.
+    public let transport: any HTTPTransport
+    /// The logger (never give it a secret).
+    public let logger: Logging.Logger
+
+    /// Creates services over a transport.
+    public init(transport: any HTTPTransport, logger: Logging.Logger) {
+        self.transport = transport
+        self.logger = logger
+    }
+
+    /// POSTs form parameters to an ArcGIS endpoint without any credential, adds `f=json`,
+    /// and returns the JSON body; an ArcGIS error body throws ``PortalAuthError`` with the ArcGIS cause.
+    ///
+    /// - Parameter requireHTTPS: refuse a plain-http URL (token services carry passwords).
+    public func postForm(_ url: URL, _ parameters: [(String, String)], requireHTTPS: Bool = true, headers: [(name: String, value: String)] = []) async throws -> JSONValue {
+        if requireHTTPS, url.scheme?.lowercased() != "https" {
+            throw PortalAuthError(.insecureTransport, "refusing to send credentials to \(URLRedaction.redact(url.absoluteString)) over plain http: use the https URL")
+        }
+        var parameters = parameters
+        if !parameters.contains(where: { $0.0 == "f" }) { parameters.append(("f", "json")) }
+        var request = HTTPRequest(url: url, method: .post, headers: headers, body: Array(FormEncoding.encode(parameters).utf8))
+        request.setHeader("Content-Type", "application/x-www-form-urlencoded")
+        let response = try await transport.send(request, options: TransportOptions())
+        let where_ = ServerContext.describe(url)
+        if let error = ArcGISError.parse(response.body) {
+            throw PortalAuthError(.arcGISError, "\(where_) answered ArcGIS error \(error.code): \(error.message)\(error.details.isEmpty ? "" : " (" + error.details.joined(separator: "; ") + ")")", cause: error.cause)
+        }
+        guard (200..<300).contains(response.status) else {
+            throw PortalAuthError(.httpError, "\(where_) answered HTTP \(response.status): check the URL, or try again later if the server is failing", cause: .httpStatus(response.status))
+        }
+        return try JSONValue.parse(response.body, source: where_)
+    }
+
+    /// GETs `url?f=json` without any credential and returns the JSON body.
+    public func getJSON(_ url: URL) async throws -> JSONValue {
+        let separator = url.absoluteString.contains("?") ? "&" : "?"
+        guard let full = URL(string: url.absoluteString + separator + "f=json") else {
+            throw PortalAuthError(.invalidURL, "cannot build a request URL from \(URLRedaction.redact(url.absoluteString))")
+        }
+        let response = try await transport.send(HTTPRequest(url: full), options: TransportOptions())
+        let where_ = ServerContext.describe(url)
+        if let error = ArcGISError.parse(response.body) {
+            throw PortalAuthError(.arcGISError, "\(where_) answered ArcGIS error \(error.code): \(error.message)", cause: error.cause)
+        }
+        guard (200..<300).contains(response.status) else {
+            throw PortalAuthError(.httpError, "\(where_) answered HTTP \(response.status): check the URL, or try again later if the server is failing", cause: .httpStatus(response.status))
+        }
+        return try JSONValue.parse(response.body, source: where_)
+    }
+
+    /// The token service of a server context: `authInfo.tokenServicesUrl` from its `info`
+    /// endpoint (`/sharing/rest/info` for a portal, `/rest/info` for an ArcGIS Server), or the
+    /// conventional URL when the info cannot be read.
+    public func tokenServiceURL(for context: ServerContext, isPortal: Bool = true) async -> URL {
+        let infoURL = URL(string: context.url + (isPortal ? "/sharing/rest/info" : "/rest/info"))!
+        if let info = try? await getJSON(infoURL), let string = info["authInfo"]?["tokenServicesUrl"]?.stringValue, let url = URL(string: string) {
+            return url
+        }
+        return URL(string: context.url + (isPortal ? "/sharing/rest/generateToken" : "/tokens/generateToken"))!
+    }
+}
+
+extension ServerContext {
+    /// `host:port` for messages (never a query string).
+    static func describe(_ url: URL) -> String {
+        let host = url.host(percentEncoded: false) ?? "?"
+        let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
+        return "\(host):\(port)\(url.path(percentEncoded: true))"
+    }
+}

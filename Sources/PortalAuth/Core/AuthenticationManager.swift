@@ -1,0 +1,450 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import Logging
+import Synchronization
+
+/// Routes authentication challenges to registered handler plugins, keeps the credentials they
+/// return, and sends ArcGIS requests with the right credential attached.
+///
+/// - A request gets the credential of its own ``ServerContext`` only (never another host's,
+///   never across a redirect to another host, never over plain http when the token requires SSL).
+/// - A challenge (ArcGIS 499/498, 403 `GWM_0003` without a token, HTTP 401, TLS trust or client
+///   certificate) goes to the first plugin that accepts it; the request is retried exactly once.
+/// - Concurrent challenges for one server context share one plugin call and one token request.
+/// - Tokens close to expiry are renewed before use, once across tasks and across processes.
+/// - For a service on a federated ArcGIS Server, a server token is obtained from the owning
+///   portal's credential without asking the user, and cached per server.
+public final class AuthenticationManager: Sendable {
+    /// The ArcGIS credentials.
+    public let arcGISCredentialStore: ArcGISCredentialStore
+    /// The network credentials.
+    public let networkCredentialStore: NetworkCredentialStore
+    /// The transport and helpers given to plugins.
+    public let services: AuthenticationServices
+    /// Whether renewals take a lock shared with other processes (true for persistent backends).
+    public let usesCrossProcessLocks: Bool
+
+    private let handlerList = Mutex<[any AuthenticationChallengeHandler]>([])
+    private let arcGISFlights = SingleFlight<String, (any ArcGISCredential)?>()
+    private let renewalFlights = SingleFlight<String, (any ArcGISCredential)?>()
+    private let networkFlights = SingleFlight<String, Bool>()
+
+    /// The logger.
+    public var logger: Logger { services.logger }
+    /// The transport.
+    public var transport: any HTTPTransport { services.transport }
+
+    /// Creates a manager over two stores and a transport.
+    public init(arcGISCredentialStore: ArcGISCredentialStore, networkCredentialStore: NetworkCredentialStore,
+                transport: any HTTPTransport, logger: Logger = Logger(label: "portal-auth")) {
+        self.arcGISCredentialStore = arcGISCredentialStore
+        self.networkCredentialStore = networkCredentialStore
+        self.services = AuthenticationServices(transport: transport, logger: logger)
+        self.usesCrossProcessLocks = arcGISCredentialStore.backend.name != "memory"
+    }
+
+    /// Creates a manager whose two stores share one backend.
+    public convenience init(backend: any CredentialStorageBackend, transport: any HTTPTransport, logger: Logger = Logger(label: "portal-auth")) {
+        self.init(arcGISCredentialStore: ArcGISCredentialStore(backend: backend),
+                  networkCredentialStore: NetworkCredentialStore(backend: backend),
+                  transport: transport, logger: logger)
+    }
+
+    // MARK: - Plugins
+
+    /// Registers a handler plugin after those already registered, and the credential types it makes.
+    public func register(_ handler: any AuthenticationChallengeHandler) {
+        for type in handler.arcGISCredentialTypes { registerArcGIS(type) }
+        for type in handler.networkCredentialTypes { registerNetwork(type) }
+        handlerList.withLock { $0.append(handler) }
+    }
+
+    private func registerArcGIS<C: ArcGISCredential>(_ type: C.Type) { arcGISCredentialStore.register(type) }
+    private func registerNetwork<C: NetworkCredential>(_ type: C.Type) { networkCredentialStore.register(type) }
+
+    /// The registered plugins, in order.
+    public var handlers: [any AuthenticationChallengeHandler] { handlerList.withLock { $0 } }
+
+    // MARK: - Requests
+
+    /// Sends an ArcGIS request: attaches the credential of the URL's server context, answers
+    /// challenges through the plugins, retries once, follows redirects without carrying a
+    /// credential to another context, and checks the answer for ArcGIS errors.
+    public func send(_ request: ArcGISRequest) async throws -> ArcGISResponse {
+        var url = request.url
+        var parameters = request.parameters
+        if request.expectsJSON, !parameters.contains(where: { $0.0 == "f" }) { parameters.append(("f", "json")) }
+        var method = request.method
+        var redirects = 0
+        var answeredArcGISChallenge = false
+        var answeredNetwork = Set<String>()
+        _ = try ServerContext.host(of: url)
+
+        while true {
+            let credential = try await credentialForUse(url)
+            let host = try ServerContext.host(of: url)
+            var options = TransportOptions()
+            for network in try await networkCredentialStore.credentials(for: host) { network.apply(to: &options) }
+            let http = makeHTTPRequest(url: url, parameters: parameters, method: method, placement: request.tokenPlacement, credential: credential)
+            logger.debug("request", metadata: ["method": "\(http.method.rawValue)", "url": "\(URLRedaction.redact(url.absoluteString))", "credential": "\(credential.map { type(of: $0).kind } ?? "none")"])
+
+            let response: HTTPResponse
+            do {
+                response = try await transport.send(http, options: options)
+            } catch let challengeError as TransportChallengeError {
+                let kind: NetworkAuthenticationChallenge.Kind
+                switch challengeError.challenge {
+                case .serverTrust(_, _, let reason, _): kind = .serverTrust(reason: reason)
+                case .clientCertificate: kind = .clientCertificate
+                }
+                let key = "\(host.url) \(kind)"
+                guard !answeredNetwork.contains(key) else { throw challengeError.error }
+                let challenge = NetworkAuthenticationChallenge(requestURL: url, host: host, kind: kind, message: challengeError.error.message)
+                try await resolveNetworkChallenge(challenge, unanswered: challengeError.error)
+                answeredNetwork.insert(key)
+                continue
+            }
+
+            // Redirects: followed here, so the credential is chosen again for the new URL.
+            if [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location") {
+                redirects += 1
+                guard redirects <= 10, let next = URL(string: location, relativeTo: url)?.absoluteURL else {
+                    throw PortalAuthError(.httpError, "\(ServerContext.describe(url)) redirected too often or to an invalid location: check the URL", cause: .httpStatus(response.status))
+                }
+                logger.debug("redirect", metadata: ["from": "\(URLRedaction.redact(url.absoluteString))", "to": "\(URLRedaction.redact(next.absoluteString))"])
+                if response.status != 307 && response.status != 308 { method = .get }
+                url = next
+                continue
+            }
+
+            if response.status == 401, let offered = HTTPAuthenticationHeader.parse(response.headers(named: "WWW-Authenticate")) {
+                let key = "\(host.url) http-auth"
+                if answeredNetwork.contains(key) {
+                    throw PortalAuthError(.authenticationFailed, "\(host.host):\(host.port) refused the username and password (HTTP 401 again after sign-in): check them and sign in again", cause: .httpStatus(401))
+                }
+                let challenge = NetworkAuthenticationChallenge(requestURL: url, host: host, kind: .httpAuthentication(schemes: offered.schemes, realm: offered.realm),
+                                                               message: "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication")
+                try await resolveNetworkChallenge(challenge, unanswered: PortalAuthError(.authenticationRequired,
+                    "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication: run portal-auth login --url \(host.url) --username USER --password-stdin", cause: .httpStatus(401)))
+                answeredNetwork.insert(key)
+                continue
+            }
+
+            if let error = ArcGISError.parse(response.body) {
+                let isChallenge = error.code == 499 || error.code == 498 || (error.code == 403 && error.messageCode == "GWM_0003" && credential == nil)
+                guard isChallenge else {
+                    throw PortalAuthError(.arcGISError, "\(ServerContext.describe(url)) answered ArcGIS error \(error.code): \(error.message)\(error.details.isEmpty ? "" : " (" + error.details.joined(separator: "; ") + ")")", cause: error.cause)
+                }
+                if answeredArcGISChallenge {
+                    throw PortalAuthError(.invalidToken, "\(ServerContext.describe(url)) refused the credential it was just given (\(error.code) \(error.message)): the token is not valid for this server; check the server's federation and sign in again with portal-auth login", cause: error.cause)
+                }
+                logger.debug("ArcGIS challenge", metadata: ["code": "\(error.code)", "url": "\(URLRedaction.redact(url.absoluteString))"])
+                answeredArcGISChallenge = true
+                guard try await resolveArcGISChallenge(url: url, error: error, sent: credential) != nil else {
+                    throw PortalAuthError(.authenticationRequired, "\(ServerContext.describe(url)) requires sign-in (\(error.code) \(error.message)) and no credential was given", cause: error.cause)
+                }
+                continue
+            }
+
+            guard (200..<300).contains(response.status) else {
+                throw PortalAuthError(.httpError, "\(ServerContext.describe(url)) answered HTTP \(response.status)\(response.status >= 500 ? ": the server failed; try again later" : ": check the URL")", cause: .httpStatus(response.status))
+            }
+            let json = request.expectsJSON ? try JSONValue.parse(response.body, source: ServerContext.describe(url)) : nil
+            return ArcGISResponse(http: response, json: json)
+        }
+    }
+
+    func makeHTTPRequest(url: URL, parameters: [(String, String)], method: ArcGISRequest.Method, placement: ArcGISRequest.TokenPlacement, credential: (any ArcGISCredential)?) -> HTTPRequest {
+        var parameters = parameters
+        if let credential, placement == .parameter { parameters.append(("token", credential.tokenInfo.accessToken)) }
+        let query = FormEncoding.encode(parameters)
+        let base = url.absoluteString
+        let getURL = query.isEmpty ? base : base + (base.contains("?") ? "&" : "?") + query
+        var request: HTTPRequest
+        if method == .post || (method == .automatic && getURL.utf8.count > ArcGISRequest.maximumGETLength), !query.isEmpty {
+            request = HTTPRequest(url: url, method: .post, body: Array(query.utf8))
+            request.setHeader("Content-Type", "application/x-www-form-urlencoded")
+        } else {
+            request = HTTPRequest(url: URL(string: getURL) ?? url)
+        }
+        if let credential {
+            if placement == .header { request.setHeader("X-Esri-Authorization", "Bearer " + credential.tokenInfo.accessToken) }
+            if let referer = credential.referer { request.setHeader("Referer", referer) }
+        }
+        return request
+    }
+
+    // MARK: - Credentials for use
+
+    /// The credential to attach to a request for `url`: the one of its server context, renewed
+    /// when it is close to expiry. `nil` when there is none or it expired and cannot be renewed.
+    func credentialForUse(_ url: URL) async throws -> (any ArcGISCredential)? {
+        guard let credential = try await arcGISCredentialStore.credential(for: url) else { return nil }
+        if credential.tokenInfo.isSSLRequired, url.scheme?.lowercased() != "https" {
+            throw PortalAuthError(.insecureTransport, "refusing to send the token of \(credential.serverContext) over plain http to \(ServerContext.describe(url)): the token requires https; use the https URL")
+        }
+        guard credential.tokenInfo.expires(within: credential.renewalLeeway) else { return credential }
+        return try await renew(credential)
+    }
+
+    /// Renews a credential close to expiry, once across tasks and processes. Returns the renewed
+    /// credential, the old one while it has not yet expired, or `nil` once it has.
+    func renew(_ credential: any ArcGISCredential) async throws -> (any ArcGISCredential)? {
+        let context = credential.serverContext
+        return try await renewalFlights.run(context.url) { [self] in
+            let work: () async throws -> (any ArcGISCredential)? = { [self] in
+                // Another task or process may have renewed it while we waited for the lock.
+                if let stored = try await arcGISCredentialStore.credential(for: context, reload: usesCrossProcessLocks),
+                   !stored.tokenInfo.expires(within: stored.renewalLeeway) {
+                    return stored
+                }
+                logger.debug("renewing credential", metadata: ["server": "\(context)", "kind": "\(type(of: credential).kind)"])
+                if let renewed = try await credential.renewed(using: services) {
+                    try await arcGISCredentialStore.add(any: renewed)
+                    return renewed
+                }
+                if let portal = credential.derivedFrom, let portalCredential = try await credentialForUse(URL(string: portal.url)!) {
+                    return try await federate(server: context, portal: portalCredential, tokenServiceURL: nil)
+                }
+                return credential.tokenInfo.isExpired() ? nil : credential
+            }
+            if usesCrossProcessLocks { return try await CrossProcessLock.withLock("renew " + context.url, work) }
+            return try await work()
+        }
+    }
+
+    /// A valid credential for `url` without sending the request itself, as `portal-auth token`
+    /// needs it: the stored one (renewed when needed), or a federated server token obtained from
+    /// the owning portal's credential. With `interactive`, missing or expired credentials are
+    /// asked of the plugins; without, they are errors naming the command to run.
+    public func credential(for url: URL, interactive: Bool) async throws -> any ArcGISCredential {
+        if let stored = try await arcGISCredentialStore.credential(for: url) {
+            if !stored.tokenInfo.expires(within: stored.renewalLeeway) { return stored }
+            if let usable = try await renew(stored) { return usable }
+            guard interactive else {
+                throw PortalAuthError(.credentialExpired, "the credential for \(stored.serverContext) expired\(stored.tokenInfo.expirationDate.map { " at " + $0.formatted(.iso8601) } ?? ""): \(Self.loginHint(for: stored.serverContext, username: stored.username))")
+            }
+        }
+        let synthetic = ArcGISError(code: 499, message: "Token Required", messageCode: "GWM_0003")
+        if !interactive, ServerContext.arcGISServerRoot(of: url) == nil {
+            let context = try ServerContext(url: url)
+            throw PortalAuthError(.noCredential, "no credential for \(context): \(Self.loginHint(for: context, username: nil))")
+        }
+        guard let credential = try await resolveArcGISChallenge(url: url, error: synthetic, sent: nil, interactive: interactive) else {
+            let context = try ServerContext(url: url)
+            throw PortalAuthError(.noCredential, "no credential for \(context): \(Self.loginHint(for: context, username: nil))")
+        }
+        return credential
+    }
+
+    static func loginHint(for context: ServerContext, username: String?) -> String {
+        "run portal-auth login --portal \(context.url) --username \(username ?? "USER")"
+    }
+
+    // MARK: - Challenges
+
+    /// Obtains a credential for an ArcGIS challenge on `url`, once per server context however many
+    /// requests are challenged at the same time.
+    func resolveArcGISChallenge(url: URL, error: ArcGISError, sent: (any ArcGISCredential)?, interactive: Bool = true) async throws -> (any ArcGISCredential)? {
+        let serverRoot = ServerContext.arcGISServerRoot(of: url)
+        let key = try (serverRoot ?? ServerContext(url: url)).url
+        return try await arcGISFlights.run(key) { [self] in
+            // A credential stored since this request was sent answers it without asking anyone.
+            if let current = try await arcGISCredentialStore.credential(for: url),
+               current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired() {
+                return current
+            }
+            // A refused credential that can renew itself silently does so.
+            if let sent, let renewed = try await sent.renewed(using: services) {
+                try await arcGISCredentialStore.add(any: renewed)
+                return renewed
+            }
+            if let serverRoot {
+                return try await resolveServerChallenge(url: url, root: serverRoot, error: error, sent: sent, interactive: interactive)
+            }
+            let context = try ServerContext(url: url)
+            let stored = try await arcGISCredentialStore.credential(for: url)
+            guard interactive else { throw PortalAuthError(.noCredential, "no credential for \(context): \(Self.loginHint(for: context, username: stored?.username))") }
+            let challenge = ArcGISAuthenticationChallenge(requestURL: url, serverContext: stored?.serverContext ?? context, error: error, previousCredential: sent ?? stored)
+            return try await routeArcGIS(challenge)
+        }
+    }
+
+    /// A challenge from an ArcGIS Server: federated servers get a token from their portal.
+    private func resolveServerChallenge(url: URL, root: ServerContext, error: ArcGISError, sent: (any ArcGISCredential)?, interactive: Bool) async throws -> (any ArcGISCredential)? {
+        let info = try await services.getJSON(URL(string: root.url + "/rest/info")!)
+        let tokenServiceURL = info["authInfo"]?["tokenServicesUrl"]?.stringValue.flatMap(URL.init(string:))
+        if let owning = info["owningSystemUrl"]?.stringValue, let portalURL = URL(string: owning), let portal = try? ServerContext(url: portalURL) {
+            logger.debug("federated server", metadata: ["server": "\(root)", "portal": "\(portal)"])
+            var portalCredential = try await credentialForUse(portalURL)
+            if portalCredential == nil {
+                guard interactive else {
+                    throw PortalAuthError(.noCredential, "\(root) is federated with \(portal), which has no credential: \(Self.loginHint(for: portal, username: nil))")
+                }
+                let challenge = ArcGISAuthenticationChallenge(requestURL: url, serverContext: portal, error: error,
+                                                              previousCredential: try await arcGISCredentialStore.credential(for: portal),
+                                                              tokenServiceURL: tokenServiceURL)
+                portalCredential = try await routeArcGIS(challenge)
+            }
+            guard let portalCredential else { return nil }
+            return try await federate(server: root, portal: portalCredential, tokenServiceURL: tokenServiceURL)
+        }
+        guard interactive else {
+            throw PortalAuthError(.noCredential, "no credential for \(root) (a server not federated with a portal): \(Self.loginHint(for: root, username: nil))")
+        }
+        let challenge = ArcGISAuthenticationChallenge(requestURL: url, serverContext: root, error: error,
+                                                      previousCredential: sent, tokenServiceURL: tokenServiceURL)
+        return try await routeArcGIS(challenge)
+    }
+
+    /// Gets a server token from the owning portal with the portal token and caches it.
+    func federate(server: ServerContext, portal: any ArcGISCredential, tokenServiceURL: URL?) async throws -> any ArcGISCredential {
+        let credential: FederatedTokenCredential
+        if server.host.hasSuffix(".arcgis.com"), portal.serverContext.host.hasSuffix("arcgis.com") {
+            // ArcGIS Online hosted services accept the portal token itself.
+            credential = FederatedTokenCredential(serverContext: server, portal: portal.serverContext, tokenInfo: portal.tokenInfo, username: portal.username, referer: portal.referer)
+        } else {
+            let serviceURL = tokenServiceURL ?? URL(string: portal.serverContext.url + "/sharing/rest/generateToken")!
+            var parameters = [("token", portal.tokenInfo.accessToken), ("serverUrl", server.url)]
+            var headers: [(name: String, value: String)] = []
+            if let referer = portal.referer {
+                parameters += [("client", "referer"), ("referer", referer)]
+                headers.append(("Referer", referer))
+            }
+            parameters.append(("expiration", "60"))
+            let json: JSONValue
+            do {
+                json = try await services.postForm(serviceURL, parameters, headers: headers)
+            } catch let error as PortalAuthError where error.code == .arcGISError {
+                throw PortalAuthError(.notFederated, "\(portal.serverContext) would not issue a token for \(server): \(error.message)", cause: error.cause)
+            }
+            guard let token = json["token"]?.stringValue, !token.isEmpty else {
+                throw PortalAuthError(.invalidResponse, "\(ServerContext.describe(serviceURL)) answered without a token: check that \(server) is federated with \(portal.serverContext)")
+            }
+            credential = FederatedTokenCredential(serverContext: server, portal: portal.serverContext,
+                                                  tokenInfo: TokenInfo(accessToken: token, expirationDate: json["expires"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) },
+                                                                       isSSLRequired: json["ssl"]?.boolValue ?? false),
+                                                  username: portal.username, referer: portal.referer)
+        }
+        try await arcGISCredentialStore.add(credential)
+        return credential
+    }
+
+    /// Routes an ArcGIS challenge to the first plugin that accepts it.
+    private func routeArcGIS(_ challenge: ArcGISAuthenticationChallenge) async throws -> (any ArcGISCredential)? {
+        switch try await route(.arcGIS(challenge)) {
+        case .arcGIS(let credential)?: return credential
+        case .network?: throw PortalAuthError(.internalError, "a plugin answered an ArcGIS challenge with a network credential")
+        case nil:
+            if handlers.contains(where: { $0.canHandle(.arcGIS(challenge)) }) { return nil }
+            throw PortalAuthError(.authenticationRequired, "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and no plugin can answer: \(Self.loginHint(for: challenge.serverContext, username: challenge.previousCredential?.username))", cause: challenge.error.cause)
+        }
+    }
+
+    private func resolveNetworkChallenge(_ challenge: NetworkAuthenticationChallenge, unanswered: PortalAuthError) async throws {
+        let key = "\(challenge.host.url) \(challenge.kind)"
+        let answered = try await networkFlights.run(key) { [self] in
+            guard handlers.contains(where: { $0.canHandle(.network(challenge)) }) else { return false }
+            guard case .network? = try await route(.network(challenge)) else { return false }
+            return true
+        }
+        if !answered { throw unanswered }
+    }
+
+    /// Asks the first accepting plugin; stores what it returns.
+    private func route(_ challenge: AuthenticationChallenge) async throws -> Credential? {
+        guard let handler = handlers.first(where: { $0.canHandle(challenge) }) else { return nil }
+        switch try await handler.handle(challenge, services: services) {
+        case .continueWithCredential(let credential):
+            switch credential {
+            case .arcGIS(let c): try await arcGISCredentialStore.add(any: c)
+            case .network(let c): try await networkCredentialStore.add(any: c)
+            }
+            return credential
+        case .continueWithoutCredential:
+            return nil
+        case .cancel:
+            throw PortalAuthError(.cancelled, "sign-in to \(ServerContext.describe(challenge.requestURL)) was cancelled")
+        }
+    }
+
+    // MARK: - Sign-out
+
+    /// Removes every portal-auth credential from both stores (all kinds, all servers).
+    @discardableResult
+    public func clearCredentialStores() async throws -> Int {
+        let arcGIS = try await arcGISCredentialStore.removeAll()
+        let network = try await networkCredentialStore.removeAll()
+        return arcGIS + network
+    }
+
+    /// Revokes the tokens of every stored credential that can be revoked (OAuth user credentials)
+    /// at its portal, and reports the outcome of each. Credentials stay in the store; call
+    /// ``clearCredentialStores()`` to remove them.
+    public func revokeOAuthTokens(for context: ServerContext? = nil) async throws -> [RevocationReport] {
+        var reports: [RevocationReport] = []
+        for credential in try await arcGISCredentialStore.allCredentials() {
+            guard let revocable = credential as? any RevocableCredential else { continue }
+            if let context, revocable.serverContext != context { continue }
+            do {
+                try await revocable.revoke(using: services)
+                reports.append(RevocationReport(serverContext: revocable.serverContext, username: revocable.username, outcome: .revoked))
+            } catch let error as PortalAuthError {
+                reports.append(RevocationReport(serverContext: revocable.serverContext, username: revocable.username, outcome: .failed(error.message)))
+            }
+        }
+        return reports
+    }
+}
+
+/// What ``AuthenticationManager/revokeOAuthTokens(for:)`` did for one credential.
+public struct RevocationReport: Sendable, Equatable {
+    /// The outcome.
+    public enum Outcome: Sendable, Equatable {
+        /// The portal revoked the tokens.
+        case revoked
+        /// The revocation failed, and why.
+        case failed(String)
+    }
+    /// The credential's server context.
+    public var serverContext: ServerContext
+    /// The credential's user.
+    public var username: String?
+    /// The outcome.
+    public var outcome: Outcome
+}
+
+/// The schemes and realm of `WWW-Authenticate` headers.
+struct HTTPAuthenticationHeader: CustomStringConvertible {
+    var schemes: TransportOptions.HTTPAuthSchemes
+    var realm: String?
+    var names: [String]
+
+    static func parse(_ values: [String]) -> HTTPAuthenticationHeader? {
+        var schemes: TransportOptions.HTTPAuthSchemes = []
+        var realm: String?
+        var names: [String] = []
+        for value in values {
+            let scheme = value.split(separator: " ", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+            switch scheme {
+            case "basic": schemes.insert(.basic); names.append("Basic")
+            case "digest": schemes.insert(.digest); names.append("Digest")
+            case "ntlm": schemes.insert(.ntlm); names.append("NTLM")
+            case "negotiate": schemes.insert(.negotiate); names.append("Negotiate")
+            default: continue
+            }
+            if realm == nil, let range = value.firstRange(of: "realm=\"") {
+                let rest = value[range.upperBound...]
+                realm = rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+            }
+        }
+        return schemes.isEmpty ? nil : HTTPAuthenticationHeader(schemes: schemes, realm: realm, names: names)
+    }
+
+    var description: String {
+        names.joined(separator: "/") + (realm.map { " (realm \"\($0)\")" } ?? "")
+    }
+}

@@ -1,0 +1,308 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+import Dispatch
+import Synchronization
+
+/// Runs blocking storage calls on a dedicated thread, never on the Swift concurrency pool.
+enum BlockingIO {
+    private static let queue = DispatchQueue(label: "portal-auth.storage")
+
+    static func run<T: Sendable>(_ blocking: Bool, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        guard blocking else { return try body() }
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}
+
+/// The JSON form of a stored credential: its kind and the credential itself.
+struct CredentialEnvelope<C: Codable>: Codable {
+    var version = 1
+    var kind: String
+    var credential: C
+}
+
+private struct KindProbe: Decodable { var kind: String }
+
+/// A non-secret summary of a stored credential, as `portal-auth status` shows it.
+public struct CredentialSummary: Sendable, Equatable, Codable {
+    /// `arcgis` or `network`.
+    public var store: String
+    /// The credential kind.
+    public var kind: String
+    /// The server context or host.
+    public var server: String
+    /// The user name, when known.
+    public var username: String?
+    /// When the token expires, when known.
+    public var expirationDate: Date?
+    /// The storage backend (`keyring`, `file`, `memory`).
+    public var backend: String
+}
+
+/// The machinery both stores share: encoding, a type registry, an in-memory cache, and
+/// running blocking backends off the concurrency pool.
+final class CredentialStoreEngine: Sendable {
+    let backend: any CredentialStorageBackend
+    let storeName: String
+    private let decoders = Mutex<[String: @Sendable (Data) throws -> any StorableCredential]>([:])
+
+    init(backend: any CredentialStorageBackend, storeName: String) {
+        self.backend = backend
+        self.storeName = storeName
+    }
+
+    func register<C: StorableCredential>(_ type: C.Type) {
+        decoders.withLock {
+            $0[C.kind] = { data in try JSONDecoder.portalAuth.decode(CredentialEnvelope<C>.self, from: data).credential }
+        }
+    }
+
+    func encode<C: StorableCredential>(_ credential: C) throws -> String {
+        let data = try JSONEncoder.portalAuth.encode(CredentialEnvelope(kind: C.kind, credential: credential))
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func decode(_ secret: String, server: String) throws -> any StorableCredential {
+        let data = Data(secret.utf8)
+        let kind: String
+        do { kind = try JSONDecoder().decode(KindProbe.self, from: data).kind } catch {
+            throw PortalAuthError(.storeFailure, "the stored credential for \(server) in the \(backend.name) store is unreadable: remove it with portal-auth logout")
+        }
+        guard let decoder = decoders.withLock({ $0[kind] }) else {
+            throw PortalAuthError(.storeFailure, "the stored credential for \(server) is of kind '\(kind)', which no registered plugin reads: register its plugin, or remove it with portal-auth logout")
+        }
+        do { return try decoder(data) } catch let error as PortalAuthError { throw error } catch {
+            throw PortalAuthError(.storeFailure, "the stored \(kind) credential for \(server) is unreadable: remove it with portal-auth logout")
+        }
+    }
+
+    func lookup(server: String) async throws -> (any StorableCredential)? {
+        let backend = self.backend
+        let query = CredentialQuery(store: storeName, server: server)
+        guard let secret = try await BlockingIO.run(backend.isBlocking, { try backend.lookup(query) }) else { return nil }
+        return try decode(secret, server: server)
+    }
+
+    func search(_ query: CredentialQuery) async throws -> [(CredentialAttributes, any StorableCredential)] {
+        let backend = self.backend
+        var query = query
+        query.store = storeName
+        let items = try await BlockingIO.run(backend.isBlocking, { [query] in try backend.search(query, withSecrets: true) })
+        return items.compactMap { item in
+            guard let secret = item.secret, let credential = try? decode(secret, server: item.attributes.server) else { return nil }
+            return (item.attributes, credential)
+        }
+    }
+
+    func list(_ query: CredentialQuery) async throws -> [StoredCredentialItem] {
+        let backend = self.backend
+        var query = query
+        query.store = storeName
+        return try await BlockingIO.run(backend.isBlocking, { [query] in try backend.search(query, withSecrets: true) })
+    }
+
+    func store<C: StorableCredential>(_ credential: C, server: String) async throws {
+        let secret = try encode(credential)
+        let attributes = CredentialAttributes(store: storeName, server: server, kind: C.kind, username: credential.username)
+        let backend = self.backend
+        let storeName = self.storeName
+        try await BlockingIO.run(backend.isBlocking) {
+            // One ArcGIS credential per server context: a new kind replaces the old one.
+            if storeName == ArcGISCredentialStore.storeName {
+                for item in try backend.search(CredentialQuery(store: storeName, server: server), withSecrets: false) where item.attributes.kind != C.kind {
+                    try backend.delete(CredentialQuery(store: storeName, server: server, kind: item.attributes.kind))
+                }
+            }
+            try backend.store(attributes, secret: secret)
+        }
+    }
+
+    func delete(_ query: CredentialQuery) async throws -> Int {
+        let backend = self.backend
+        var query = query
+        query.store = storeName
+        return try await BlockingIO.run(backend.isBlocking, { [query] in try backend.delete(query) })
+    }
+}
+
+/// Keeps ArcGIS credentials, one per server context, in a storage backend (the keyring by default),
+/// with an in-memory cache so that a burst of requests reads the backend once.
+public final class ArcGISCredentialStore: Sendable {
+    /// The `store` attribute of ArcGIS items.
+    public static let storeName = "arcgis"
+    let engine: CredentialStoreEngine
+    private let cache = Mutex<[String: CacheEntry]>([:])
+
+    private enum CacheEntry { case present(any ArcGISCredential), absent }
+
+    /// The backend the credentials are kept in.
+    public var backend: any CredentialStorageBackend { engine.backend }
+
+    /// Creates a store over a backend and registers the core's own credential types.
+    public init(backend: any CredentialStorageBackend) {
+        engine = CredentialStoreEngine(backend: backend, storeName: Self.storeName)
+        engine.register(FederatedTokenCredential.self)
+    }
+
+    /// Lets the store read back credentials of this type.
+    public func register<C: ArcGISCredential>(_ type: C.Type) { engine.register(type) }
+
+    /// The credential of exactly this server context, if one is stored.
+    ///
+    /// - Parameter reload: read the backend even when the credential is cached (another process may have renewed it).
+    public func credential(for context: ServerContext, reload: Bool = false) async throws -> (any ArcGISCredential)? {
+        if !reload, let entry = cache.withLock({ $0[context.url] }) {
+            if case .present(let credential) = entry { return credential }
+            return nil
+        }
+        let found = try await engine.lookup(server: context.url) as? any ArcGISCredential
+        cache.withLock { $0[context.url] = found.map { .present($0) } ?? .absent }
+        return found
+    }
+
+    /// The credential whose server context contains `url` (the most specific one), if any.
+    public func credential(for url: URL) async throws -> (any ArcGISCredential)? {
+        for context in try ServerContext.candidates(for: url) {
+            if let credential = try await credential(for: context), credential.serverContext.contains(url) {
+                return credential
+            }
+        }
+        return nil
+    }
+
+    /// Adds a credential, replacing any credential of its server context.
+    public func add(_ credential: some ArcGISCredential) async throws {
+        try await engine.store(credential, server: credential.serverContext.url)
+        cache.withLock { $0[credential.serverContext.url] = .present(credential) }
+    }
+
+    /// Adds a credential given as an existential.
+    public func add(any credential: any ArcGISCredential) async throws {
+        try await add(credential)
+    }
+
+    /// Removes the credential of a server context and every credential derived from it
+    /// (federated server tokens); returns how many were removed.
+    @discardableResult
+    public func remove(_ context: ServerContext) async throws -> Int {
+        var removed = try await engine.delete(CredentialQuery(server: context.url))
+        for (attributes, credential) in try await engine.search(CredentialQuery()) {
+            if let arcGIS = credential as? any ArcGISCredential, arcGIS.derivedFrom == context {
+                removed += try await engine.delete(CredentialQuery(server: attributes.server, kind: attributes.kind))
+            }
+        }
+        cache.withLock { $0.removeAll() }
+        return removed
+    }
+
+    /// Removes every ArcGIS credential; returns how many were removed.
+    @discardableResult
+    public func removeAll() async throws -> Int {
+        let removed = try await engine.delete(CredentialQuery())
+        cache.withLock { $0.removeAll() }
+        return removed
+    }
+
+    /// Every stored ArcGIS credential.
+    public func allCredentials() async throws -> [any ArcGISCredential] {
+        try await engine.search(CredentialQuery()).compactMap { $0.1 as? any ArcGISCredential }
+    }
+
+    /// Non-secret summaries of every stored item (unreadable items are listed without expiry).
+    public func summaries() async throws -> [CredentialSummary] {
+        try await engine.list(CredentialQuery()).map { item in
+            let credential = item.secret.flatMap { try? engine.decode($0, server: item.attributes.server) } as? any ArcGISCredential
+            return CredentialSummary(store: Self.storeName, kind: item.attributes.kind, server: item.attributes.server,
+                                     username: item.attributes.username, expirationDate: credential?.tokenInfo.expirationDate,
+                                     backend: engine.backend.name)
+        }
+    }
+
+    /// Forgets cached credentials so the next read goes to the backend.
+    public func invalidateCache() { cache.withLock { $0.removeAll() } }
+}
+
+/// Keeps network credentials (HTTP passwords, client certificates, trusted servers) per host.
+public final class NetworkCredentialStore: Sendable {
+    /// The `store` attribute of network items.
+    public static let storeName = "network"
+    let engine: CredentialStoreEngine
+    private let cache = Mutex<[String: [any NetworkCredential]]>([:])
+
+    /// The backend the credentials are kept in.
+    public var backend: any CredentialStorageBackend { engine.backend }
+
+    /// Creates a store over a backend.
+    public init(backend: any CredentialStorageBackend) {
+        engine = CredentialStoreEngine(backend: backend, storeName: Self.storeName)
+    }
+
+    /// Lets the store read back credentials of this type.
+    public func register<C: NetworkCredential>(_ type: C.Type) { engine.register(type) }
+
+    /// Every credential for a host (`scheme://host:port`).
+    public func credentials(for host: ServerContext) async throws -> [any NetworkCredential] {
+        if let cached = cache.withLock({ $0[host.url] }) { return cached }
+        let found = try await engine.search(CredentialQuery(server: host.url)).compactMap { $0.1 as? any NetworkCredential }
+        cache.withLock { $0[host.url] = found }
+        return found
+    }
+
+    /// Adds a credential, replacing one of the same kind for the same host.
+    public func add(_ credential: some NetworkCredential) async throws {
+        try await engine.store(credential, server: credential.host.url)
+        cache.withLock { $0[credential.host.url] = nil }
+    }
+
+    /// Adds a credential given as an existential.
+    public func add(any credential: any NetworkCredential) async throws {
+        try await add(credential)
+    }
+
+    /// Removes the credentials of a host (of one kind, or all); returns how many were removed.
+    @discardableResult
+    public func remove(_ host: ServerContext, kind: String? = nil) async throws -> Int {
+        let removed = try await engine.delete(CredentialQuery(server: host.url, kind: kind))
+        cache.withLock { $0[host.url] = nil }
+        return removed
+    }
+
+    /// Removes every network credential.
+    @discardableResult
+    public func removeAll() async throws -> Int {
+        let removed = try await engine.delete(CredentialQuery())
+        cache.withLock { $0.removeAll() }
+        return removed
+    }
+
+    /// Non-secret summaries of every stored item.
+    public func summaries() async throws -> [CredentialSummary] {
+        try await engine.list(CredentialQuery()).map {
+            CredentialSummary(store: Self.storeName, kind: $0.attributes.kind, server: $0.attributes.server,
+                              username: $0.attributes.username, expirationDate: nil, backend: engine.backend.name)
+        }
+    }
+}
+
+extension JSONEncoder {
+    /// Dates as epoch milliseconds, sorted keys.
+    static var portalAuth: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}
+
+extension JSONDecoder {
+    /// Dates as epoch milliseconds.
+    static var portalAuth: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        return decoder
+    }
+}

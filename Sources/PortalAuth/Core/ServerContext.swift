@@ -1,0 +1,176 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// The server a credential belongs to: a portal (its URL up to `/sharing`), an ArcGIS Server
+/// (its root up to `/rest`), or a web host (`scheme://host:port`, for network credentials).
+///
+/// A token is only attached to requests inside its own context: same host, same port, and a
+/// path under the context's path. The scheme is checked separately through
+/// ``TokenInfo/isSSLRequired``.
+public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertible, Comparable {
+    /// The normalized URL: lower-case scheme and host, no default port, no trailing slash, no query.
+    public let url: String
+    /// The lower-case scheme.
+    public let scheme: String
+    /// The lower-case host.
+    public let host: String
+    /// The port, the scheme's default when the URL names none.
+    public let port: Int
+    /// The path, without a trailing slash (empty for the host root).
+    public let path: String
+
+    /// Creates the context a URL belongs to: up to `/sharing` for a portal URL, up to `/rest`
+    /// (or `/tokens`, `/admin`) for an ArcGIS Server URL, otherwise the URL itself.
+    ///
+    /// Throws ``PortalAuthError/Code/invalidURL`` for a URL without an http(s) scheme or host.
+    public init(url: URL) throws {
+        let parts = try ServerContext.parts(of: url)
+        self.init(scheme: parts.scheme, host: parts.host, port: parts.port, path: ServerContext.contextPath(of: parts.path))
+    }
+
+    /// Creates the context from a string URL (see ``init(url:)``).
+    public init(_ string: String) throws {
+        guard let url = URL(string: string) else {
+            throw PortalAuthError(.invalidURL, "'\(string)' is not a URL: give an absolute https URL such as https://host/portal")
+        }
+        try self.init(url: url)
+    }
+
+    /// The host-level context of a URL (`scheme://host:port`), as network credentials use it.
+    public static func host(of url: URL) throws -> ServerContext {
+        let parts = try parts(of: url)
+        return ServerContext(scheme: parts.scheme, host: parts.host, port: parts.port, path: "")
+    }
+
+    init(scheme: String, host: String, port: Int, path: String) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        var path = path
+        while path.hasSuffix("/") { path.removeLast() }
+        self.path = path
+        let defaultPort = scheme == "https" ? 443 : 80
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        self.url = "\(scheme)://\(hostPart)\(port == defaultPort ? "" : ":\(port)")\(path)"
+    }
+
+    /// Whether a URL is inside this context (host, port and path prefix; scheme aside).
+    public func contains(_ other: URL) -> Bool {
+        guard let parts = try? ServerContext.parts(of: other) else { return false }
+        guard parts.host == host, parts.port == port else { return false }
+        if path.isEmpty { return true }
+        return parts.path == path || parts.path.hasPrefix(path + "/")
+    }
+
+    /// Whether this context is an ArcGIS portal (its URL was taken up to `/sharing`, or it is
+    /// the URL a user gave as a portal).
+    public var portalRESTURL: String { url + "/sharing/rest" }
+
+    /// The contexts a URL may belong to, most specific first: the portal or server root it names,
+    /// then each shorter path prefix down to the host root.
+    public static func candidates(for url: URL) throws -> [ServerContext] {
+        let parts = try parts(of: url)
+        var result: [ServerContext] = []
+        let primary = contextPath(of: parts.path)
+        var path = primary
+        while true {
+            let context = ServerContext(scheme: parts.scheme, host: parts.host, port: parts.port, path: path)
+            if !result.contains(context) { result.append(context) }
+            guard let slash = path.lastIndex(of: "/") else { break }
+            path = String(path[..<slash])
+            if path.isEmpty {
+                result.append(ServerContext(scheme: parts.scheme, host: parts.host, port: parts.port, path: ""))
+                break
+            }
+        }
+        return result
+    }
+
+    /// The ArcGIS Server root of a service URL (the part before `/rest`, `/tokens` or `/admin`),
+    /// or `nil` when the URL is not on an ArcGIS Server.
+    public static func arcGISServerRoot(of url: URL) -> ServerContext? {
+        guard let parts = try? parts(of: url) else { return nil }
+        let lower = parts.path.lowercased()
+        guard !lower.contains("/sharing"),
+              ["/rest", "/tokens", "/admin"].contains(where: { lower.contains($0 + "/") || lower.hasSuffix($0) })
+        else { return nil }
+        return ServerContext(scheme: parts.scheme, host: parts.host, port: parts.port, path: contextPath(of: parts.path))
+    }
+
+    /// The context's URL.
+    public var description: String { url }
+
+    /// Orders contexts by URL.
+    public static func < (lhs: ServerContext, rhs: ServerContext) -> Bool { lhs.url < rhs.url }
+
+    /// Encodes as the URL string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(url)
+    }
+
+    /// Decodes from the URL string.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let string = try container.decode(String.self)
+        guard let url = URL(string: string), let parts = try? ServerContext.parts(of: url) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a server context URL")
+        }
+        self.init(scheme: parts.scheme, host: parts.host, port: parts.port, path: parts.path)
+    }
+
+    // MARK: - Parsing
+
+    struct Parts { var scheme: String; var host: String; var port: Int; var path: String }
+
+    static func parts(of url: URL) throws -> Parts {
+        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
+            throw PortalAuthError(.invalidURL, "'\(URLRedaction.redact(url.absoluteString))' has no http or https scheme: give an absolute URL such as https://host/portal")
+        }
+        guard var host = url.host(percentEncoded: false)?.lowercased(), !host.isEmpty else {
+            throw PortalAuthError(.invalidURL, "'\(URLRedaction.redact(url.absoluteString))' has no host: give an absolute URL such as https://host/portal")
+        }
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        var path = url.path(percentEncoded: true)
+        while path.hasSuffix("/") { path.removeLast() }
+        return Parts(scheme: scheme, host: host, port: port, path: path)
+    }
+
+    /// The context path of a URL path: up to `/sharing`, else up to `/rest` / `/tokens` / `/admin`, else the path.
+    static func contextPath(of path: String) -> String {
+        let lower = path.lowercased()
+        for marker in ["/sharing", "/rest", "/tokens", "/admin"] {
+            let cut: String.Index?
+            if let range = lower.firstRange(of: marker + "/") { cut = range.lowerBound }
+            else if lower.hasSuffix(marker) { cut = lower.index(lower.endIndex, offsetBy: -marker.count) }
+            else { cut = nil }
+            if let cut {
+                // Lower-casing keeps ASCII paths the same length; percent-encoded paths are ASCII.
+                return String(path.utf8.prefix(lower.utf8.distance(from: lower.startIndex, to: cut)))!
+            }
+        }
+        return path
+    }
+}
+
+/// Removes secrets from URLs before they reach a message or a log line.
+public enum URLRedaction {
+    static let secretParameters: Set<String> = ["token", "password", "client_secret", "code", "code_verifier", "refresh_token", "access_token", "auth_token", "id_token"]
+
+    /// The URL with the values of secret query parameters replaced by `***`.
+    public static func redact(_ url: String) -> String {
+        guard let q = url.firstIndex(of: "?") else { return url }
+        let base = url[..<q]
+        let query = url[url.index(after: q)...]
+        let parts = query.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
+            let pieces = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if pieces.count == 2, secretParameters.contains(pieces[0].lowercased()) { return "\(pieces[0])=***" }
+            return String(item)
+        }
+        return base + "?" + parts.joined(separator: "&")
+    }
+}
