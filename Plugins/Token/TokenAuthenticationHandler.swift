@@ -1,0 +1,77 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import PortalAuth
+
+/// Supplies a username and password when an ArcGIS server asks for a token.
+///
+/// The CLI's provider prompts on a terminal without echo or reads `--password-stdin`; tests and
+/// programs inject their own.
+public protocol UsernamePasswordProvider: Sendable {
+    /// The username and password for a challenge, or `nil` to cancel.
+    ///
+    /// Throw a ``PortalAuth/PortalAuthError`` that says what to do when no password can be had
+    /// (for example when standard input is not a terminal).
+    func usernameAndPassword(for challenge: ArcGISAuthenticationChallenge) async throws -> (username: String, password: String)?
+}
+
+/// A provider with fixed credentials, for programs that already hold them.
+public struct StaticUsernamePasswordProvider: UsernamePasswordProvider {
+    let username: String
+    let password: String
+    /// Creates the provider.
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
+    }
+    /// Returns the fixed credentials.
+    public func usernameAndPassword(for challenge: ArcGISAuthenticationChallenge) async throws -> (username: String, password: String)? {
+        (username, password)
+    }
+}
+
+/// Answers ArcGIS challenges (499, 498, 403 `GWM_0003`) with a ``TokenCredential``: asks the
+/// provider for a username and password and calls the server context's token service
+/// (`{portal}/sharing/rest/generateToken`, or the server's `tokenServicesUrl`).
+public struct TokenAuthenticationHandler: AuthenticationChallengeHandler {
+    let provider: any UsernamePasswordProvider
+    let expirationMinutes: Int
+    let referer: String?
+    let keepPassword: Bool
+
+    /// Creates the handler.
+    ///
+    /// - Parameters:
+    ///   - expirationMinutes: the token lifetime to ask for (servers cap it).
+    ///   - keepPassword: keep the password in memory to regenerate tokens before they expire.
+    public init(provider: any UsernamePasswordProvider, expirationMinutes: Int = 60, referer: String? = TokenCredential.defaultReferer, keepPassword: Bool = true) {
+        self.provider = provider
+        self.expirationMinutes = expirationMinutes
+        self.referer = referer
+        self.keepPassword = keepPassword
+    }
+
+    /// ``TokenCredential``.
+    public var arcGISCredentialTypes: [any ArcGISCredential.Type] { [TokenCredential.self] }
+
+    /// Every ArcGIS challenge.
+    public func canHandle(_ challenge: AuthenticationChallenge) -> Bool {
+        if case .arcGIS = challenge { return true }
+        return false
+    }
+
+    /// Asks for a username and password and generates a token.
+    public func handle(_ challenge: AuthenticationChallenge, services: AuthenticationServices) async throws -> ChallengeDisposition {
+        guard case .arcGIS(let arcGIS) = challenge else { return .continueWithoutCredential }
+        guard let (username, password) = try await provider.usernameAndPassword(for: arcGIS) else { return .cancel }
+        var tokenServiceURL = arcGIS.tokenServiceURL
+        if tokenServiceURL == nil {
+            tokenServiceURL = await services.tokenServiceURL(for: arcGIS.serverContext, isPortal: ServerContext.arcGISServerRoot(of: arcGIS.requestURL) == nil)
+        }
+        let credential = try await TokenCredential.generate(serverContext: arcGIS.serverContext, tokenServiceURL: tokenServiceURL!, username: username, password: password,
+                                                            referer: referer, expirationMinutes: expirationMinutes, keepPassword: keepPassword, services: services)
+        return .continueWithCredential(.arcGIS(credential))
+    }
+}

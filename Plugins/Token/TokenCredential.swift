@@ -1,0 +1,94 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import PortalAuth
+
+/// An ArcGIS token generated from a username and password by a `generateToken` service.
+///
+/// The password is kept in memory only (it is not serialized) so the token can be regenerated
+/// before it expires; a credential read back from a store has no password, and when its token
+/// expires its plugin is challenged again.
+public struct TokenCredential: ArcGISCredential, Equatable {
+    /// `token`.
+    public static let kind = "token"
+    /// The portal or ArcGIS Server the token is for.
+    public let serverContext: ServerContext
+    /// The token service that issued it.
+    public let tokenServiceURL: URL
+    /// The user.
+    public let username: String?
+    /// The token.
+    public let tokenInfo: TokenInfo
+    /// The referer the token is bound to (`client=referer`).
+    public let referer: String?
+    /// The lifetime asked for, in minutes.
+    public let expirationMinutes: Int
+    /// The password, in memory only.
+    private(set) var password: String? = nil
+
+    enum CodingKeys: String, CodingKey { case serverContext, tokenServiceURL, username, tokenInfo, referer, expirationMinutes }
+
+    /// The referer sent when none is given.
+    public static let defaultReferer = "portal-auth"
+
+    /// Creates a credential from parts (no request is made).
+    public init(serverContext: ServerContext, tokenServiceURL: URL, username: String, tokenInfo: TokenInfo, referer: String?, expirationMinutes: Int, password: String? = nil) {
+        self.serverContext = serverContext
+        self.tokenServiceURL = tokenServiceURL
+        self.username = username
+        self.tokenInfo = tokenInfo
+        self.referer = referer
+        self.expirationMinutes = expirationMinutes
+        self.password = password
+    }
+
+    /// Whether the password is held in memory (so the token can be regenerated silently).
+    public var hasPassword: Bool { password != nil }
+
+    /// Generates a token: `POST {tokenServiceURL}` with `username`, `password`, `client=referer`,
+    /// `referer`, `expiration` and `f=json`, over HTTPS only.
+    ///
+    /// - Parameters:
+    ///   - keepPassword: keep the password in memory so the token is regenerated before expiry.
+    public static func generate(serverContext: ServerContext, tokenServiceURL: URL, username: String, password: String,
+                                referer: String? = defaultReferer, expirationMinutes: Int = 60, keepPassword: Bool = true,
+                                services: AuthenticationServices) async throws -> TokenCredential {
+        guard !username.isEmpty else { throw PortalAuthError(.invalidArgument, "the username is empty: give one with --username") }
+        guard !password.isEmpty else { throw PortalAuthError(.secretMissing, "the password is empty: pipe it to --password-stdin or type it at the prompt") }
+        var parameters = [("username", username), ("password", password)]
+        if let referer { parameters += [("client", "referer"), ("referer", referer)] } else { parameters.append(("client", "requestip")) }
+        parameters.append(("expiration", String(expirationMinutes)))
+        let json: JSONValue
+        do {
+            json = try await services.postForm(tokenServiceURL, parameters)
+        } catch let error as PortalAuthError {
+            if case .arcGIS(let code, _, let message, let details)? = error.cause, code == 400 || code == 401 || code == 403,
+               (details + [message]).contains(where: { $0.lowercased().contains("invalid username or password") || $0.lowercased().contains("unable to generate token") }) {
+                throw PortalAuthError(.authenticationFailed, "\(serverContext) refused the username or password for \(username): check them and sign in again", cause: error.cause)
+            }
+            throw error
+        }
+        guard let token = json["token"]?.stringValue, !token.isEmpty else {
+            throw PortalAuthError(.invalidResponse, "the token service \(tokenServiceURL.host() ?? "") answered without a token: check that it is an ArcGIS generateToken service")
+        }
+        let expires = json["expires"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) }
+        let info = TokenInfo(accessToken: token, expirationDate: expires, isSSLRequired: json["ssl"]?.boolValue ?? false)
+        return TokenCredential(serverContext: serverContext, tokenServiceURL: tokenServiceURL, username: username, tokenInfo: info,
+                               referer: referer, expirationMinutes: expirationMinutes, password: keepPassword ? password : nil)
+    }
+
+    /// Regenerates the token when the password is in memory; otherwise `nil` (the plugin is challenged).
+    public func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? {
+        guard let password, let username else { return nil }
+        return try await TokenCredential.generate(serverContext: serverContext, tokenServiceURL: tokenServiceURL, username: username, password: password,
+                                                  referer: referer, expirationMinutes: expirationMinutes, services: services)
+    }
+
+    /// Compares everything but the password.
+    public static func == (lhs: TokenCredential, rhs: TokenCredential) -> Bool {
+        lhs.serverContext == rhs.serverContext && lhs.tokenServiceURL == rhs.tokenServiceURL && lhs.username == rhs.username
+            && lhs.tokenInfo == rhs.tokenInfo && lhs.referer == rhs.referer && lhs.expirationMinutes == rhs.expirationMinutes
+    }
+}

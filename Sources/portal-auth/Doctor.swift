@@ -1,0 +1,57 @@
+import ArgumentParser
+import PortalAuth
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `portal-auth doctor`: which store is in use and why any is unavailable.
+struct Doctor: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Check the credential stores, libcurl, the CA bundle and proxies, and say how to fix what fails.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await runReportingErrors {
+            let (kind, reason) = try global.storeChoice()
+            output("store in use: \(kind.rawValue) (\(reason))")
+            var selectedOK = true
+            for candidate in CredentialStorageKind.allCases {
+                let backend = candidate.makeBackend()
+                do {
+                    try backend.checkAvailable()
+                    output("[ok]     \(candidate.rawValue): \(backend.location)")
+                } catch let error as PortalAuthError {
+                    output("[failed] \(candidate.rawValue): \(error.message)")
+                    if candidate == kind { selectedOK = false }
+                }
+            }
+            do {
+                output("[ok]     libcurl: \(try CurlTransport.libraryVersion())")
+            } catch let error as PortalAuthError {
+                output("[failed] libcurl: \(error.message)")
+            }
+            if let bundle = global.caBundlePath {
+                if access(bundle, R_OK) == 0 { output("[ok]     CA bundle: \(bundle)") }
+                else { output("[failed] CA bundle: \(bundle) cannot be read: check the path given by --cacert or PORTAL_AUTH_CA_BUNDLE"); selectedOK = false }
+            } else {
+                output("[ok]     CA bundle: the system's trusted CAs (set --cacert or PORTAL_AUTH_CA_BUNDLE to change)")
+            }
+            let env = ProcessInfo.processInfo.environment
+            for name in ["https_proxy", "HTTPS_PROXY", "http_proxy", "no_proxy", "NO_PROXY"] {
+                if let value = env[name], !value.isEmpty { output("[info]   \(name)=\(redactProxy(value))") }
+            }
+            if !selectedOK { throw ExitCode(5) }
+        }
+    }
+
+    /// A proxy URL without its password.
+    func redactProxy(_ value: String) -> String {
+        guard let at = value.lastIndex(of: "@"), let scheme = value.firstRange(of: "://") else { return value }
+        return String(value[..<scheme.upperBound]) + "***" + String(value[at...])
+    }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import Logging
+import PortalAuth
+import PortalAuthPregeneratedToken
+import PortalAuthToken
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Options every subcommand takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("A PEM file of CA certificates to trust (env PORTAL_AUTH_CA_BUNDLE).", valueName: "file"))
+    var cacert: String?
+
+    @Option(name: .long, help: ArgumentHelp("Where credentials are kept: keyring (default), file or memory (env PORTAL_AUTH_STORE).", valueName: "store"))
+    var store: String?
+
+    @Flag(name: .shortAndLong, help: "Log what happens to stderr (repeat for more). Secrets are never logged.")
+    var verbose: Int
+
+    /// The CA bundle in effect.
+    var caBundlePath: String? {
+        cacert ?? ProcessInfo.processInfo.environment["PORTAL_AUTH_CA_BUNDLE"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The store kind in effect and why it was chosen.
+    func storeChoice() throws -> (kind: CredentialStorageKind, reason: String) {
+        if let store {
+            guard let kind = CredentialStorageKind(rawValue: store) else {
+                throw PortalAuthError(.invalidArgument, "unknown store '\(store)': choose keyring, file or memory")
+            }
+            return (kind, "--store \(store)")
+        }
+        if let env = ProcessInfo.processInfo.environment["PORTAL_AUTH_STORE"], !env.isEmpty {
+            guard let kind = CredentialStorageKind(rawValue: env) else {
+                throw PortalAuthError(.invalidArgument, "unknown store '\(env)' in PORTAL_AUTH_STORE: choose keyring, file or memory")
+            }
+            return (kind, "PORTAL_AUTH_STORE=\(env)")
+        }
+        return (.keyring, "the default")
+    }
+
+    func bootstrapLogging() {
+        let level: Logger.Level = verbose >= 2 ? .trace : (verbose == 1 ? .debug : .warning)
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+
+    /// Builds the manager with every plugin registered. Nothing is loaded that the command does
+    /// not use: libcurl is loaded by the transport on its first request.
+    func makeManager(provider: (any UsernamePasswordProvider)? = nil) throws -> AuthenticationManager {
+        bootstrapLogging()
+        let backend = try storeChoice().kind.makeBackend()
+        let transport = CurlTransport(configuration: TransportConfiguration(caBundlePath: caBundlePath))
+        let manager = AuthenticationManager(backend: backend, transport: transport, logger: Logger(label: "portal-auth"))
+        manager.register(PregeneratedTokenHandler())
+        manager.register(TokenAuthenticationHandler(provider: provider ?? TerminalPasswordProvider()))
+        return manager
+    }
+}
+
+/// Runs a command body and turns errors into one line on stderr and an exit code.
+func runReportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as PortalAuthError {
+        printError(error.message)
+        if ProcessInfo.processInfo.environment["PORTAL_AUTH_DEBUG_ERRORS"] != nil { printError(error.detailedDescription) }
+        throw ExitCode(exitCode(for: error.code))
+    }
+}
+
+func exitCode(for code: PortalAuthError.Code) -> Int32 {
+    switch code {
+    case .noCredential, .credentialExpired, .authenticationRequired, .authenticationFailed, .invalidToken, .cancelled, .secretMissing, .notFederated: return 3
+    case .hostNotFound, .connectionFailed, .timedOut, .tlsFailure, .untrustedServer, .insecureTransport: return 4
+    case .keyringUnavailable, .keyringLocked, .storeFailure: return 5
+    case .invalidArgument, .invalidURL, .invalidConfiguration: return 2
+    default: return 1
+    }
+}
+
+func printError(_ message: String) {
+    var line = "portal-auth: " + message + "\n"
+    line.withUTF8 { _ = fwrite($0.baseAddress, 1, $0.count, stderr) }
+}
+
+/// Prints to stdout.
+func output(_ text: String) {
+    var line = text + "\n"
+    line.withUTF8 { _ = fwrite($0.baseAddress, 1, $0.count, stdout) }
+}
+
+/// Parses a URL argument, requiring an http(s) scheme and a host.
+func parseURL(_ string: String) throws -> URL {
+    guard let url = URL(string: string), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host() != nil else {
+        throw PortalAuthError(.invalidURL, "'\(string)' is not an absolute http(s) URL: write it with its scheme, for example https://\(string.hasPrefix("//") ? String(string.dropFirst(2)) : string)")
+    }
+    return url
+}
+
+extension Date {
+    /// ISO 8601 in UTC, for people and JSON.
+    var iso8601: String { formatted(.iso8601) }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import PortalAuth
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `portal-auth logout`: revoke what can be revoked and remove credentials.
+struct Logout: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sign out: revoke OAuth tokens where possible and remove stored credentials.",
+        discussion: "Without options, signs out of the only signed-in portal."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("The portal or server to sign out of.", valueName: "url"))
+    var portal: String?
+
+    @Flag(help: "Sign out of everything: every portal-auth credential in the store.")
+    var all = false
+
+    func validate() throws {
+        if all && portal != nil { throw ValidationError("--all and --portal cannot be used together") }
+    }
+
+    func run() async throws {
+        try await runReportingErrors {
+            let manager = try global.makeManager()
+            if all {
+                let reports = try await manager.revokeOAuthTokens()
+                printReports(reports)
+                let removed = try await manager.clearCredentialStores()
+                output("Removed \(removed) credential\(removed == 1 ? "" : "s") from the \(manager.arcGISCredentialStore.backend.name) store.")
+                return
+            }
+            let target = try await resolveTarget(portal, manager: manager)
+            let context = try ServerContext(url: target)
+            let reports = try await manager.revokeOAuthTokens(for: context)
+            printReports(reports)
+            let removed = try await manager.arcGISCredentialStore.remove(context)
+            if removed == 0 {
+                output("No credential was stored for \(context); nothing to remove.")
+            } else {
+                output("Signed out of \(context): removed \(removed) credential\(removed == 1 ? "" : "s") from the \(manager.arcGISCredentialStore.backend.name) store.")
+            }
+        }
+    }
+
+    private func printReports(_ reports: [RevocationReport]) {
+        for report in reports {
+            switch report.outcome {
+            case .revoked: output("Revoked the OAuth tokens of \(report.username ?? "?") @ \(report.serverContext).")
+            case .failed(let why): output("Could not revoke the OAuth tokens of \(report.username ?? "?") @ \(report.serverContext) (\(why)); the local credential is removed anyway.")
+            }
+        }
+    }
+}

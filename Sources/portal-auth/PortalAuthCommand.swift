@@ -1,0 +1,18 @@
+import ArgumentParser
+
+/// `portal-auth`: sign in to ArcGIS portals and the services they secure, from scripts and terminals.
+@main
+struct PortalAuthCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "portal-auth",
+        abstract: "Sign in to ArcGIS portals and the services they secure; credentials live in the desktop keyring.",
+        discussion: """
+            Secrets never come from the command line: use --password-stdin, --token-stdin, or the prompt.
+            Environment: PORTAL_AUTH_STORE (keyring|file|memory), PORTAL_AUTH_CA_BUNDLE (PEM file), \
+            PORTAL_AUTH_FILE_STORE (file store path), http_proxy/https_proxy/no_proxy.
+            Exit codes: 0 ok, 1 error, 2 usage, 3 sign-in needed or refused, 4 network or TLS, 5 credential store.
+            """,
+        version: "0.1.0",
+        subcommands: [Login.self, Token.self, Request.self, WhoAmI.self, Status.self, Logout.self, Doctor.self]
+    )
+}

@@ -1,0 +1,100 @@
+import PortalAuth
+import PortalAuthToken
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whether standard input is a terminal.
+var stdinIsTerminal: Bool { isatty(0) == 1 }
+
+/// Reads a whole secret from standard input (one trailing newline removed). Empty → error.
+func readSecretFromStdin(what: String, flag: String) throws -> String {
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = read(0, &buffer, buffer.count)
+        if n < 0 { if errno == EINTR { continue }; break }
+        if n == 0 { break }
+        bytes.append(contentsOf: buffer[0..<n])
+        if bytes.count > 1 << 20 { throw PortalAuthError(.invalidArgument, "\(flag): more than 1 MiB on stdin; pass only the \(what)") }
+    }
+    if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+    if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+    let secret = String(decoding: bytes, as: UTF8.self)
+    guard !secret.isEmpty else {
+        throw PortalAuthError(.secretMissing, "\(flag) read an empty \(what) from stdin: pipe it in, for example printf '%s' \"$SECRET\" | portal-auth ... \(flag)")
+    }
+    for i in bytes.indices { bytes[i] = 0 }
+    return secret
+}
+
+/// Prompts on the controlling terminal with echo off.
+func promptHidden(_ prompt: String) throws -> String {
+    let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
+    guard fd >= 0 else {
+        throw PortalAuthError(.secretMissing, "no terminal to ask for the password on: use --password-stdin")
+    }
+    defer { close(fd) }
+    _ = prompt.withCString { write(fd, $0, strlen($0)) }
+    var old = termios()
+    let haveTermios = tcgetattr(fd, &old) == 0
+    if haveTermios {
+        var silent = old
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(fd, TCSAFLUSH, &silent)
+    }
+    defer {
+        if haveTermios { var restore = old; tcsetattr(fd, TCSAFLUSH, &restore) }
+        _ = "\n".withCString { write(fd, $0, 1) }
+    }
+    var bytes: [UInt8] = []
+    var byte: UInt8 = 0
+    while read(fd, &byte, 1) == 1, byte != UInt8(ascii: "\n") { bytes.append(byte) }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Prompts on the terminal for text with echo on.
+func promptVisible(_ prompt: String) throws -> String {
+    let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
+    guard fd >= 0 else { throw PortalAuthError(.invalidArgument, "no terminal to ask on: give the value as an option") }
+    defer { close(fd) }
+    _ = prompt.withCString { write(fd, $0, strlen($0)) }
+    var bytes: [UInt8] = []
+    var byte: UInt8 = 0
+    while read(fd, &byte, 1) == 1, byte != UInt8(ascii: "\n") { bytes.append(byte) }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// The CLI's provider: asks on the terminal when stdin is one, and otherwise fails with the
+/// command to run (scripts never hang on a prompt).
+struct TerminalPasswordProvider: UsernamePasswordProvider {
+    var username: String?
+
+    func usernameAndPassword(for challenge: ArcGISAuthenticationChallenge) async throws -> (username: String, password: String)? {
+        let user = username ?? challenge.previousCredential?.username
+        guard stdinIsTerminal else {
+            throw PortalAuthError(.authenticationRequired, "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and stdin is not a terminal: run portal-auth login --portal \(challenge.serverContext.url) --username \(user ?? "USER") --password-stdin")
+        }
+        let name = try user ?? promptVisible("Username for \(challenge.serverContext): ")
+        guard !name.isEmpty else { return nil }
+        let password = try promptHidden("Password for \(name) @ \(challenge.serverContext): ")
+        guard !password.isEmpty else {
+            throw PortalAuthError(.secretMissing, "no password was typed for \(name) @ \(challenge.serverContext)")
+        }
+        return (name, password)
+    }
+}
+
+/// A provider with a username from the command line and a password read once (stdin or prompt).
+struct FixedPasswordProvider: UsernamePasswordProvider {
+    let username: String
+    let password: String
+    func usernameAndPassword(for challenge: ArcGISAuthenticationChallenge) async throws -> (username: String, password: String)? {
+        (username, password)
+    }
+}

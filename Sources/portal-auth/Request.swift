@@ -1,0 +1,53 @@
+import ArgumentParser
+import PortalAuth
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `portal-auth request`: an authenticated ArcGIS REST call.
+struct Request: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make an authenticated ArcGIS REST request and print the JSON answer.",
+        discussion: """
+            The request goes through the AuthenticationManager: a challenge is answered by the plugins \
+            (a prompt on a terminal) and the request is retried once. f=json is added.
+              portal-auth request https://host/server/rest/services/Parcels/FeatureServer/0/query \\
+                -f "where=UseType = 'Government'" -f outFields=* -f returnGeometry=false
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The ArcGIS REST URL.")
+    var url: String
+
+    @Option(name: .customShort("f"), help: ArgumentHelp("A request parameter (repeatable).", valueName: "key=value"))
+    var fields: [String] = []
+
+    @Flag(help: "Send as POST (long requests are sent as POST anyway).")
+    var post = false
+
+    @Flag(help: "Print the body as received instead of pretty-printed JSON.")
+    var raw = false
+
+    func run() async throws {
+        try await runReportingErrors {
+            let target = try parseURL(url)
+            let parameters = try fields.map { field -> (String, String) in
+                guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
+                    throw PortalAuthError(.invalidArgument, "-f expects key=value, got '\(field)'")
+                }
+                return (String(field[..<equals]), String(field[field.index(after: equals)...]))
+            }
+            let manager = try global.makeManager()
+            let response = try await manager.send(ArcGISRequest(url: target, parameters: parameters, method: post ? .post : .automatic))
+            if raw || response.json == nil {
+                output(response.http.text)
+            } else {
+                output(try response.json!.jsonText(pretty: true))
+            }
+        }
+    }
+}

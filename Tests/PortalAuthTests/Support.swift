@@ -1,0 +1,78 @@
+import Foundation
+import Logging
+import PortalAuth
+import PortalAuthPregeneratedToken
+import PortalAuthToken
+import PortalEmulator
+import Synchronization
+import Testing
+
+/// A username/password provider that counts its calls.
+final class CountingProvider: UsernamePasswordProvider {
+    let username: String
+    let password: String
+    private let count = Mutex(0)
+    init(username: String = "alice", password: String = "alice-pass-123") {
+        self.username = username
+        self.password = password
+    }
+    var calls: Int { count.withLock { $0 } }
+    func usernameAndPassword(for challenge: ArcGISAuthenticationChallenge) async throws -> (username: String, password: String)? {
+        count.withLock { $0 += 1 }
+        return (username, password)
+    }
+}
+
+/// A transport that records every request it passes on to the real one (an observer, not a mock).
+final class RecordingTransport: HTTPTransport {
+    let inner: any HTTPTransport
+    private let log = Mutex<[HTTPRequest]>([])
+    init(_ inner: any HTTPTransport) { self.inner = inner }
+    var requests: [HTTPRequest] { log.withLock { $0 } }
+    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+        log.withLock { $0.append(request) }
+        return try await inner.send(request, options: options)
+    }
+}
+
+/// An in-process emulator and a manager wired to it.
+struct Fixture {
+    let emulator: PortalEmulator
+    let manager: AuthenticationManager
+    let provider: CountingProvider
+    let transport: RecordingTransport
+
+    static func make(_ configuration: EmulatorConfiguration = .default, backend: (any CredentialStorageBackend)? = nil,
+                     provider: CountingProvider = CountingProvider(), trustEmulator: Bool = true) async throws -> Fixture {
+        let emulator = try await PortalEmulator.start(configuration)
+        let transport = RecordingTransport(CurlTransport(configuration: TransportConfiguration(caBundlePath: trustEmulator ? emulator.caCertificatePath : nil, timeout: 30)))
+        let manager = AuthenticationManager(backend: backend ?? MemoryCredentialBackend(), transport: transport)
+        manager.register(PregeneratedTokenHandler())
+        manager.register(TokenAuthenticationHandler(provider: provider))
+        return Fixture(emulator: emulator, manager: manager, provider: provider, transport: transport)
+    }
+
+    var portal: URL { URL(string: emulator.portalURL)! }
+    var portalContext: ServerContext { try! ServerContext(emulator.portalURL) }
+    var layer: URL { URL(string: emulator.serverURL + "/rest/services/Parcels/FeatureServer/0")! }
+    var query: URL { URL(string: emulator.serverURL + "/rest/services/Parcels/FeatureServer/0/query")! }
+    var communitySelf: URL { URL(string: emulator.portalURL + "/sharing/rest/community/self")! }
+
+    func shutdown() async { try? await emulator.shutdown() }
+}
+
+/// Expects an async call to throw a PortalAuthError with this code; returns it.
+@discardableResult
+func expectPortalAuthError<T>(_ code: PortalAuthError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T) async -> PortalAuthError? {
+    do {
+        _ = try await body()
+        Issue.record("expected PortalAuthError \(code), got success", sourceLocation: sourceLocation)
+    } catch let error as PortalAuthError {
+        #expect(error.code == code, "message: \(error.message)", sourceLocation: sourceLocation)
+        #expect(!error.message.contains("\n"), sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected PortalAuthError \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs a command with an unlocked Secret Service (gnome-keyring) on a private D-Bus session bus,
+# unless one is already reachable. The keyring lives in a throwaway directory.
+#   scripts/with-keyring.sh COMMAND [ARGS...]
+set -euo pipefail
+
+have_secret_service() {
+  [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ] || return 1
+  dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q "boolean true"
+}
+
+if [ "${PORTAL_AUTH_KEYRING_STARTED:-}" != 1 ] && ! have_secret_service; then
+  runtime=$(mktemp -d /tmp/portal-auth-keyring.XXXXXX)
+  chmod 700 "$runtime"
+  export XDG_RUNTIME_DIR="$runtime" PORTAL_AUTH_KEYRING_STARTED=1 PORTAL_AUTH_KEYRING_DIR="$runtime"
+  exec dbus-run-session -- "$0" "$@"
+fi
+
+if [ "${PORTAL_AUTH_KEYRING_STARTED:-}" = 1 ] && [ -z "${PORTAL_AUTH_KEYRING_UNLOCKED:-}" ]; then
+  # A fresh keyring: its password only protects this throwaway session.
+  printf %s "portal-auth-session" | XDG_DATA_HOME="$PORTAL_AUTH_KEYRING_DIR/data" \
+    gnome-keyring-daemon --unlock --components=secrets >/dev/null
+  export PORTAL_AUTH_KEYRING_UNLOCKED=1
+fi
+exec "$@"
