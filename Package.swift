@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "PortalEmulator", targets: ["PortalEmulator"]),
         .executable(name: "portal-auth", targets: ["portal-auth"]),
         .executable(name: "portal-emulator", targets: ["portal-emulator"]),
+        .executable(name: "portal-auth-benchmark", targets: ["portal-auth-benchmark"]),
     ] + pluginNames.map { .library(name: "PortalAuth\($0)", targets: ["PortalAuth\($0)"]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -91,6 +92,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/portal-emulator",
+            swiftSettings: strict
+        ),
+        // Benchmarks print figures; they are not tests.
+        .executableTarget(
+            name: "portal-auth-benchmark",
+            dependencies: ["PortalAuth", "PortalAuthToken", "PortalEmulator"],
+            path: "Benchmarks/ManagerBenchmark",
             swiftSettings: strict
         ),
         .testTarget(
