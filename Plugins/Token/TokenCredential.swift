@@ -57,6 +57,11 @@ public struct TokenCredential: ArcGISCredential, Equatable {
                                 services: AuthenticationServices) async throws -> TokenCredential {
         guard !username.isEmpty else { throw PortalAuthError(.invalidArgument, "the username is empty: give one with --username") }
         guard !password.isEmpty else { throw PortalAuthError(.secretMissing, "the password is empty: pipe it to --password-stdin or type it at the prompt") }
+        // The password goes only to the server's own host (ArcGIS Online orgs use www.arcgis.com's service).
+        let serviceHost = tokenServiceURL.host(percentEncoded: false)?.lowercased() ?? ""
+        guard serviceHost == serverContext.host || (serviceHost.hasSuffix("arcgis.com") && serverContext.host.hasSuffix("arcgis.com")) else {
+            throw PortalAuthError(.insecureTransport, "refusing to send the password for \(serverContext) to \(serviceHost): the token service is not on the server's host; sign in at that server directly")
+        }
         var parameters = [("username", username), ("password", password)]
         if let referer { parameters += [("client", "referer"), ("referer", referer)] } else { parameters.append(("client", "requestip")) }
         parameters.append(("expiration", String(expirationMinutes)))

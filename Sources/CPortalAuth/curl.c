@@ -1,0 +1,183 @@
+#include "pa_curl.h"
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+pa_curl_api pa_curl;
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int load_status = -1;
+static char load_error[512];
+static const char *version_text;
+
+#define RESOLVE(field, name)                                                         \
+    do {                                                                             \
+        *(void **)(&pa_curl.field) = dlsym(lib, name);                               \
+        if (!pa_curl.field) {                                                        \
+            snprintf(load_error, sizeof load_error, "libcurl lacks %s", name);       \
+            return;                                                                  \
+        }                                                                            \
+    } while (0)
+
+static void load(void) {
+    void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) lib = dlopen("libcurl.so", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *e = dlerror();
+        snprintf(load_error, sizeof load_error, "%s", e ? e : "libcurl.so.4 not found");
+        return;
+    }
+    RESOLVE(global_init, "curl_global_init");
+    RESOLVE(easy_setopt, "curl_easy_setopt");
+    RESOLVE(easy_getinfo, "curl_easy_getinfo");
+    RESOLVE(easy_init, "curl_easy_init");
+    RESOLVE(easy_cleanup, "curl_easy_cleanup");
+    RESOLVE(easy_reset, "curl_easy_reset");
+    RESOLVE(easy_strerror, "curl_easy_strerror");
+    RESOLVE(multi_init, "curl_multi_init");
+    RESOLVE(multi_cleanup, "curl_multi_cleanup");
+    RESOLVE(multi_add_handle, "curl_multi_add_handle");
+    RESOLVE(multi_remove_handle, "curl_multi_remove_handle");
+    RESOLVE(multi_perform, "curl_multi_perform");
+    RESOLVE(multi_poll, "curl_multi_poll");
+    RESOLVE(multi_wakeup, "curl_multi_wakeup");
+    RESOLVE(multi_info_read, "curl_multi_info_read");
+    RESOLVE(multi_setopt, "curl_multi_setopt");
+    RESOLVE(slist_append, "curl_slist_append");
+    RESOLVE(slist_free_all, "curl_slist_free_all");
+    RESOLVE(version, "curl_version");
+    if (pa_curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        snprintf(load_error, sizeof load_error, "curl_global_init failed");
+        return;
+    }
+    version_text = pa_curl.version();
+    load_status = 0;
+}
+
+int pa_curl_load(char *err, size_t errlen) {
+    pthread_once(&load_once, load);
+    if (load_status != 0 && err && errlen) snprintf(err, errlen, "%s", load_error);
+    return load_status;
+}
+
+const char *pa_curl_version(void) { return load_status == 0 ? version_text : NULL; }
+
+struct pa_transfer {
+    CURL *easy;
+    struct curl_slist *headers;
+    unsigned char *body;
+    size_t body_len, body_cap;
+    char *head;
+    size_t head_len, head_cap;
+    char error[CURL_ERROR_SIZE];
+};
+
+static int append(unsigned char **buf, size_t *len, size_t *cap, const void *data, size_t n) {
+    if (*len + n + 1 > *cap) {
+        size_t want = *cap ? *cap : 4096;
+        while (want < *len + n + 1) want *= 2;
+        unsigned char *grown = realloc(*buf, want);
+        if (!grown) return -1;
+        *buf = grown;
+        *cap = want;
+    }
+    memcpy(*buf + *len, data, n);
+    *len += n;
+    (*buf)[*len] = 0;
+    return 0;
+}
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata) {
+    pa_transfer *t = userdata;
+    size_t n = size * nmemb;
+    return append(&t->body, &t->body_len, &t->body_cap, data, n) == 0 ? n : 0;
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
+    pa_transfer *t = userdata;
+    size_t n = size * nmemb;
+    /* A new status line starts a new block: keep only the final response's headers. */
+    if (n >= 5 && memcmp(data, "HTTP/", 5) == 0) t->head_len = 0;
+    return append((unsigned char **)&t->head, &t->head_len, &t->head_cap, data, n) == 0 ? n : 0;
+}
+
+static void install(pa_transfer *t) {
+    pa_curl.easy_setopt(t->easy, CURLOPT_WRITEFUNCTION, on_body);
+    pa_curl.easy_setopt(t->easy, CURLOPT_WRITEDATA, t);
+    pa_curl.easy_setopt(t->easy, CURLOPT_HEADERFUNCTION, on_header);
+    pa_curl.easy_setopt(t->easy, CURLOPT_HEADERDATA, t);
+    pa_curl.easy_setopt(t->easy, CURLOPT_ERRORBUFFER, t->error);
+    pa_curl.easy_setopt(t->easy, CURLOPT_PRIVATE, t);
+}
+
+pa_transfer *pa_transfer_new(void) {
+    pa_transfer *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->easy = pa_curl.easy_init();
+    if (!t->easy) { free(t); return NULL; }
+    install(t);
+    return t;
+}
+
+void pa_transfer_wipe(pa_transfer *t) {
+    if (t->body) memset(t->body, 0, t->body_cap);
+    if (t->head) memset(t->head, 0, t->head_cap);
+    t->body_len = t->head_len = 0;
+}
+
+void pa_transfer_reset(pa_transfer *t) {
+    pa_curl.easy_reset(t->easy);
+    if (t->headers) { pa_curl.slist_free_all(t->headers); t->headers = NULL; }
+    pa_transfer_wipe(t);
+    t->error[0] = 0;
+    install(t);
+}
+
+void pa_transfer_free(pa_transfer *t) {
+    if (!t) return;
+    pa_transfer_wipe(t);
+    if (t->headers) pa_curl.slist_free_all(t->headers);
+    pa_curl.easy_cleanup(t->easy);
+    free(t->body);
+    free(t->head);
+    free(t);
+}
+
+CURL *pa_transfer_easy(pa_transfer *t) { return t->easy; }
+
+int pa_transfer_add_header(pa_transfer *t, const char *line) {
+    struct curl_slist *next = pa_curl.slist_append(t->headers, line);
+    if (!next) return -1;
+    t->headers = next;
+    return 0;
+}
+
+CURLcode pa_transfer_apply_headers(pa_transfer *t) {
+    return pa_curl.easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->headers);
+}
+
+const unsigned char *pa_transfer_body(const pa_transfer *t, size_t *length) {
+    *length = t->body_len;
+    return t->body;
+}
+
+const char *pa_transfer_headers(const pa_transfer *t, size_t *length) {
+    *length = t->head_len;
+    return t->head;
+}
+
+const char *pa_transfer_error(const pa_transfer *t) { return t->error; }
+
+int pa_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result) {
+    int left = 0;
+    CURLMsg *msg;
+    while ((msg = pa_curl.multi_info_read(multi, &left)) != NULL) {
+        if (msg->msg == CURLMSG_DONE) {
+            *easy = msg->easy_handle;
+            *result = msg->data.result;
+            return 1;
+        }
+    }
+    return 0;
+}

@@ -1,1 +1,0 @@
-int pa_placeholder_symbol_(void) { return 0; }

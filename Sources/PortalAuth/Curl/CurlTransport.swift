@@ -1,0 +1,403 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+internal import CPortalAuth
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The HTTP transport of portal-auth: libcurl's multi interface on one event-loop thread, with
+/// connection reuse and many concurrent requests, behind an async/await API.
+///
+/// libcurl is loaded (dlopen) on the first request, not when the transport is created, so a
+/// program that never sends a request never pays for it. Redirects are not followed here: the
+/// ``AuthenticationManager`` follows them itself so that a credential never crosses to another
+/// host. Proxies come from the `http_proxy`, `https_proxy` and `no_proxy` environment variables,
+/// which libcurl reads by itself.
+public final class CurlTransport: HTTPTransport, Sendable {
+    /// The configuration.
+    public let configuration: TransportConfiguration
+    private let loop = Mutex<CurlEventLoop?>(nil)
+
+    /// Creates a transport; nothing is loaded until the first request.
+    public init(configuration: TransportConfiguration = TransportConfiguration()) {
+        self.configuration = configuration
+    }
+
+    deinit {
+        loop.withLock { $0?.stop() }
+    }
+
+    /// The libcurl version line (loads libcurl), for diagnostics.
+    public static func libraryVersion() throws -> String {
+        try loadLibcurl()
+        return String(cString: pa_curl_version())
+    }
+
+    static func loadLibcurl() throws {
+        var buffer = [CChar](repeating: 0, count: 512)
+        if pa_curl_load(&buffer, buffer.count) != 0 {
+            let reason = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw PortalAuthError(.libraryUnavailable, "libcurl could not be loaded (\(reason)): install it with apt-get install libcurl4", cause: .other(reason))
+        }
+    }
+
+    private func eventLoop() throws -> CurlEventLoop {
+        try Self.loadLibcurl()
+        return try loop.withLock { existing in
+            if let existing { return existing }
+            let created = try CurlEventLoop(maxConnectionsPerHost: configuration.maxConnectionsPerHost)
+            existing = created
+            return created
+        }
+    }
+
+    /// Sends one request and returns the final response (redirects are returned, not followed).
+    public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = request.url.host(percentEncoded: false) else {
+            throw PortalAuthError(.invalidURL, "'\(URLRedaction.redact(request.url.absoluteString))' is not an absolute http(s) URL")
+        }
+        let port = request.url.port ?? (scheme == "https" ? 443 : 80)
+        let loop = try eventLoop()
+        let transfer = loop.takeTransfer()
+        guard let transfer else { throw PortalAuthError(.internalError, "libcurl could not create a transfer (out of memory?)") }
+        do {
+            try configure(transfer, request, options)
+        } catch {
+            loop.returnTransfer(transfer)
+            throw error
+        }
+        let job = CurlJob(transfer: transfer, url: request.url, host: host, port: port)
+        let outcome = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CurlOutcome, any Error>) in
+                job.continuation = continuation
+                loop.submit(job)
+            }
+        } onCancel: {
+            loop.cancel(job)
+        }
+        return try outcome.response(for: request, job: job)
+    }
+
+    private func configure(_ transfer: OpaquePointer, _ request: HTTPRequest, _ options: TransportOptions) throws {
+        let easy = pa_transfer_easy(transfer)
+        func check(_ code: CURLcode, _ what: String) throws {
+            guard code == CURLE_OK else {
+                throw PortalAuthError(.internalError, "libcurl refused the option \(what): \(String(cString: pa_easy_strerror(code)))", cause: .curl(code: Int32(code.rawValue), message: String(cString: pa_easy_strerror(code))))
+            }
+        }
+        try check(pa_easy_setopt_str(easy, CURLOPT_URL, request.url.absoluteString), "URL")
+        try check(pa_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
+        try check(pa_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0), "FOLLOWLOCATION")
+        try check(pa_easy_setopt_str(easy, CURLOPT_ACCEPT_ENCODING, ""), "ACCEPT_ENCODING")
+        try check(pa_easy_setopt_str(easy, CURLOPT_USERAGENT, configuration.userAgent), "USERAGENT")
+        try check(pa_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int((request.timeout ?? configuration.timeout) * 1000)), "TIMEOUT_MS")
+        try check(pa_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout * 1000)), "CONNECTTIMEOUT_MS")
+        if let bundle = configuration.caBundlePath {
+            guard access(bundle, R_OK) == 0 else {
+                throw PortalAuthError(.invalidArgument, "the CA bundle \(bundle) cannot be read: check the path given by --cacert or PORTAL_AUTH_CA_BUNDLE")
+            }
+            try check(pa_easy_setopt_str(easy, CURLOPT_CAINFO, bundle), "CAINFO")
+        }
+        switch request.method {
+        case .get: break
+        case .head: try check(pa_easy_setopt_long(easy, CURLOPT_NOBODY, 1), "NOBODY")
+        case .post:
+            try check(pa_easy_setopt_long(easy, CURLOPT_POST, 1), "POST")
+        case .put, .delete:
+            try check(pa_easy_setopt_str(easy, CURLOPT_CUSTOMREQUEST, request.method.rawValue), "CUSTOMREQUEST")
+        }
+        if let body = request.body ?? (request.method == .post ? [] : nil) {
+            try check(pa_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "POSTFIELDSIZE")
+            // COPYPOSTFIELDS copies POSTFIELDSIZE bytes, so the body need not end in NUL.
+            let bytes = body.isEmpty ? [0] : body
+            try bytes.withUnsafeBytes { buffer in
+                try check(pa_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, buffer.baseAddress), "COPYPOSTFIELDS")
+            }
+        }
+        for header in request.headers {
+            guard !header.name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }), !header.value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+                throw PortalAuthError(.invalidArgument, "the header '\(header.name)' contains a line break or colon")
+            }
+            _ = pa_transfer_add_header(transfer, "\(header.name): \(header.value)")
+        }
+        _ = pa_transfer_add_header(transfer, "Expect:")
+        try check(pa_transfer_apply_headers(transfer), "HTTPHEADER")
+
+        if let auth = options.httpAuthentication {
+            var mask = 0
+            if auth.schemes.contains(.basic) { mask |= PA_CURLAUTH_BASIC }
+            if auth.schemes.contains(.digest) { mask |= PA_CURLAUTH_DIGEST }
+            if auth.schemes.contains(.ntlm) { mask |= PA_CURLAUTH_NTLM }
+            if auth.schemes.contains(.negotiate) { mask |= PA_CURLAUTH_NEGOTIATE }
+            try check(pa_easy_setopt_long(easy, CURLOPT_HTTPAUTH, mask), "HTTPAUTH")
+            try check(pa_easy_setopt_str(easy, CURLOPT_USERNAME, auth.username), "USERNAME")
+            try check(pa_easy_setopt_str(easy, CURLOPT_PASSWORD, auth.password), "PASSWORD")
+        }
+        if let certificate = options.clientCertificate {
+            try certificate.pkcs12.withUnsafeBytes { bytes in
+                try check(pa_easy_setopt_blob(easy, CURLOPT_SSLCERT_BLOB, bytes.baseAddress, bytes.count), "SSLCERT_BLOB")
+            }
+            try check(pa_easy_setopt_str(easy, CURLOPT_SSLCERTTYPE, "P12"), "SSLCERTTYPE")
+            try check(pa_easy_setopt_str(easy, CURLOPT_KEYPASSWD, certificate.password), "KEYPASSWD")
+        }
+        if let pin = options.pinnedPublicKey {
+            // The pin replaces CA verification for this one request's host only.
+            try check(pa_easy_setopt_str(easy, CURLOPT_PINNEDPUBLICKEY, pin), "PINNEDPUBLICKEY")
+            try check(pa_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0), "SSL_VERIFYPEER")
+            try check(pa_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0), "SSL_VERIFYHOST")
+        }
+    }
+}
+
+/// One request in flight.
+final class CurlJob: @unchecked Sendable {
+    let transfer: OpaquePointer
+    let url: URL
+    let host: String
+    let port: Int
+    // Touched by the submitting task before submission, then only by the loop thread.
+    var continuation: CheckedContinuation<CurlOutcome, any Error>?
+    let cancelled = Atomic<Bool>(false)
+
+    init(transfer: OpaquePointer, url: URL, host: String, port: Int) {
+        self.transfer = transfer
+        self.url = url
+        self.host = host
+        self.port = port
+    }
+}
+
+/// What the loop hands back to the waiting task.
+struct CurlOutcome: Sendable {
+    var code: Int32
+    var status: Int
+    var headerBlock: String
+    var body: [UInt8]
+    var errorText: String
+    var effectiveURL: String?
+
+    func response(for request: HTTPRequest, job: CurlJob) throws -> HTTPResponse {
+        guard code == 0 else { throw CurlErrors.error(code: code, text: errorText, host: job.host, port: job.port) }
+        var headers: [(name: String, value: String)] = []
+        for line in headerBlock.split(separator: "\r\n") {
+            guard let colon = line.firstIndex(of: ":"), !line.hasPrefix("HTTP/") else { continue }
+            headers.append((String(line[..<colon]), String(line[line.index(after: colon)...]).trimmedWhitespace))
+        }
+        return HTTPResponse(status: status, headers: headers, body: body, url: request.url)
+    }
+}
+
+/// The multi handle and the thread that drives it.
+final class CurlEventLoop: @unchecked Sendable {
+    private let multi: UnsafeMutableRawPointer
+    private struct State {
+        var pending: [CurlJob] = []
+        var cancelled: [CurlJob] = []
+        var active: [UnsafeMutableRawPointer: CurlJob] = [:]   // easy handle → job
+        var pool: [OpaquePointer] = []                // idle transfers
+        var running = true
+    }
+    private let state = PThreadLocked(State())
+    private var thread = pthread_t()
+
+    init(maxConnectionsPerHost: Int) throws {
+        guard let multi = pa_multi_init() else {
+            throw PortalAuthError(.internalError, "libcurl could not create a multi handle")
+        }
+        self.multi = multi
+        _ = pa_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
+        _ = pa_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(16, maxConnectionsPerHost * 4))
+        let unmanaged = Unmanaged.passRetained(self)
+        let result = pthread_create(&thread, nil, { context in
+            let loop = Unmanaged<CurlEventLoop>.fromOpaque(context!).takeRetainedValue()
+            loop.run()
+            return nil
+        }, unmanaged.toOpaque())
+        guard result == 0 else {
+            unmanaged.release()
+            throw PortalAuthError(.internalError, "cannot start the HTTP event-loop thread (\(result))")
+        }
+        pthread_detach(thread)
+    }
+
+    func takeTransfer() -> OpaquePointer? {
+        if let pooled = state.withLock({ $0.pool.popLast() }) {
+            pa_transfer_reset(pooled)
+            return pooled
+        }
+        return pa_transfer_new()
+    }
+
+    func returnTransfer(_ transfer: OpaquePointer) {
+        pa_transfer_wipe(transfer)
+        let keep = state.withLock { state -> Bool in
+            guard state.running, state.pool.count < 64 else { return false }
+            state.pool.append(transfer)
+            return true
+        }
+        if !keep { pa_transfer_free(transfer) }
+    }
+
+    func submit(_ job: CurlJob) {
+        state.withLock { $0.pending.append(job) }
+        _ = pa_multi_wakeup(multi)
+    }
+
+    func cancel(_ job: CurlJob) {
+        job.cancelled.store(true, ordering: .relaxed)
+        state.withLock { $0.cancelled.append(job) }
+        _ = pa_multi_wakeup(multi)
+    }
+
+    func stop() {
+        state.withLock { $0.running = false }
+        _ = pa_multi_wakeup(multi)
+    }
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            let (pending, cancelled, keepRunning) = state.withLock { state -> ([CurlJob], [CurlJob], Bool) in
+                defer { state.pending.removeAll(); state.cancelled.removeAll() }
+                return (state.pending, state.cancelled, state.running)
+            }
+            if !keepRunning { break }
+            for job in pending {
+                if job.cancelled.load(ordering: .relaxed) { finish(job, cancelled: true); continue }
+                let easy = pa_transfer_easy(job.transfer)!
+                state.withLock { $0.active[easy] = job }
+                if pa_multi_add(multi, easy) != CURLM_OK {
+                    state.withLock { _ = $0.active.removeValue(forKey: easy) }
+                    finish(job, outcome: CurlOutcome(code: Int32(CURLE_FAILED_INIT.rawValue), status: 0, headerBlock: "", body: [], errorText: "could not add the transfer", effectiveURL: nil))
+                }
+            }
+            for job in cancelled {
+                let easy = pa_transfer_easy(job.transfer)!
+                if state.withLock({ $0.active.removeValue(forKey: easy) }) != nil {
+                    _ = pa_multi_remove(multi, easy)
+                    finish(job, cancelled: true)
+                }
+            }
+            _ = pa_multi_perform(multi, &running)
+            var easy: UnsafeMutableRawPointer?
+            var result = CURLE_OK
+            while pa_multi_next_done(multi, &easy, &result) == 1, let done = easy {
+                guard let job = state.withLock({ $0.active.removeValue(forKey: done) }) else { continue }
+                _ = pa_multi_remove(multi, done)
+                finish(job, outcome: collect(job, code: result))
+            }
+            _ = pa_multi_poll(multi, 1000)
+        }
+        // Stopped: fail whatever is left.
+        let leftovers = state.withLock { state -> [CurlJob] in
+            defer { state.active.removeAll(); state.pending.removeAll() }
+            return Array(state.active.values) + state.pending
+        }
+        for job in leftovers {
+            _ = pa_multi_remove(multi, pa_transfer_easy(job.transfer))
+            finish(job, cancelled: true)
+        }
+        for transfer in state.withLock({ $0.pool }) { pa_transfer_free(transfer) }
+        _ = pa_multi_cleanup(multi)
+    }
+
+    private func collect(_ job: CurlJob, code: CURLcode) -> CurlOutcome {
+        let easy = pa_transfer_easy(job.transfer)
+        var status = 0
+        _ = pa_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var length = 0
+        let bodyPointer = pa_transfer_body(job.transfer, &length)
+        let body = bodyPointer.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
+        var headLength = 0
+        let headPointer = pa_transfer_headers(job.transfer, &headLength)
+        let head = headPointer.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: headLength), as: UTF8.self) } ?? ""
+        var text = String(cString: pa_transfer_error(job.transfer))
+        if text.isEmpty, code != CURLE_OK { text = String(cString: pa_easy_strerror(code)) }
+        return CurlOutcome(code: Int32(code.rawValue), status: status, headerBlock: head, body: body, errorText: text, effectiveURL: nil)
+    }
+
+    private func finish(_ job: CurlJob, outcome: CurlOutcome) {
+        let continuation = job.continuation
+        job.continuation = nil
+        returnTransfer(job.transfer)
+        continuation?.resume(returning: outcome)
+    }
+
+    private func finish(_ job: CurlJob, cancelled: Bool) {
+        let continuation = job.continuation
+        job.continuation = nil
+        returnTransfer(job.transfer)
+        continuation?.resume(throwing: PortalAuthError(.cancelled, "the request to \(job.host):\(job.port) was cancelled"))
+    }
+}
+
+/// CURLcode → PortalAuthError, with the host and port and what to do.
+enum CurlErrors {
+    static func error(code: Int32, text: String, host: String, port: Int) -> any Error {
+        let cause = PortalAuthError.Cause.curl(code: code, message: text)
+        let place = "\(host):\(port)"
+        let lower = text.lowercased()
+        switch code {
+        case 3:
+            return PortalAuthError(.invalidURL, "the URL for \(place) is malformed: check it", cause: cause)
+        case 5:
+            return PortalAuthError(.hostNotFound, "cannot resolve the proxy for \(place): check https_proxy/http_proxy", cause: cause)
+        case 6:
+            return PortalAuthError(.hostNotFound, "cannot resolve host '\(host)': check the URL, your DNS, or the proxy settings", cause: cause)
+        case 7:
+            let why = lower.contains("refused") ? "connection refused" : "no route"
+            return PortalAuthError(.connectionFailed, "could not connect to \(place) (\(why)): is the server running, and is the port right?", cause: cause)
+        case 28:
+            return PortalAuthError(.timedOut, "\(place) did not answer in time: try again, or check the network and proxy", cause: cause)
+        case 52, 55, 56 where !lower.contains("certificate required") && !lower.contains("alert"):
+            return PortalAuthError(.connectionFailed, "the connection to \(place) was closed or reset before a full answer: try again; if it persists the server is failing", cause: cause)
+        case 60, 51:
+            let reason: ServerTrustFailure
+            if lower.contains("self-signed") || lower.contains("self signed") { reason = .selfSigned }
+            else if lower.contains("expired") || lower.contains("not yet valid") { reason = .expired }
+            else if lower.contains("subject name") || lower.contains("does not match") || lower.contains("no alternative") { reason = .wrongHost }
+            else if lower.contains("issuer") || lower.contains("unknown ca") { reason = .unknownCA }
+            else { reason = .other }
+            let error = PortalAuthError(.untrustedServer, "the certificate of \(place) is not trusted (\(reason.rawValue)): pass --cacert FILE (or set PORTAL_AUTH_CA_BUNDLE) with its CA, or trust it with portal-auth trust \(place)", cause: cause)
+            return TransportChallengeError(challenge: .serverTrust(host: host, port: port, reason: reason, message: text), error: error)
+        case 90:
+            let error = PortalAuthError(.untrustedServer, "the public key of \(place) does not match the pinned key: the server's certificate changed; if that is expected, run portal-auth untrust \(place) and trust it again", cause: cause)
+            return TransportChallengeError(challenge: .serverTrust(host: host, port: port, reason: .pinMismatch, message: text), error: error)
+        case 35, 56, 58, 59, 66, 80, 83, 91, 98:
+            if lower.contains("certificate required") || lower.contains("alert handshake failure") || lower.contains("alert bad certificate") {
+                let error = PortalAuthError(.tlsFailure, "\(place) requires a client certificate: sign in with portal-auth login --url https://\(place) --p12 FILE --password-stdin", cause: cause)
+                return TransportChallengeError(challenge: .clientCertificate(host: host, port: port, message: text), error: error)
+            }
+            if code == 58 {
+                return PortalAuthError(.tlsFailure, "the client certificate for \(place) could not be used (\(text)): check the PKCS#12 file and its password", cause: cause)
+            }
+            return PortalAuthError(.tlsFailure, "the TLS handshake with \(place) failed (\(text)): check that the server speaks HTTPS on this port", cause: cause)
+        default:
+            return PortalAuthError(.connectionFailed, "the request to \(place) failed (\(text.isEmpty ? "CURLcode \(code)" : text))", cause: cause)
+        }
+    }
+}
+
+/// A value behind a pthread mutex, for state the event-loop thread shares with tasks
+/// (it holds C pointers, which `Mutex`'s sending closures cannot carry).
+final class PThreadLocked<Value>: @unchecked Sendable {
+    private var value: Value
+    private var mutex = pthread_mutex_t()
+
+    init(_ value: Value) {
+        self.value = value
+        pthread_mutex_init(&mutex, nil)
+    }
+
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body(&value)
+    }
+}
