@@ -90,13 +90,13 @@ func exitCode(for code: PortalAuthError.Code) -> Int32 {
 
 func printError(_ message: String) {
     var line = "portal-auth: " + message + "\n"
-    line.withUTF8 { _ = fwrite($0.baseAddress, 1, $0.count, stderr) }
+    writeAll(2, &line)
 }
 
 /// Prints to stdout.
 func output(_ text: String) {
     var line = text + "\n"
-    line.withUTF8 { _ = fwrite($0.baseAddress, 1, $0.count, stdout) }
+    writeAll(1, &line)
 }
 
 /// Parses a URL argument, requiring an http(s) scheme and a host.
@@ -110,4 +110,16 @@ func parseURL(_ string: String) throws -> URL {
 extension Date {
     /// ISO 8601 in UTC, for people and JSON.
     var iso8601: String { formatted(.iso8601) }
+}
+
+/// Writes a whole string to a file descriptor.
+func writeAll(_ fd: Int32, _ text: inout String) {
+    text.withUTF8 { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 { if errno == EINTR { continue }; return }
+            offset += n
+        }
+    }
 }

@@ -1,4 +1,43 @@
 #ifndef PA_SECRET_H
 #define PA_SECRET_H
-/* placeholder: filled in by its owner */
+/* libsecret for portal-auth: the SecretSchema, GHashTable helpers, and wrappers over the *v_sync
+ * and secret_service_* calls that hand GError details back as plain values. */
+#include <libsecret/secret.h>
+
+/* "org.portal-auth.Credential": application, store, server, kind, username (strings),
+ * SECRET_SCHEMA_DONT_MATCH_NAME so `secret-tool search` finds the items. */
+const SecretSchema *pa_secret_schema(void);
+
+/* A GError's parts, copied out (the message is truncated to fit). */
+typedef struct {
+    int set;
+    unsigned int domain;
+    int code;
+    char domain_name[128];
+    char message[512];
+} pa_secret_error;
+
+/* An attribute table from parallel arrays (values NULL are skipped). Free with g_hash_table_unref. */
+GHashTable *pa_secret_attributes_new(const char *const *keys, const char *const *values, int n);
+
+/* 0 ok, -1 error. */
+int pa_secret_store(GHashTable *attributes, const char *label, const char *secret, pa_secret_error *error);
+/* The secret (free with pa_secret_free) or NULL (not found, or error->set). */
+char *pa_secret_lookup(GHashTable *attributes, pa_secret_error *error);
+void pa_secret_free(char *secret);
+/* Number removed, or -1. Removes every match. */
+int pa_secret_clear_all(GHashTable *attributes, pa_secret_error *error);
+
+/* Search results: attributes (as "key\0value\0...\0\0" blocks) and optional secrets. */
+typedef struct pa_secret_item_list pa_secret_item_list;
+pa_secret_item_list *pa_secret_search(GHashTable *attributes, int with_secrets, pa_secret_error *error);
+int pa_secret_item_count(const pa_secret_item_list *list);
+/* The attribute value for key of item i, or NULL. */
+const char *pa_secret_item_attribute(const pa_secret_item_list *list, int i, const char *key);
+/* The secret text of item i, or NULL when not loaded. */
+const char *pa_secret_item_secret(const pa_secret_item_list *list, int i);
+void pa_secret_item_list_free(pa_secret_item_list *list);
+
+/* Service state: 0 ok, 1 no Secret Service (error set), 2 no default collection, 3 default collection locked. */
+int pa_secret_check(pa_secret_error *error);
 #endif

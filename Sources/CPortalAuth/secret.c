@@ -1,0 +1,144 @@
+#include "pa_secret.h"
+#include <string.h>
+
+const SecretSchema *pa_secret_schema(void) {
+    static const SecretSchema schema = {
+        "org.portal-auth.Credential", SECRET_SCHEMA_DONT_MATCH_NAME,
+        {
+            { "application", SECRET_SCHEMA_ATTRIBUTE_STRING },
+            { "store", SECRET_SCHEMA_ATTRIBUTE_STRING },
+            { "server", SECRET_SCHEMA_ATTRIBUTE_STRING },
+            { "kind", SECRET_SCHEMA_ATTRIBUTE_STRING },
+            { "username", SECRET_SCHEMA_ATTRIBUTE_STRING },
+            { NULL, 0 },
+        }
+    };
+    return &schema;
+}
+
+static void take_error(GError *gerror, pa_secret_error *error) {
+    if (!gerror) return;
+    if (error) {
+        error->set = 1;
+        error->domain = gerror->domain;
+        error->code = gerror->code;
+        g_strlcpy(error->domain_name, g_quark_to_string(gerror->domain), sizeof error->domain_name);
+        g_strlcpy(error->message, gerror->message ? gerror->message : "", sizeof error->message);
+    }
+    g_error_free(gerror);
+}
+
+GHashTable *pa_secret_attributes_new(const char *const *keys, const char *const *values, int n) {
+    GHashTable *table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    for (int i = 0; i < n; i++) {
+        if (values[i]) g_hash_table_insert(table, g_strdup(keys[i]), g_strdup(values[i]));
+    }
+    return table;
+}
+
+int pa_secret_store(GHashTable *attributes, const char *label, const char *secret, pa_secret_error *error) {
+    GError *gerror = NULL;
+    gboolean ok = secret_password_storev_sync(pa_secret_schema(), attributes, SECRET_COLLECTION_DEFAULT, label, secret, NULL, &gerror);
+    take_error(gerror, error);
+    return ok ? 0 : -1;
+}
+
+char *pa_secret_lookup(GHashTable *attributes, pa_secret_error *error) {
+    GError *gerror = NULL;
+    char *secret = secret_password_lookupv_sync(pa_secret_schema(), attributes, NULL, &gerror);
+    take_error(gerror, error);
+    return secret;
+}
+
+void pa_secret_free(char *secret) {
+    if (secret) secret_password_free(secret);
+}
+
+struct pa_secret_item {
+    GHashTable *attributes;
+    char *secret;
+};
+
+struct pa_secret_item_list {
+    int count;
+    struct pa_secret_item *items;
+};
+
+pa_secret_item_list *pa_secret_search(GHashTable *attributes, int with_secrets, pa_secret_error *error) {
+    GError *gerror = NULL;
+    SecretService *service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, NULL, &gerror);
+    if (!service) { take_error(gerror, error); return NULL; }
+    SecretSearchFlags flags = SECRET_SEARCH_ALL | (with_secrets ? SECRET_SEARCH_LOAD_SECRETS : 0);
+    GList *found = secret_service_search_sync(service, pa_secret_schema(), attributes, flags, NULL, &gerror);
+    if (gerror) { take_error(gerror, error); g_object_unref(service); return NULL; }
+    pa_secret_item_list *list = g_new0(pa_secret_item_list, 1);
+    list->count = (int)g_list_length(found);
+    list->items = g_new0(struct pa_secret_item, list->count > 0 ? list->count : 1);
+    int i = 0;
+    for (GList *l = found; l; l = l->next, i++) {
+        SecretItem *item = l->data;
+        list->items[i].attributes = secret_item_get_attributes(item);
+        if (with_secrets) {
+            SecretValue *value = secret_item_get_secret(item);
+            if (value) {
+                const gchar *text = secret_value_get_text(value);
+                if (text) list->items[i].secret = g_strdup(text);
+                secret_value_unref(value);
+            }
+        }
+    }
+    g_list_free_full(found, g_object_unref);
+    g_object_unref(service);
+    return list;
+}
+
+int pa_secret_item_count(const pa_secret_item_list *list) { return list ? list->count : 0; }
+
+const char *pa_secret_item_attribute(const pa_secret_item_list *list, int i, const char *key) {
+    if (!list || i < 0 || i >= list->count || !list->items[i].attributes) return NULL;
+    return g_hash_table_lookup(list->items[i].attributes, key);
+}
+
+const char *pa_secret_item_secret(const pa_secret_item_list *list, int i) {
+    if (!list || i < 0 || i >= list->count) return NULL;
+    return list->items[i].secret;
+}
+
+void pa_secret_item_list_free(pa_secret_item_list *list) {
+    if (!list) return;
+    for (int i = 0; i < list->count; i++) {
+        if (list->items[i].attributes) g_hash_table_unref(list->items[i].attributes);
+        if (list->items[i].secret) {
+            memset(list->items[i].secret, 0, strlen(list->items[i].secret));
+            g_free(list->items[i].secret);
+        }
+    }
+    g_free(list->items);
+    g_free(list);
+}
+
+int pa_secret_clear_all(GHashTable *attributes, pa_secret_error *error) {
+    pa_secret_item_list *list = pa_secret_search(attributes, 0, error);
+    if (!list) return -1;
+    int count = list->count;
+    pa_secret_item_list_free(list);
+    if (count == 0) return 0;
+    GError *gerror = NULL;
+    secret_password_clearv_sync(pa_secret_schema(), attributes, NULL, &gerror);
+    if (gerror) { take_error(gerror, error); return -1; }
+    return count;
+}
+
+int pa_secret_check(pa_secret_error *error) {
+    GError *gerror = NULL;
+    SecretService *service = secret_service_get_sync(SECRET_SERVICE_NONE, NULL, &gerror);
+    if (!service) { take_error(gerror, error); return 1; }
+    SecretCollection *collection = secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, NULL, &gerror);
+    if (gerror) { take_error(gerror, error); g_object_unref(service); return 1; }
+    int state = 0;
+    if (!collection) state = 2;
+    else if (secret_collection_get_locked(collection)) state = 3;
+    if (collection) g_object_unref(collection);
+    g_object_unref(service);
+    return state;
+}

@@ -1,0 +1,172 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+internal import CPortalAuth
+internal import CLibSecret
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keeps credentials in the desktop keyring: the Secret Service's default collection, through libsecret.
+///
+/// Each item carries the attributes `application=portal-auth`, `store`, `server`, `kind` and
+/// `username`; its label is ``CredentialAttributes/label``; its secret is the serialized
+/// credential. When the keyring cannot be used, every call throws an error that says which part
+/// is missing and how to fix it; nothing ever falls back to another store. The calls block
+/// (D-Bus round trips): the stores run them on a dedicated thread.
+public final class KeyringCredentialBackend: CredentialStorageBackend {
+    /// `keyring`.
+    public let name = "keyring"
+    /// The calls block.
+    public let isBlocking = true
+    /// The `application` attribute of every item.
+    public static let application = "portal-auth"
+
+    /// Creates the backend (nothing is contacted until the first call).
+    public init() {}
+
+    /// The Secret Service's default collection on the session bus.
+    public var location: String { "Secret Service default collection (D-Bus session bus)" }
+
+    private static let lock = PThreadLocked(())
+
+    // MARK: Availability
+
+    /// Checks the session bus, the Secret Service and the default collection.
+    public func checkAvailable() throws {
+        try Self.lock.withLock { _ in try Self.checkBus(); try Self.checkService() }
+    }
+
+    static func checkBus() throws {
+        let env = ProcessInfo.processInfo.environment
+        if let address = env["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return }
+        if let runtime = env["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            var info = stat()
+            if stat(runtime + "/bus", &info) == 0 { return }
+        }
+        throw PortalAuthError(.keyringUnavailable, "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): run under dbus-run-session, or choose --store file")
+    }
+
+    static func checkService() throws {
+        var error = pa_secret_error()
+        switch pa_secret_check(&error) {
+        case 0: return
+        case 2:
+            throw PortalAuthError(.keyringLocked, "the keyring has no default collection (it is locked or was never created): unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file")
+        case 3:
+            throw PortalAuthError(.keyringLocked, "the keyring's default collection is locked: unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file")
+        default:
+            throw PortalAuthError(.keyringUnavailable, "no Secret Service on the D-Bus session bus (\(Self.text(error.message))): start one, for example gnome-keyring-daemon --start --components=secrets, or choose --store file", cause: cause(error))
+        }
+    }
+
+    static func text<T>(_ tuple: T) -> String {
+        withUnsafeBytes(of: tuple) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    static func cause(_ error: pa_secret_error) -> PortalAuthError.Cause {
+        .gError(domain: text(error.domain_name), code: error.code, message: text(error.message))
+    }
+
+    private static func failure(_ what: String, _ error: pa_secret_error) -> PortalAuthError {
+        PortalAuthError(.storeFailure, "the keyring could not \(what) (\(text(error.message))): run portal-auth doctor", cause: cause(error))
+    }
+
+    // MARK: Attributes
+
+    private static func withAttributes<T>(_ pairs: [(String, String?)], _ body: (OpaquePointer) throws -> T) rethrows -> T {
+        let all = [("application", Optional(application))] + pairs
+        let keys = all.map { strdup($0.0) }
+        let values = all.map { $0.1.map { strdup($0) } ?? nil }
+        defer { keys.forEach { free($0) }; values.forEach { free($0) } }
+        let keyPointers = keys.map { UnsafePointer($0) }
+        let valuePointers = values.map { $0.map { UnsafePointer($0) } }
+        let table = keyPointers.withUnsafeBufferPointer { k in
+            valuePointers.withUnsafeBufferPointer { v in
+                pa_secret_attributes_new(k.baseAddress, v.baseAddress, Int32(all.count))
+            }
+        }!
+        defer { g_hash_table_unref(table) }
+        return try body(table)
+    }
+
+    private static func pairs(_ query: CredentialQuery) -> [(String, String?)] {
+        [("store", query.store), ("server", query.server), ("kind", query.kind)]
+    }
+
+    private func run<T>(_ body: () throws -> T) throws -> T {
+        try Self.lock.withLock { _ in
+            try Self.checkBus()
+            try Self.checkService()
+            return try body()
+        }
+    }
+
+    // MARK: CredentialStorageBackend
+
+    /// The secret of the first item matching the query.
+    public func lookup(_ query: CredentialQuery) throws -> String? {
+        try run {
+            try Self.withAttributes(Self.pairs(query)) { table in
+                var error = pa_secret_error()
+                let secret = pa_secret_lookup(table, &error)
+                if error.set != 0 { throw Self.failure("read a credential", error) }
+                guard let secret else { return nil }
+                defer { pa_secret_free(secret) }
+                return String(cString: secret)
+            }
+        }
+    }
+
+    /// Every item matching the query.
+    public func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
+        try run {
+            try Self.withAttributes(Self.pairs(query)) { table in
+                var error = pa_secret_error()
+                guard let list = pa_secret_search(table, withSecrets ? 1 : 0, &error) else {
+                    throw Self.failure("list credentials", error)
+                }
+                defer { pa_secret_item_list_free(list) }
+                var items: [StoredCredentialItem] = []
+                for i in 0..<pa_secret_item_count(list) {
+                    func attribute(_ key: String) -> String? { pa_secret_item_attribute(list, i, key).map { String(cString: $0) } }
+                    guard let store = attribute("store"), let server = attribute("server"), let kind = attribute("kind") else { continue }
+                    items.append(StoredCredentialItem(attributes: CredentialAttributes(store: store, server: server, kind: kind, username: attribute("username")),
+                                                      secret: pa_secret_item_secret(list, i).map { String(cString: $0) }))
+                }
+                return items
+            }
+        }
+    }
+
+    /// Stores an item, replacing every item with the same store, server and kind.
+    public func store(_ attributes: CredentialAttributes, secret: String) throws {
+        try run {
+            try Self.withAttributes([("store", attributes.store), ("server", attributes.server), ("kind", attributes.kind)]) { table in
+                var error = pa_secret_error()
+                if pa_secret_clear_all(table, &error) < 0 { throw Self.failure("replace a credential", error) }
+            }
+            try Self.withAttributes([("store", attributes.store), ("server", attributes.server), ("kind", attributes.kind), ("username", attributes.username)]) { table in
+                var error = pa_secret_error()
+                if pa_secret_store(table, attributes.label, secret, &error) != 0 { throw Self.failure("store a credential", error) }
+            }
+        }
+    }
+
+    /// Deletes every matching item.
+    @discardableResult
+    public func delete(_ query: CredentialQuery) throws -> Int {
+        try run {
+            try Self.withAttributes(Self.pairs(query)) { table in
+                var error = pa_secret_error()
+                let removed = pa_secret_clear_all(table, &error)
+                if removed < 0 { throw Self.failure("remove credentials", error) }
+                return Int(removed)
+            }
+        }
+    }
+}

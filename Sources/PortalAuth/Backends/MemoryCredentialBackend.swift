@@ -1,0 +1,70 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Synchronization
+
+/// Keeps credentials in memory, for library users and unit tests. Nothing outlives the process.
+public final class MemoryCredentialBackend: CredentialStorageBackend {
+    /// `memory`.
+    public let name = "memory"
+    /// This process's memory.
+    public let location = "this process's memory"
+    /// Never blocks.
+    public let isBlocking = false
+    private let items = Mutex<[StoredCredentialItem]>([])
+
+    /// Creates an empty store.
+    public init() {}
+
+    /// Always available.
+    public func checkAvailable() throws {}
+
+    /// The secret of the first matching item.
+    public func lookup(_ query: CredentialQuery) throws -> String? {
+        items.withLock { $0.first { query.matches($0.attributes) }?.secret }
+    }
+
+    /// Every matching item.
+    public func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
+        items.withLock { $0.filter { query.matches($0.attributes) }.map { StoredCredentialItem(attributes: $0.attributes, secret: withSecrets ? $0.secret : nil) } }
+    }
+
+    /// Stores an item, replacing any with the same store, server and kind.
+    public func store(_ attributes: CredentialAttributes, secret: String) throws {
+        items.withLock { items in
+            items.removeAll { $0.attributes.store == attributes.store && $0.attributes.server == attributes.server && $0.attributes.kind == attributes.kind }
+            items.append(StoredCredentialItem(attributes: attributes, secret: secret))
+        }
+    }
+
+    /// Deletes every matching item.
+    @discardableResult
+    public func delete(_ query: CredentialQuery) throws -> Int {
+        items.withLock { items in
+            let before = items.count
+            items.removeAll { query.matches($0.attributes) }
+            return before - items.count
+        }
+    }
+}
+
+/// The storage backends a user can choose (`--store`, `PORTAL_AUTH_STORE`).
+public enum CredentialStorageKind: String, CaseIterable, Sendable {
+    /// The desktop keyring (default).
+    case keyring
+    /// A 0600 JSON file (opt-in).
+    case file
+    /// Memory (nothing persists).
+    case memory
+
+    /// A new backend of this kind.
+    public func makeBackend() -> any CredentialStorageBackend {
+        switch self {
+        case .keyring: return KeyringCredentialBackend()
+        case .file: return FileCredentialBackend()
+        case .memory: return MemoryCredentialBackend()
+        }
+    }
+}
