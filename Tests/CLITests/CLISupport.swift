@@ -1,5 +1,6 @@
 import Foundation
 import PortalEmulator
+import Synchronization
 import Testing
 
 struct CLIResult {
@@ -42,15 +43,22 @@ enum CLI {
             try input.fileHandleForWriting.close()
         }
         // Read both pipes concurrently so neither fills up.
-        var outData = Data(), errData = Data()
+        let collected = Mutex<[Int: Data]>([:])
         let group = DispatchGroup()
-        group.enter(); DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        group.enter(); DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        for (index, pipe) in [out, err].enumerated() {
+            group.enter()
+            DispatchQueue.global().async {
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                collected.withLock { $0[index] = data }
+                group.leave()
+            }
+        }
         if group.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
             Issue.record("\(executable) \(arguments) did not finish within \(timeout) s")
         }
         process.waitUntilExit()
+        let outData = collected.withLock { $0[0] ?? Data() }, errData = collected.withLock { $0[1] ?? Data() }
         return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
     }
 

@@ -1,0 +1,120 @@
+import Foundation
+
+/// What one `/usr/bin/curl` run produced.
+struct CurlResult: Sendable {
+    /// curl's exit code (0 = a complete HTTP exchange; 35/60 TLS trouble; 52/56 no answer).
+    var exitCode: Int32
+    /// HTTP status, 0 when there was no answer.
+    var status: Int
+    /// The Content-Type header, "" when absent.
+    var contentType: String
+    /// The Location header for redirects, "" otherwise.
+    var location: String
+    /// The body.
+    var body: Data
+    /// curl's error output.
+    var stderr: String
+
+    /// The body as UTF-8 text.
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The body as a JSON object; throws when it is not one.
+    func json() throws -> [String: Any] {
+        guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw CurlError.notAnObject(text)
+        }
+        return object
+    }
+
+    /// The ArcGIS error code in the body, nil when the body is not an error.
+    var errorCode: Int? {
+        guard let object = try? json(), let error = object["error"] as? [String: Any] else { return nil }
+        return (error["code"] as? NSNumber)?.intValue
+    }
+}
+
+/// Errors of the curl helper.
+enum CurlError: Error, CustomStringConvertible {
+    case notAnObject(String)
+    case missing(String)
+
+    var description: String {
+        switch self {
+        case .notAnObject(let text): return "not a JSON object: \(text)"
+        case .missing(let what): return "missing \(what)"
+        }
+    }
+}
+
+/// Runs `/usr/bin/curl` without blocking Swift's cooperative threads (the emulator's handlers
+/// run on them too).
+enum Curl {
+    /// Runs curl with `arguments` (the URL among them) and collects status, headers and body.
+    static func run(_ arguments: [String]) async throws -> CurlResult {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bodyFile = directory.appendingPathComponent("body")
+        let outFile = directory.appendingPathComponent("out")
+        let errFile = directory.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: bodyFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-sS", "--max-time", "30", "-o", bodyFile.path,
+                             "-w", "%{http_code}\n%{content_type}\n%{redirect_url}\n"] + arguments
+        process.standardOutput = try FileHandle(forWritingTo: outFile)
+        process.standardError = try FileHandle(forWritingTo: errFile)
+        let exitCode = try await runToCompletion(process)
+
+        let out = (try? String(contentsOf: outFile, encoding: .utf8)) ?? ""
+        let lines = out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        return CurlResult(
+            exitCode: exitCode,
+            status: Int(lines.first ?? "") ?? 0,
+            contentType: lines.count > 1 ? lines[1] : "",
+            location: lines.count > 2 ? lines[2] : "",
+            body: (try? Data(contentsOf: bodyFile)) ?? Data(),
+            stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
+    }
+
+    /// Starts a process and waits for it to exit, without blocking a thread.
+    static func runToCompletion(_ process: Process) async throws -> Int32 {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// GET with optional CA file and headers.
+    static func get(_ url: String, ca: String?, headers: [String: String] = [:], extra: [String] = []) async throws
+        -> CurlResult
+    {
+        try await run(caArguments(ca) + headerArguments(headers) + extra + [url])
+    }
+
+    /// POST `application/x-www-form-urlencoded` (each pair URL-encoded by curl).
+    static func post(
+        _ url: String, form: [(String, String)], ca: String?, headers: [String: String] = [:], extra: [String] = []
+    ) async throws -> CurlResult {
+        var arguments = caArguments(ca) + headerArguments(headers) + extra
+        for (name, value) in form { arguments += ["--data-urlencode", "\(name)=\(value)"] }
+        if form.isEmpty { arguments += ["-X", "POST"] }
+        return try await run(arguments + [url])
+    }
+
+    private static func caArguments(_ ca: String?) -> [String] {
+        ca.map { ["--cacert", $0] } ?? []
+    }
+
+    private static func headerArguments(_ headers: [String: String]) -> [String] {
+        headers.sorted { $0.key < $1.key }.flatMap { ["-H", "\($0.key): \($0.value)"] }
+    }
+}
