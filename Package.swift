@@ -73,6 +73,7 @@ let package = Package(
             name: "PortalEmulator",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -90,6 +91,7 @@ let package = Package(
             dependencies: [
                 "PortalEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/portal-emulator",
             swiftSettings: strict
@@ -109,7 +111,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PortalEmulatorTests",
-            dependencies: ["PortalEmulator"],
+            dependencies: ["PortalEmulator", "portal-emulator"],
             path: "Tests/PortalEmulatorTests",
             swiftSettings: strict
         ),

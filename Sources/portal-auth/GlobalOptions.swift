@@ -75,6 +75,9 @@ func runReportingErrors(_ body: () async throws -> Void) async throws {
         printError(error.message)
         if ProcessInfo.processInfo.environment["PORTAL_AUTH_DEBUG_ERRORS"] != nil { printError(error.detailedDescription) }
         throw ExitCode(exitCode(for: error.code))
+    } catch let challenge as TransportChallengeError {
+        printError(challenge.error.message)
+        throw ExitCode(exitCode(for: challenge.error.code))
     }
 }
 

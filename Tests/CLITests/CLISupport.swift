@@ -23,8 +23,19 @@ enum CLI {
     static var portalAuth: String { binDirectory.appendingPathComponent("portal-auth").path }
 
     /// Runs a program with stdin from a string (or /dev/null), capturing stdout and stderr.
+    /// The child runs and is waited for on a thread of its own: blocking the cooperative pool would
+    /// starve the in-process emulator, whose handlers run there.
     static func run(_ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-                    removing: [String] = [], timeout: TimeInterval = 60) throws -> CLIResult {
+                    removing: [String] = [], timeout: TimeInterval = 60) async throws -> CLIResult {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try runBlocking(executable, arguments, stdin: stdin, environment: environment, removing: removing, timeout: timeout) })
+            }
+        }
+    }
+
+    private static func runBlocking(_ executable: String, _ arguments: [String], stdin: String?, environment: [String: String],
+                                    removing: [String], timeout: TimeInterval) throws -> CLIResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -63,21 +74,21 @@ enum CLI {
     }
 
     /// Runs portal-auth trusting the emulator's CA.
-    static func portalAuth(_ arguments: [String], emulator: PortalEmulator?, stdin: String? = nil, environment: [String: String] = [:], removing: [String] = []) throws -> CLIResult {
+    static func portalAuth(_ arguments: [String], emulator: PortalEmulator?, stdin: String? = nil, environment: [String: String] = [:], removing: [String] = []) async throws -> CLIResult {
         var env = environment
         if let emulator, env["PORTAL_AUTH_CA_BUNDLE"] == nil { env["PORTAL_AUTH_CA_BUNDLE"] = emulator.caCertificatePath }
-        return try run(portalAuth, arguments, stdin: stdin, environment: env, removing: removing)
+        return try await run(portalAuth, arguments, stdin: stdin, environment: env, removing: removing)
     }
 
     /// `secret-tool search --all application portal-auth server S` output (stdout + stderr).
-    static func keyringItems(server: String) throws -> String {
-        let r = try run("/usr/bin/secret-tool", ["search", "--all", "application", "portal-auth", "server", server])
+    static func keyringItems(server: String, environment: [String: String] = [:]) async throws -> String {
+        let r = try await run("/usr/bin/secret-tool", ["search", "--all", "application", "portal-auth", "server", server], environment: environment)
         return r.stdout + r.stderr
     }
 
     /// Runs a shell script on its own D-Bus session bus with its own gnome-keyring.
     /// `unlock` false leaves the keyring without an unlocked default collection.
-    static func inPrivateKeyring(_ script: String, unlock: Bool = true, environment: [String: String] = [:]) throws -> CLIResult {
+    static func inPrivateKeyring(_ script: String, unlock: Bool = true, environment: [String: String] = [:]) async throws -> CLIResult {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pa-keyring-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -87,7 +98,7 @@ enum CLI {
         var env = environment
         env["XDG_RUNTIME_DIR"] = dir
         env["PA"] = portalAuth
-        return try run("/usr/bin/dbus-run-session", ["--", "/bin/sh", "-c", start + "\n" + script], environment: env, removing: ["DBUS_SESSION_BUS_ADDRESS"])
+        return try await run("/usr/bin/dbus-run-session", ["--", "/bin/sh", "-c", start + "\n" + script], environment: env, removing: ["DBUS_SESSION_BUS_ADDRESS"])
     }
 }
 
@@ -100,8 +111,8 @@ func startEmulator(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }
 
 let alicePassword = "alice-pass-123"
 
-func login(_ emulator: PortalEmulator, password: String = alicePassword, extra: [String] = []) throws -> CLIResult {
-    try CLI.portalAuth(["login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"] + extra, emulator: emulator, stdin: password)
+func login(_ emulator: PortalEmulator, password: String = alicePassword, extra: [String] = [], environment: [String: String] = [:]) async throws -> CLIResult {
+    try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"] + extra, emulator: emulator, stdin: password, environment: environment)
 }
 
 extension CLIResult {
@@ -109,5 +120,57 @@ extension CLIResult {
     var oneLineError: Bool {
         let lines = stderr.split(separator: "\n")
         return lines.count == 1 && lines[0].hasPrefix("portal-auth: ")
+    }
+}
+
+/// A D-Bus session bus of its own with an unlocked gnome-keyring, for tests whose assertions
+/// depend on what else is in the keyring ("the only signed-in portal", "logout --all").
+final class PrivateKeyring: @unchecked Sendable {
+    let address: String
+    let directory: String
+    private let daemon: Process
+
+    private init(address: String, directory: String, daemon: Process) {
+        self.address = address
+        self.directory = directory
+        self.daemon = daemon
+    }
+
+    /// The variables that point a child process at this keyring.
+    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address, "XDG_RUNTIME_DIR": directory] }
+
+    static func start() async throws -> PrivateKeyring {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pa-kr-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        daemon.arguments = ["--session", "--nofork", "--print-address=1"]
+        let out = Pipe()
+        daemon.standardOutput = out
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        let address: String = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                var data = Data()
+                while !data.contains(UInt8(ascii: "\n")) {
+                    let chunk = out.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    data.append(chunk)
+                }
+                let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+                if line.isEmpty { continuation.resume(throwing: CocoaError(.fileReadUnknown)) } else { continuation.resume(returning: line) }
+            }
+        }
+        let keyring = PrivateKeyring(address: address, directory: directory, daemon: daemon)
+        let unlock = try await CLI.run("/usr/bin/gnome-keyring-daemon", ["--unlock", "--components=secrets"], stdin: "private-keyring",
+                                       environment: keyring.environment.merging(["XDG_DATA_HOME": directory + "/data"]) { $1 })
+        guard unlock.status == 0 else { throw CocoaError(.executableLoad) }
+        return keyring
+    }
+
+    /// Stops the bus (the keyring daemon leaves with it).
+    func stop() {
+        daemon.terminate()
+        try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -116,7 +116,7 @@ public struct AuthenticationServices: Sendable {
         if !parameters.contains(where: { $0.0 == "f" }) { parameters.append(("f", "json")) }
         var request = HTTPRequest(url: url, method: .post, headers: headers, body: Array(FormEncoding.encode(parameters).utf8))
         request.setHeader("Content-Type", "application/x-www-form-urlencoded")
-        let response = try await transport.send(request, options: TransportOptions())
+        let response = try await sendWithoutCredential(request)
         let where_ = ServerContext.describe(url)
         if let error = ArcGISError.parse(response.body) {
             throw PortalAuthError(.arcGISError, "\(where_) answered ArcGIS error \(error.code): \(error.message)\(error.details.isEmpty ? "" : " (" + error.details.joined(separator: "; ") + ")")", cause: error.cause)
@@ -127,13 +127,22 @@ public struct AuthenticationServices: Sendable {
         return try JSONValue.parse(response.body, source: where_)
     }
 
+    /// Sends a request with no credential; a TLS challenge becomes its error.
+    func sendWithoutCredential(_ request: HTTPRequest) async throws -> HTTPResponse {
+        do {
+            return try await transport.send(request, options: TransportOptions())
+        } catch let challenge as TransportChallengeError {
+            throw challenge.error
+        }
+    }
+
     /// GETs `url?f=json` without any credential and returns the JSON body.
     public func getJSON(_ url: URL) async throws -> JSONValue {
         let separator = url.absoluteString.contains("?") ? "&" : "?"
         guard let full = URL(string: url.absoluteString + separator + "f=json") else {
             throw PortalAuthError(.invalidURL, "cannot build a request URL from \(URLRedaction.redact(url.absoluteString))")
         }
-        let response = try await transport.send(HTTPRequest(url: full), options: TransportOptions())
+        let response = try await sendWithoutCredential(HTTPRequest(url: full))
         let where_ = ServerContext.describe(url)
         if let error = ArcGISError.parse(response.body) {
             throw PortalAuthError(.arcGISError, "\(where_) answered ArcGIS error \(error.code): \(error.message)", cause: error.cause)

@@ -1,0 +1,73 @@
+import Foundation
+
+/// `/emulator/...`: control endpoints for tests and CI (no authentication).
+struct AdminRoutes: Sendable {
+    let context: EmulatorContext
+
+    /// Answers the control endpoints (`counters`, `reset`, `faults`, `expire-tokens`), which
+    /// are neither counted nor subject to faults; nil for every other path.
+    func control(_ request: IncomingRequest) -> OutgoingResponse? {
+        let lower = request.components.map { $0.lowercased() }
+        guard lower.count == 2, lower[0] == "emulator" else { return nil }
+        switch (lower[1], request.method) {
+        case ("counters", "GET"):
+            return .json(Self.encode(context.counters.snapshot))
+        case ("reset", "POST"):
+            context.counters.reset()
+            return .json(.object([("success", .bool(true))]))
+        case ("faults", "GET"):
+            return .json(Self.encode(context.faults.armed))
+        case ("faults", "POST"):
+            let data = Data(request.body)
+            let decoder = JSONDecoder()
+            let faults: [Fault]
+            if let list = try? decoder.decode([Fault].self, from: data) {
+                faults = list
+            } else if let one = try? decoder.decode(Fault.self, from: data) {
+                faults = [one]
+            } else {
+                return .json(ArcGISError.invalidInput(["Body must be a Fault or an array of Faults."]).json, status: 400)
+            }
+            context.faults.add(faults)
+            return .json(.object([("success", .bool(true)), ("added", .number(faults.count))]))
+        case ("faults", "DELETE"):
+            context.faults.clear()
+            return .json(.object([("success", .bool(true))]))
+        case ("expire-tokens", "POST"):
+            context.tokens.expireAll()
+            return .json(.object([("success", .bool(true))]))
+        case ("counters", _), ("reset", _), ("faults", _), ("expire-tokens", _):
+            return .text("Method \(request.method) not allowed on \(request.path)\n", status: 405)
+        default:
+            return nil
+        }
+    }
+
+    /// `/emulator/redirect?to=` and `/emulator/echo[/...]`: counted like any request.
+    func handle(_ request: IncomingRequest) -> OutgoingResponse {
+        let lower = request.components.map { $0.lowercased() }
+        if lower == ["emulator", "redirect"] {
+            guard let target = request.parameter("to"), target.contains("://") else {
+                return .text("redirect needs ?to=<absolute URL>\n", status: 400)
+            }
+            return .redirect(to: target)
+        }
+        if lower.count >= 2, lower[1] == "echo" {
+            return .json(.object([
+                ("host", .string(request.host)),
+                ("path", .string(request.path)),
+                ("method", .string(request.method)),
+                ("hadToken", .bool(request.carriesAnyToken)),
+            ]))
+        }
+        return .notFound(request.path)
+    }
+
+    /// Encodes a Codable value as the JSON body, keys sorted.
+    static func encode(_ value: some Encodable) -> JSONValue {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let text = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        return .raw(text)
+    }
+}

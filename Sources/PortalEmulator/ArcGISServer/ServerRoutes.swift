@@ -1,0 +1,81 @@
+/// An ArcGIS Server: the federated one under `/server` or the standalone one under
+/// `/standalone` (with its own token service).
+struct ServerRoutes: Sendable {
+    /// `.server` for the federated server, `.standalone` for the other.
+    let realm: TokenRealm
+    let context: EmulatorContext
+
+    /// Answers a request; `rest` holds the path components after `/server` or `/standalone`.
+    func handle(_ request: IncomingRequest, rest: [String]) -> OutgoingResponse {
+        let lower = rest.map { $0.lowercased() }
+        if realm == .standalone, lower == ["tokens", "generatetoken"] {
+            return TokenService(kind: .standalone, context: context).generate(request)
+        }
+        guard lower.first == "rest" else { return notFound(request) }
+        let path = Array(lower.dropFirst())
+        switch path {
+        case ["info"]: return Rendering.resource(info, for: request)
+        case ["services"]: return Rendering.resource(ParcelsService.catalogJSON, for: request)
+        case ["services", "parcels", "featureserver"]:
+            return secured(request) { _ in Rendering.resource(ParcelsService.serviceJSON, for: request) }
+        case ["services", "parcels", "featureserver", "0"]:
+            return secured(request) { _ in Rendering.resource(ParcelsService.layerJSON, for: request) }
+        case ["services", "parcels", "featureserver", "0", "query"]:
+            return query(request)
+        default:
+            return notFound(request)
+        }
+    }
+
+    /// `/rest/info`: the federated server names its owning portal, the standalone one its own token service.
+    var info: JSONValue {
+        let urls = context.urls
+        var members: [(String, JSONValue)] = [
+            ("currentVersion", .double(ParcelsService.currentVersion)),
+            ("fullVersion", .string("11.3.0")),
+        ]
+        let tokenServicesURL: String
+        switch realm {
+        case .standalone:
+            tokenServicesURL = urls.standaloneServerURL + "/tokens/generateToken"
+        case .server, .portal:
+            members.append(("owningSystemUrl", .string(urls.portalURL)))
+            tokenServicesURL = urls.portalURL + "/sharing/rest/generateToken"
+        }
+        members.append(("authInfo", .object([
+            ("isTokenBasedSecurity", .bool(true)),
+            ("tokenServicesUrl", .string(tokenServicesURL)),
+            ("shortLivedTokenValidity", .number(60)),
+        ])))
+        return .object(members)
+    }
+
+    private func secured(_ request: IncomingRequest, _ body: (TokenRecord) -> OutgoingResponse) -> OutgoingResponse {
+        switch context.requireToken(request, realm: realm) {
+        case .failure(let error): return Rendering.error(error, for: request)
+        case .success(let record): return body(record)
+        }
+    }
+
+    private func query(_ request: IncomingRequest) -> OutgoingResponse {
+        switch context.requireToken(request, realm: realm) {
+        case .failure(let error):
+            if error.code == 498 || error.code == 499 { context.counters.countQuery("rejected") }
+            return Rendering.error(error, for: request)
+        case .success(let record):
+            switch QueryRunner.run(request) {
+            case .failure(let error): return Rendering.error(error, for: request)
+            case .success(let json):
+                context.counters.countQuery(record.kind.rawValue)
+                return Rendering.resource(json, for: request)
+            }
+        }
+    }
+
+    private func notFound(_ request: IncomingRequest) -> OutgoingResponse {
+        Rendering.error(
+            ArcGISError(code: 404, message: "Requested operation is not supported by this service.",
+                        details: ["No such resource: \(request.path)"]),
+            for: request)
+    }
+}

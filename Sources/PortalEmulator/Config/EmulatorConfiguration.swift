@@ -1,0 +1,108 @@
+import Foundation
+
+/// Everything that shapes an emulator run. Every key is optional in JSON; absent keys take
+/// the defaults of ``EmulatorConfiguration/default``.
+public struct EmulatorConfiguration: Codable, Sendable, Equatable {
+    /// Address to bind, "127.0.0.1" by default.
+    public var host: String
+    /// HTTPS port; 0 picks a free port.
+    public var port: Int
+    /// Plain-HTTP port; nil for no plain listener, 0 for a free port.
+    public var httpPort: Int?
+    /// Extra host names (or IP addresses) to put in the server certificate's SANs.
+    public var extraHostnames: [String]
+    /// Where to write the CA certificate (PEM); nil writes into a fresh temporary directory.
+    public var caCertificatePath: String?
+    /// The portal's name in `portals/self`.
+    public var portalName: String
+    /// Portal members.
+    public var users: [EmulatorUser]
+    /// Token lifetime when generateToken gets no `expiration`, in minutes.
+    public var tokenLifetimeMinutes: Int
+    /// The longest lifetime generateToken grants, in minutes.
+    public var maxTokenLifetimeMinutes: Int
+    /// When true the federated server accepts portal tokens directly (like ArcGIS Online
+    /// hosted services); by default it answers 498 to them.
+    public var serverAcceptsPortalTokens: Bool
+    /// Delay added to every request, in milliseconds.
+    public var latencyMilliseconds: Int
+
+    /// Creates a configuration; every argument has the default value.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        httpPort: Int? = nil,
+        extraHostnames: [String] = [],
+        caCertificatePath: String? = nil,
+        portalName: String = "Emulated Portal",
+        users: [EmulatorUser] = [.alice, .bob],
+        tokenLifetimeMinutes: Int = 60,
+        maxTokenLifetimeMinutes: Int = 20160,
+        serverAcceptsPortalTokens: Bool = false,
+        latencyMilliseconds: Int = 0
+    ) {
+        self.host = host
+        self.port = port
+        self.httpPort = httpPort
+        self.extraHostnames = extraHostnames
+        self.caCertificatePath = caCertificatePath
+        self.portalName = portalName
+        self.users = users
+        self.tokenLifetimeMinutes = tokenLifetimeMinutes
+        self.maxTokenLifetimeMinutes = maxTokenLifetimeMinutes
+        self.serverAcceptsPortalTokens = serverAcceptsPortalTokens
+        self.latencyMilliseconds = latencyMilliseconds
+    }
+
+    /// The defaults: 127.0.0.1, a free port, no plain listener, users alice and bob,
+    /// 60-minute tokens capped at 20160 minutes.
+    public static var `default`: EmulatorConfiguration { EmulatorConfiguration() }
+
+    /// Reads a JSON configuration file.
+    public static func load(contentsOf path: String) throws -> EmulatorConfiguration {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return try JSONDecoder().decode(EmulatorConfiguration.self, from: data)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case host, port, httpPort, extraHostnames, caCertificatePath, portalName, users
+        case tokenLifetimeMinutes, maxTokenLifetimeMinutes, serverAcceptsPortalTokens, latencyMilliseconds
+    }
+
+    /// Decodes a configuration, taking defaults for absent keys.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = EmulatorConfiguration()
+        self.init(
+            host: try c.decodeIfPresent(String.self, forKey: .host) ?? d.host,
+            port: try c.decodeIfPresent(Int.self, forKey: .port) ?? d.port,
+            httpPort: try c.decodeIfPresent(Int.self, forKey: .httpPort),
+            extraHostnames: try c.decodeIfPresent([String].self, forKey: .extraHostnames) ?? d.extraHostnames,
+            caCertificatePath: try c.decodeIfPresent(String.self, forKey: .caCertificatePath),
+            portalName: try c.decodeIfPresent(String.self, forKey: .portalName) ?? d.portalName,
+            users: try c.decodeIfPresent([EmulatorUser].self, forKey: .users) ?? d.users,
+            tokenLifetimeMinutes: try c.decodeIfPresent(Int.self, forKey: .tokenLifetimeMinutes) ?? d.tokenLifetimeMinutes,
+            maxTokenLifetimeMinutes: try c.decodeIfPresent(Int.self, forKey: .maxTokenLifetimeMinutes)
+                ?? d.maxTokenLifetimeMinutes,
+            serverAcceptsPortalTokens: try c.decodeIfPresent(Bool.self, forKey: .serverAcceptsPortalTokens)
+                ?? d.serverAcceptsPortalTokens,
+            latencyMilliseconds: try c.decodeIfPresent(Int.self, forKey: .latencyMilliseconds) ?? d.latencyMilliseconds
+        )
+    }
+
+    /// Encodes every key (optional ones as null), as in config/emulator.json.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(host, forKey: .host)
+        try c.encode(port, forKey: .port)
+        try c.encode(httpPort, forKey: .httpPort)
+        try c.encode(extraHostnames, forKey: .extraHostnames)
+        try c.encode(caCertificatePath, forKey: .caCertificatePath)
+        try c.encode(portalName, forKey: .portalName)
+        try c.encode(users, forKey: .users)
+        try c.encode(tokenLifetimeMinutes, forKey: .tokenLifetimeMinutes)
+        try c.encode(maxTokenLifetimeMinutes, forKey: .maxTokenLifetimeMinutes)
+        try c.encode(serverAcceptsPortalTokens, forKey: .serverAcceptsPortalTokens)
+        try c.encode(latencyMilliseconds, forKey: .latencyMilliseconds)
+    }
+}

@@ -1,0 +1,48 @@
+/// What the emulator has seen since it started or since the counters were last reset.
+/// Requests to the admin endpoints (`/emulator/counters`, `reset`, `faults`,
+/// `expire-tokens`) are not counted.
+public struct EmulatorCounters: Codable, Sendable, Equatable {
+    /// Every counted request.
+    public var requests: Int
+    /// Portal generateToken calls with username/password (successful or not).
+    public var generateTokenRequests: Int
+    /// Portal generateToken calls with token + serverUrl (federated server tokens).
+    public var serverTokenRequests: Int
+    /// `/standalone/tokens/generateToken` calls.
+    public var standaloneTokenRequests: Int
+    /// Tokens handed out by any generateToken.
+    public var tokensIssued: Int
+    /// Requests to any `.../rest/info`.
+    public var infoRequests: Int
+    /// FeatureServer queries by the kind of token that answered them: "server", "portal",
+    /// "standalone", "none"; "rejected" counts 498/499 answers.
+    public var queriesByTokenKind: [String: Int]
+    /// Host header (without port) → requests that carried any token (X-Esri-Authorization,
+    /// Authorization or a token parameter).
+    public var tokenBearingRequestsByHost: [String: Int]
+    /// Path → requests.
+    public var requestsByPath: [String: Int]
+
+    /// Creates counters (all zero by default).
+    public init(
+        requests: Int = 0,
+        generateTokenRequests: Int = 0,
+        serverTokenRequests: Int = 0,
+        standaloneTokenRequests: Int = 0,
+        tokensIssued: Int = 0,
+        infoRequests: Int = 0,
+        queriesByTokenKind: [String: Int] = [:],
+        tokenBearingRequestsByHost: [String: Int] = [:],
+        requestsByPath: [String: Int] = [:]
+    ) {
+        self.requests = requests
+        self.generateTokenRequests = generateTokenRequests
+        self.serverTokenRequests = serverTokenRequests
+        self.standaloneTokenRequests = standaloneTokenRequests
+        self.tokensIssued = tokensIssued
+        self.infoRequests = infoRequests
+        self.queriesByTokenKind = queriesByTokenKind
+        self.tokenBearingRequestsByHost = tokenBearingRequestsByHost
+        self.requestsByPath = requestsByPath
+    }
+}

@@ -1,0 +1,54 @@
+import Logging
+import Synchronization
+
+/// The addresses the emulator answers on, known once the HTTPS listener is bound.
+struct EmulatorURLs: Sendable, Equatable {
+    /// "https://127.0.0.1:PORT"
+    var baseURL: String
+    /// baseURL + "/portal"
+    var portalURL: String { baseURL + "/portal" }
+    /// baseURL + "/server"
+    var serverURL: String { baseURL + "/server" }
+    /// baseURL + "/standalone"
+    var standaloneServerURL: String { baseURL + "/standalone" }
+}
+
+/// State shared by every request handler: configuration, tokens, counters, faults.
+final class EmulatorContext: Sendable {
+    /// The configuration the emulator started with.
+    let configuration: EmulatorConfiguration
+    /// Issued tokens.
+    let tokens = TokenStore()
+    /// Request counters.
+    let counters = CounterBook()
+    /// Injected faults.
+    let faults = FaultTable()
+    /// Users by lower-cased username.
+    let users: [String: EmulatorUser]
+    /// Logger for the request handlers.
+    let logger: Logger
+    private let boundURLs = Mutex<EmulatorURLs?>(nil)
+
+    init(configuration: EmulatorConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        var users: [String: EmulatorUser] = [:]
+        for user in configuration.users { users[user.username.lowercased()] = user }
+        self.users = users
+    }
+
+    /// The public URLs; a placeholder until the listener is bound.
+    var urls: EmulatorURLs {
+        boundURLs.withLock { $0 } ?? EmulatorURLs(baseURL: "https://127.0.0.1")
+    }
+
+    /// Records the bound HTTPS address.
+    func setURLs(_ urls: EmulatorURLs) {
+        boundURLs.withLock { $0 = urls }
+    }
+
+    /// The user with this name (case-insensitive), if any.
+    func user(named name: String) -> EmulatorUser? {
+        users[name.lowercased()]
+    }
+}

@@ -1,0 +1,35 @@
+/// A misbehaviour to inject: the emulator answers matching requests wrongly on purpose.
+public struct Fault: Codable, Sendable, Equatable {
+    /// What goes wrong.
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        /// HTTP 500 with a small HTML body.
+        case http500
+        /// HTTP 200, `application/json`, but a truncated, unparsable body.
+        case malformedJSON
+        /// HTTP 200 with an HTML page instead of JSON.
+        case html
+        /// The connection is closed (TCP reset) without an answer.
+        case connectionReset
+        /// The request is delayed by `milliseconds` and then answered normally.
+        case latency
+        /// Every request carrying a token gets 498, however fresh the token.
+        case rejectAllTokens
+    }
+
+    /// What goes wrong.
+    public var kind: Kind
+    /// Only requests whose path contains this string; nil for every request.
+    public var pathContains: String?
+    /// How many times the fault fires; nil for forever.
+    public var count: Int?
+    /// The delay for `latency`, in milliseconds.
+    public var milliseconds: Int?
+
+    /// Creates a fault rule.
+    public init(kind: Kind, pathContains: String? = nil, count: Int? = nil, milliseconds: Int? = nil) {
+        self.kind = kind
+        self.pathContains = pathContains
+        self.count = count
+        self.milliseconds = milliseconds
+    }
+}

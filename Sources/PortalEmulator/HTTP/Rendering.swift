@@ -1,0 +1,52 @@
+/// Turns a JSON resource into the answer the caller asked for with `f`.
+enum Rendering {
+    /// The page title real portals and servers give their HTML directory pages.
+    static let directoryTitle = "ArcGIS Portal Directory"
+
+    /// JSON for `f=json`/`f=pjson`, the directory page for `f=html` or no `f`.
+    static func resource(_ value: JSONValue, for request: IncomingRequest) -> OutgoingResponse {
+        switch request.format {
+        case .json: return .json(value)
+        case .prettyJSON: return .json(value, pretty: true)
+        case .html: return .html(page(heading: request.path, json: value))
+        case .unsupported(let format):
+            return .json(ArcGISError(code: 400, message: "Invalid format.", details: ["Format '\(format)' is not supported."]).json)
+        }
+    }
+
+    /// An ArcGIS error in the requested format (HTTP 200 either way).
+    static func error(_ error: ArcGISError, for request: IncomingRequest) -> OutgoingResponse {
+        resource(error.json, for: request)
+    }
+
+    /// A minimal "ArcGIS Portal Directory" page showing the resource.
+    static func page(heading: String, json: JSONValue) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head><meta charset="utf-8"><title>\(directoryTitle)</title></head>
+        <body>
+        <table width="100%" class="userTable"><tr><td class="titlecell">\(directoryTitle)</td></tr></table>
+        <h2>\(escapeHTML(heading))</h2>
+        <pre>\(escapeHTML(json.serialized(pretty: true)))</pre>
+        </body>
+        </html>
+
+        """
+    }
+
+    /// Escapes `&`, `<`, `>` and `"` for HTML text.
+    static func escapeHTML(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,41 @@
+import Logging
+
+/// The request pipeline: control endpoints, counting, latency, faults, then routing.
+struct RequestHandler: Sendable {
+    let context: EmulatorContext
+
+    /// The answer to one request.
+    func respond(_ request: IncomingRequest) async -> OutgoingResponse {
+        let admin = AdminRoutes(context: context)
+        if let answer = admin.control(request) { return answer }
+        let carriesToken = request.carriesAnyToken
+        context.counters.countRequest(path: request.path, host: request.host, carriesToken: carriesToken)
+        let fired = context.faults.fire(path: request.path, carriesToken: carriesToken)
+        let delay = max(0, context.configuration.latencyMilliseconds) + fired.latencyMilliseconds
+        if delay > 0 { try? await Task.sleep(for: .milliseconds(delay)) }
+        if let fault = fired.fault {
+            context.logger.debug("fault fired", metadata: ["kind": "\(fault.rawValue)", "path": "\(request.path)"])
+            return FaultResponses.response(fault, for: request, context: context)
+        }
+        return route(request)
+    }
+
+    /// Dispatches by the first path components.
+    func route(_ request: IncomingRequest) -> OutgoingResponse {
+        let components = request.components
+        let lower = components.map { $0.lowercased() }
+        switch lower.first {
+        case "portal":
+            guard lower.count >= 3, lower[1] == "sharing", lower[2] == "rest" else { return .notFound(request.path) }
+            return PortalRoutes(context: context).handle(request, rest: Array(components.dropFirst(3)))
+        case "server":
+            return ServerRoutes(realm: .server, context: context).handle(request, rest: Array(components.dropFirst()))
+        case "standalone":
+            return ServerRoutes(realm: .standalone, context: context).handle(request, rest: Array(components.dropFirst()))
+        case "emulator":
+            return AdminRoutes(context: context).handle(request)
+        default:
+            return .notFound(request.path)
+        }
+    }
+}

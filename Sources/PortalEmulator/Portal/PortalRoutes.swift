@@ -1,0 +1,128 @@
+/// The portal: `/portal/sharing/rest/...`.
+struct PortalRoutes: Sendable {
+    let context: EmulatorContext
+
+    /// The portal's release, as `currentVersion` reports it.
+    static let currentVersion = "2025.1"
+
+    /// Answers a request whose path components start with `portal`, `sharing`, `rest`;
+    /// `rest` holds the components after those three.
+    func handle(_ request: IncomingRequest, rest: [String]) -> OutgoingResponse {
+        let lower = rest.map { $0.lowercased() }
+        switch lower.count {
+        case 0:
+            return Rendering.resource(.object([("currentVersion", .string(Self.currentVersion))]), for: request)
+        case 1 where lower[0] == "info":
+            return Rendering.resource(info, for: request)
+        case 1 where lower[0] == "generatetoken":
+            return TokenService(kind: .portal, context: context).generate(request)
+        case 2 where lower == ["portals", "self"]:
+            return portalSelf(request)
+        case 2 where lower == ["community", "self"]:
+            return communitySelf(request)
+        case 3 where lower[0] == "community" && lower[1] == "users":
+            return communityUser(request, username: rest[2])
+        case 5 where lower[0] == "community" && lower[1] == "users" && lower[3] == "info":
+            return thumbnail(request, username: rest[2], file: rest[4])
+        default:
+            return Rendering.error(ArcGISError(code: 400, message: "Invalid URL", details: ["Invalid URL"]), for: request)
+        }
+    }
+
+    /// `/sharing/rest/info`.
+    var info: JSONValue {
+        let urls = context.urls
+        return .object([
+            ("owningSystemUrl", .string(urls.portalURL)),
+            ("authInfo", .object([
+                ("isTokenBasedSecurity", .bool(true)),
+                ("tokenServicesUrl", .string(urls.portalURL + "/sharing/rest/generateToken")),
+            ])),
+        ])
+    }
+
+    private func portalSelf(_ request: IncomingRequest) -> OutgoingResponse {
+        let viewer: EmulatorUser?
+        switch context.optionalToken(request, realm: .portal) {
+        case .failure(let error): return Rendering.error(error, for: request)
+        case .success(let record): viewer = record.flatMap { context.user(named: $0.username) }
+        }
+        let urls = context.urls
+        let hostAndPath = urls.portalURL.replacingPrefix("https://")
+        var members: [(String, JSONValue)] = [
+            ("id", .string(UserProfile.organizationID)),
+            ("name", .string(context.configuration.portalName)),
+            ("portalName", .string(context.configuration.portalName)),
+            ("urlKey", .string("emulated")),
+            ("customBaseUrl", .string("")),
+            ("portalHostname", .string(hostAndPath)),
+            ("portalMode", .string("singletenant")),
+            ("isPortal", .bool(true)),
+            ("allSSL", .bool(true)),
+            ("supportsOAuth", .bool(true)),
+            ("authorizedCrossOriginDomains", .array([])),
+            ("currentVersion", .string(Self.currentVersion)),
+            ("helperServices", .object([
+                ("geocode", .array([.object([
+                    ("url", .string(urls.serverURL + "/rest/services/World/GeocodeServer")),
+                    ("name", .string("ArcGIS World Geocoding Service")),
+                    ("batch", .bool(true)),
+                    ("suggest", .bool(true)),
+                ])])),
+                ("route", .object([("url", .string(urls.serverURL + "/rest/services/World/Route/NAServer/Route_World"))])),
+            ])),
+        ]
+        if let viewer { members.append(("user", UserProfile.json(viewer, viewer: viewer))) }
+        return Rendering.resource(.object(members), for: request)
+    }
+
+    private func communitySelf(_ request: IncomingRequest) -> OutgoingResponse {
+        switch context.requireToken(request, realm: .portal) {
+        case .failure(let error): return Rendering.error(error, for: request)
+        case .success(let record):
+            guard let user = context.user(named: record.username) else { return Rendering.error(.invalidToken, for: request) }
+            return Rendering.resource(UserProfile.json(user, viewer: user), for: request)
+        }
+    }
+
+    private func communityUser(_ request: IncomingRequest, username: String) -> OutgoingResponse {
+        switch context.requireToken(request, realm: .portal) {
+        case .failure(let error): return Rendering.error(error, for: request)
+        case .success(let record):
+            guard let user = context.user(named: username) else {
+                return Rendering.error(Self.userNotFound(username), for: request)
+            }
+            return Rendering.resource(UserProfile.json(user, viewer: context.user(named: record.username)), for: request)
+        }
+    }
+
+    private func thumbnail(_ request: IncomingRequest, username: String, file: String) -> OutgoingResponse {
+        switch context.requireToken(request, realm: .portal) {
+        case .failure(let error): return Rendering.error(error, for: request)
+        case .success:
+            guard let user = context.user(named: username) else {
+                return Rendering.error(Self.userNotFound(username), for: request)
+            }
+            guard let thumbnail = user.thumbnail, thumbnail == file else {
+                var response = Rendering.error(
+                    ArcGISError(code: 404, message: "File not found.", details: ["\(file)"]), for: request)
+                response.status = 404
+                return response
+            }
+            return Thumbnail.response
+        }
+    }
+
+    /// 400 COM_0019 User not found.
+    static func userNotFound(_ username: String) -> ArcGISError {
+        ArcGISError(code: 400, message: "User not found", messageCode: "COM_0019",
+                    details: ["User '\(username)' does not exist or is inaccessible."])
+    }
+}
+
+extension String {
+    /// The string without `prefix` at its start (unchanged when it does not start with it).
+    func replacingPrefix(_ prefix: String) -> String {
+        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+public import Logging
+import NIOSSL
+
+/// A local HTTPS server that behaves like an ArcGIS Enterprise portal (`/portal`), a federated
+/// ArcGIS Server (`/server`) and a standalone ArcGIS Server (`/standalone`) on one port.
+///
+/// It makes a throwaway certificate authority at start-up and writes the CA certificate to
+/// ``caCertificatePath`` so clients can verify the server. It is an independent implementation
+/// of the server side of the protocol, for tests.
+public final class PortalEmulator: Sendable {
+    private let context: EmulatorContext
+    private let https: Listener
+    private let http: Listener?
+    private let temporaryDirectory: String?
+
+    /// The HTTPS port.
+    public var port: Int { https.port }
+    /// The plain-HTTP port, when a plain listener was asked for.
+    public var httpPort: Int? { http?.port }
+    /// "https://HOST:PORT" (127.0.0.1 unless another host was bound).
+    public var baseURL: String { context.urls.baseURL }
+    /// ``baseURL`` + "/portal"
+    public var portalURL: String { context.urls.portalURL }
+    /// ``baseURL`` + "/server": the server federated with the portal.
+    public var serverURL: String { context.urls.serverURL }
+    /// ``baseURL`` + "/standalone": a server with its own token service.
+    public var standaloneServerURL: String { context.urls.standaloneServerURL }
+    /// Where the CA certificate (PEM) was written.
+    public let caCertificatePath: String
+    /// The CA certificate (PEM).
+    public let caCertificatePEM: String
+
+    private init(
+        context: EmulatorContext, https: Listener, http: Listener?, caCertificatePath: String,
+        caCertificatePEM: String, temporaryDirectory: String?
+    ) {
+        self.context = context
+        self.https = https
+        self.http = http
+        self.caCertificatePath = caCertificatePath
+        self.caCertificatePEM = caCertificatePEM
+        self.temporaryDirectory = temporaryDirectory
+    }
+
+    /// Makes the certificates, writes the CA file and starts listening.
+    public static func start(_ configuration: EmulatorConfiguration = .default, logger: Logger? = nil) async throws
+        -> PortalEmulator
+    {
+        let logger = logger ?? Logger(label: "portal-emulator", factory: { _ in SwiftLogNoOpLogHandler() })
+        let authority = try CertificateAuthority.make(extraHostnames: configuration.extraHostnames)
+
+        var temporaryDirectory: String?
+        let caPath: String
+        if let path = configuration.caCertificatePath {
+            caPath = path
+            let directory = (path as NSString).deletingLastPathComponent
+            if !directory.isEmpty {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            }
+        } else {
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("portal-emulator-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            temporaryDirectory = directory
+            caPath = directory + "/ca.pem"
+        }
+        try Data(authority.caCertificatePEM.utf8).write(to: URL(fileURLWithPath: caPath), options: .atomic)
+
+        let tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(authority.serverCertificatePEM.utf8), format: .pem))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(authority.serverKeyPEM.utf8), format: .pem)))
+
+        let context = EmulatorContext(configuration: configuration, logger: logger)
+        let handler = RequestHandler(context: context)
+        let https = try await Listener.start(
+            host: configuration.host, port: configuration.port, tls: tls, handler: handler, logger: logger)
+        context.setURLs(EmulatorURLs(baseURL: "https://\(urlHost(configuration.host)):\(https.port)"))
+        var http: Listener?
+        if let httpPort = configuration.httpPort {
+            do {
+                http = try await Listener.start(
+                    host: configuration.host, port: httpPort, tls: nil, handler: handler, logger: logger)
+            } catch {
+                await https.shutdown()
+                throw error
+            }
+        }
+        logger.info("portal-emulator listening", metadata: ["baseURL": "\(context.urls.baseURL)"])
+        return PortalEmulator(
+            context: context, https: https, http: http, caCertificatePath: caPath,
+            caCertificatePEM: authority.caCertificatePEM, temporaryDirectory: temporaryDirectory)
+    }
+
+    /// The host as it appears in URLs: wildcard binds become loopback, IPv6 gets brackets.
+    static func urlHost(_ host: String) -> String {
+        switch host {
+        case "", "0.0.0.0": return "127.0.0.1"
+        case "::": return "[::1]"
+        default: return host.contains(":") ? "[\(host)]" : host
+        }
+    }
+
+    /// A copy of the counters.
+    public func counters() -> EmulatorCounters { context.counters.snapshot }
+
+    /// Sets the counters back to zero.
+    public func resetCounters() { context.counters.reset() }
+
+    /// Adds a fault rule (rules fire in the order they were added).
+    public func inject(_ fault: Fault) { context.faults.add([fault]) }
+
+    /// Removes every fault rule.
+    public func clearFaults() { context.faults.clear() }
+
+    /// Issues a token directly, as if the user had signed in (for tests of pregenerated tokens).
+    /// `referer` binds the token to that Referer header.
+    public func issueToken(
+        username: String, lifetimeSeconds: Int, ssl: Bool = true, kind: TokenKind = .portal, referer: String? = nil
+    ) -> String {
+        let record = TokenRecord(
+            username: context.user(named: username)?.username ?? username, kind: kind,
+            expires: TokenStore.nowMilliseconds() + Int64(lifetimeSeconds) * 1000, ssl: ssl, referer: referer, ip: nil)
+        return context.tokens.issue(record)
+    }
+
+    /// Makes every token issued so far expired: its next use gets 498.
+    public func expireAllTokens() { context.tokens.expireAll() }
+
+    /// Stops both listeners and removes the temporary CA directory (if the emulator made one).
+    public func shutdown() async throws {
+        await https.shutdown()
+        await http?.shutdown()
+        if let temporaryDirectory { try? FileManager.default.removeItem(atPath: temporaryDirectory) }
+    }
+}
