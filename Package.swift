@@ -103,21 +103,28 @@ let package = Package(
             path: "Benchmarks/ManagerBenchmark",
             swiftSettings: strict
         ),
+        // Test helpers: child processes that inherit no stray descriptors.
+        .target(
+            name: "TestSupport",
+            dependencies: ["CPortalAuth"],
+            path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PortalAuthTests",
-            dependencies: ["PortalAuth", "PortalEmulator"] + pluginNames.map { .target(name: "PortalAuth\($0)") },
+            dependencies: ["PortalAuth", "PortalEmulator", "TestSupport"] + pluginNames.map { .target(name: "PortalAuth\($0)") },
             path: "Tests/PortalAuthTests",
             swiftSettings: strict
         ),
         .testTarget(
             name: "PortalEmulatorTests",
-            dependencies: ["PortalEmulator", "portal-emulator"],
+            dependencies: ["PortalEmulator", "portal-emulator", "TestSupport"],
             path: "Tests/PortalEmulatorTests",
             swiftSettings: strict
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["PortalEmulator"],
+            dependencies: ["PortalEmulator", "TestSupport"],
             path: "Tests/CLITests",
             swiftSettings: strict
         ),

@@ -1,7 +1,7 @@
 import Foundation
 import PortalEmulator
-import Synchronization
 import Testing
+import TestSupport
 
 struct CLIResult {
     var status: Int32
@@ -23,54 +23,14 @@ enum CLI {
     static var portalAuth: String { binDirectory.appendingPathComponent("portal-auth").path }
 
     /// Runs a program with stdin from a string (or /dev/null), capturing stdout and stderr.
-    /// The child runs and is waited for on a thread of its own: blocking the cooperative pool would
-    /// starve the in-process emulator, whose handlers run there.
+    /// The child inherits no other descriptor and is waited for on a thread of its own (blocking
+    /// the cooperative pool would starve the in-process emulator, whose handlers run there).
     static func run(_ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-                    removing: [String] = [], timeout: TimeInterval = 60) async throws -> CLIResult {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try runBlocking(executable, arguments, stdin: stdin, environment: environment, removing: removing, timeout: timeout) })
-            }
-        }
-    }
-
-    private static func runBlocking(_ executable: String, _ arguments: [String], stdin: String?, environment: [String: String],
-                                    removing: [String], timeout: TimeInterval) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for key in removing { env.removeValue(forKey: key) }
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let input = Pipe()
-        if stdin != nil { process.standardInput = input } else { process.standardInput = FileHandle.nullDevice }
-        try process.run()
-        if let stdin {
-            input.fileHandleForWriting.write(Data(stdin.utf8))
-            try input.fileHandleForWriting.close()
-        }
-        // Read both pipes concurrently so neither fills up.
-        let collected = Mutex<[Int: Data]>([:])
-        let group = DispatchGroup()
-        for (index, pipe) in [out, err].enumerated() {
-            group.enter()
-            DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                collected.withLock { $0[index] = data }
-                group.leave()
-            }
-        }
-        if group.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            Issue.record("\(executable) \(arguments) did not finish within \(timeout) s")
-        }
-        process.waitUntilExit()
-        let outData = collected.withLock { $0[0] ?? Data() }, errData = collected.withLock { $0[1] ?? Data() }
-        return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+                    removing: [String] = [], timeout: TimeInterval = 90) async throws -> CLIResult {
+        let result = try await Subprocess.run(executable, arguments, stdin: stdin,
+                                              environment: Subprocess.environment(environment, removing: removing), timeout: timeout)
+        if result.timedOut { Issue.record("\(executable) \(arguments) did not finish within \(timeout) s") }
+        return CLIResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
     /// Runs portal-auth trusting the emulator's CA.
@@ -125,12 +85,12 @@ extension CLIResult {
 
 /// A D-Bus session bus of its own with an unlocked gnome-keyring, for tests whose assertions
 /// depend on what else is in the keyring ("the only signed-in portal", "logout --all").
-final class PrivateKeyring: @unchecked Sendable {
+final class PrivateKeyring: Sendable {
     let address: String
     let directory: String
-    private let daemon: Process
+    private let daemon: ChildProcess
 
-    private init(address: String, directory: String, daemon: Process) {
+    private init(address: String, directory: String, daemon: ChildProcess) {
         self.address = address
         self.directory = directory
         self.daemon = daemon
@@ -142,35 +102,24 @@ final class PrivateKeyring: @unchecked Sendable {
     static func start() async throws -> PrivateKeyring {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pa-kr-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        daemon.arguments = ["--session", "--nofork", "--print-address=1"]
-        let out = Pipe()
-        daemon.standardOutput = out
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
-        let address: String = try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                var data = Data()
-                while !data.contains(UInt8(ascii: "\n")) {
-                    let chunk = out.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    data.append(chunk)
-                }
-                let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
-                if line.isEmpty { continuation.resume(throwing: CocoaError(.fileReadUnknown)) } else { continuation.resume(returning: line) }
-            }
+        let daemon = try ChildProcess("/usr/bin/dbus-daemon", ["--session", "--nofork", "--print-address=1"])
+        guard let address = await daemon.nextLine(timeout: 30), !address.isEmpty else {
+            _ = await daemon.stop()
+            throw SubprocessError("dbus-daemon did not print its address")
         }
         let keyring = PrivateKeyring(address: address, directory: directory, daemon: daemon)
         let unlock = try await CLI.run("/usr/bin/gnome-keyring-daemon", ["--unlock", "--components=secrets"], stdin: "private-keyring",
                                        environment: keyring.environment.merging(["XDG_DATA_HOME": directory + "/data"]) { $1 })
-        guard unlock.status == 0 else { throw CocoaError(.executableLoad) }
+        guard unlock.status == 0 else {
+            await keyring.stop()
+            throw SubprocessError("gnome-keyring-daemon --unlock failed: \(unlock.stderr)")
+        }
         return keyring
     }
 
     /// Stops the bus (the keyring daemon leaves with it).
-    func stop() {
-        daemon.terminate()
+    func stop() async {
+        _ = await daemon.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -7,7 +7,7 @@ import Testing
         let emulator = try await startEmulator()
         let keyring = try await PrivateKeyring.start()
         let env = keyring.environment
-        defer { keyring.stop(); Task { try? await emulator.shutdown() } }
+        defer { Task { await keyring.stop(); try? await emulator.shutdown() } }
 
         let signIn = try await login(emulator, environment: env)
         #expect(signIn.status == 0, "\(signIn.stderr)")
@@ -120,7 +120,7 @@ import Testing
         let emulator = try await startEmulator()
         let keyring = try await PrivateKeyring.start()
         let env = keyring.environment
-        defer { keyring.stop(); Task { try? await emulator.shutdown() } }
+        defer { Task { await keyring.stop(); try? await emulator.shutdown() } }
         #expect(try await login(emulator, environment: env).status == 0)
         let before = try await CLI.portalAuth(["token"], emulator: emulator, environment: env).stdout
         #expect(try await login(emulator, password: "wrong", environment: env).status == 3)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The `portal-emulator` executable, run as a child process.
 @Suite("portal-emulator command")
@@ -45,19 +46,10 @@ struct CommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let stateFile = directory.appendingPathComponent("state/emulator.json")
         let caFile = directory.appendingPathComponent("ca.pem")
-        let stdoutFile = directory.appendingPathComponent("stdout")
-        _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
-
-        let process = Process()
-        process.executableURL = try Self.executable()
-        process.arguments = [
+        let process = try ChildProcess(try Self.executable().path, [
             "--state-file", stateFile.path, "--ca-out", caFile.path, "--http-port", "0",
             "--token-lifetime", "7", "--server-accepts-portal-tokens",
-        ]
-        process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
-        process.standardError = FileHandle.nullDevice
-        let exit = Task { try await Curl.runToCompletion(process) }
-        defer { if process.isRunning { process.terminate() } }
+        ])
 
         let started = try await Self.waitUntil(seconds: 30) {
             FileManager.default.fileExists(atPath: stateFile.path)
@@ -66,7 +58,7 @@ struct CommandTests {
         let state = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: stateFile)) as? [String: Any])
         let port = try #require(state["port"] as? Int)
-        #expect(state["pid"] as? Int == Int(process.processIdentifier))
+        #expect(state["pid"] as? Int == Int(process.pid))
         #expect(state["httpPort"] is Int)
         #expect(state["baseURL"] as? String == "https://127.0.0.1:\(port)")
         #expect(state["portalURL"] as? String == "https://127.0.0.1:\(port)/portal")
@@ -74,46 +66,34 @@ struct CommandTests {
         #expect(state["standaloneServerURL"] as? String == "https://127.0.0.1:\(port)/standalone")
         #expect(state["caCertificatePath"] as? String == caFile.path)
 
-        let printed = try await Self.waitUntil(seconds: 10) {
-            ((try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "").hasSuffix("\n")
-        }
-        #expect(printed)
-        let line = try String(contentsOf: stdoutFile, encoding: .utf8)
-        #expect(line == "portal-emulator: portal https://127.0.0.1:\(port)/portal, server https://127.0.0.1:\(port)/server, CA \(caFile.path)\n")
+        let line = await process.nextLine(timeout: 10)
+        #expect(line == "portal-emulator: portal https://127.0.0.1:\(port)/portal, server https://127.0.0.1:\(port)/server, CA \(caFile.path)")
 
         // The server really listens, with the options applied.
+        let before = nowMilliseconds()
         let signIn = try await Curl.post(
             "https://127.0.0.1:\(port)/portal/sharing/rest/generateToken",
             form: [("username", "alice"), ("password", "alice-pass-123"), ("f", "json")], ca: caFile.path
         ).json()
         let expires = try #require((signIn["expires"] as? NSNumber)?.int64Value)
-        #expect(abs(expires - (nowMilliseconds() + 7 * 60_000)) < 10_000)
+        let after = nowMilliseconds()
+        #expect(expires > before + 7 * 60_000 - 1_000 && expires <= after + 7 * 60_000 + 1_000)
         let token = try #require(signIn["token"] as? String)
         let query = try await Curl.get(
             "https://127.0.0.1:\(port)/server/rest/services/Parcels/FeatureServer/0/query?where=1%3D1&returnCountOnly=true&f=json",
             ca: caFile.path, headers: ["X-Esri-Authorization": "Bearer \(token)"])
         #expect(try query.json()["count"] as? Int == 24)
 
-        process.terminate()
-        let status = try await exit.value
+        process.signal(SIGTERM)
+        let status = await process.wait()
         #expect(status == 0)
-        #expect(process.terminationReason == .exit)
     }
 
     @Test("--help describes the options")
     func help() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("emu-help-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let out = directory.appendingPathComponent("out")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        let process = Process()
-        process.executableURL = try Self.executable()
-        process.arguments = ["--help"]
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        let status = try await Curl.runToCompletion(process)
-        #expect(status == 0)
-        let text = try String(contentsOf: out, encoding: .utf8)
+        let result = try await Subprocess.run(try Self.executable().path, ["--help"])
+        #expect(result.status == 0)
+        let text = result.stdout
         for option in ["--config", "--host", "--port", "--http-port", "--ca-out", "--state-file", "--token-lifetime",
                        "--latency-ms", "--server-accepts-portal-tokens"] {
             #expect(text.contains(option), "\(option) missing from help")

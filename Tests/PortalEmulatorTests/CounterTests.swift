@@ -1,6 +1,7 @@
 import Foundation
 import PortalEmulator
 import Testing
+import TestSupport
 
 @Suite("Counters and admin endpoints")
 struct CounterTests {
@@ -103,18 +104,12 @@ struct CounterTests {
             }
             let configFile = directory.appendingPathComponent("urls.cfg")
             try config.write(to: configFile, atomically: true, encoding: .utf8)
-            let load = Process()
-            load.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            load.arguments = [
+            let load = try await Subprocess.run("/usr/bin/curl", [
                 "-sS", "--cacert", emulator.caCertificatePath, "--parallel", "--parallel-max", "16", "--no-progress-meter",
                 "-K", configFile.path, "-w", "%{http_code}\n",
-            ]
-            let outFile = directory.appendingPathComponent("codes")
-            _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
-            load.standardOutput = try FileHandle(forWritingTo: outFile)
-            let exit = try await Curl.runToCompletion(load)
-            #expect(exit == 0)
-            let codes = try String(contentsOf: outFile, encoding: .utf8).split(separator: "\n")
+            ])
+            #expect(load.status == 0, "\(load.stderr)")
+            let codes = load.stdout.split(separator: "\n")
             #expect(codes.count == 1000)
             #expect(codes.allSatisfy { $0 == "200" })
             let counters = emulator.counters()

@@ -80,12 +80,14 @@ struct TokenTests {
     @Test("tokens expire: a short-lived token turns into 498")
     func tokenExpiry() async throws {
         try await withEmulator { emulator in
-            let token = emulator.issueToken(username: "alice", lifetimeSeconds: 1)
+            // Long enough to survive a loaded machine before the first request, short enough to wait out.
+            let token = emulator.issueToken(username: "alice", lifetimeSeconds: 4)
+            let issued = Date()
             let fresh = try await Curl.get(
                 emulator.portalURL + "/sharing/rest/community/self?f=json", ca: emulator.caCertificatePath,
                 headers: ["X-Esri-Authorization": "Bearer \(token)"])
             #expect(try fresh.json()["username"] as? String == "alice")
-            try await Task.sleep(for: .milliseconds(1300))
+            try await Task.sleep(for: .seconds(max(0, 4.3 - Date().timeIntervalSince(issued))))
             let stale = try await Curl.get(
                 emulator.portalURL + "/sharing/rest/community/self?f=json", ca: emulator.caCertificatePath,
                 headers: ["X-Esri-Authorization": "Bearer \(token)"])

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// What one `/usr/bin/curl` run produced.
 struct CurlResult: Sendable {
@@ -47,7 +48,7 @@ enum CurlError: Error, CustomStringConvertible {
 }
 
 /// Runs `/usr/bin/curl` without blocking Swift's cooperative threads (the emulator's handlers
-/// run on them too).
+/// run on them too), through `Subprocess`, whose children inherit no stray descriptors.
 enum Curl {
     /// Runs curl with `arguments` (the URL among them) and collects status, headers and body.
     static func run(_ arguments: [String]) async throws -> CurlResult {
@@ -55,42 +56,16 @@ enum Curl {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let bodyFile = directory.appendingPathComponent("body")
-        let outFile = directory.appendingPathComponent("out")
-        let errFile = directory.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: bodyFile.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-sS", "--max-time", "30", "-o", bodyFile.path,
-                             "-w", "%{http_code}\n%{content_type}\n%{redirect_url}\n"] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: outFile)
-        process.standardError = try FileHandle(forWritingTo: errFile)
-        let exitCode = try await runToCompletion(process)
-
-        let out = (try? String(contentsOf: outFile, encoding: .utf8)) ?? ""
-        let lines = out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let result = try await Subprocess.run("/usr/bin/curl", ["-sS", "--max-time", "30", "-o", bodyFile.path,
+                                                                "-w", "%{http_code}\n%{content_type}\n%{redirect_url}\n"] + arguments)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         return CurlResult(
-            exitCode: exitCode,
+            exitCode: result.status,
             status: Int(lines.first ?? "") ?? 0,
             contentType: lines.count > 1 ? lines[1] : "",
             location: lines.count > 2 ? lines[2] : "",
             body: (try? Data(contentsOf: bodyFile)) ?? Data(),
-            stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
-    }
-
-    /// Starts a process and waits for it to exit, without blocking a thread.
-    static func runToCompletion(_ process: Process) async throws -> Int32 {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+            stderr: result.stderr)
     }
 
     /// GET with optional CA file and headers.
