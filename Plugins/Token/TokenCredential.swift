@@ -47,6 +47,12 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     /// Whether the password is held in memory (so the token can be regenerated silently).
     public var hasPassword: Bool { password != nil }
 
+    /// True for arcgis.com and its subdomains (an ArcGIS Online organization signs in through
+    /// www.arcgis.com's token service); "evilarcgis.com" is not one of them.
+    static func isArcGISOnline(_ host: String) -> Bool {
+        host == "arcgis.com" || host.hasSuffix(".arcgis.com")
+    }
+
     /// Generates a token: `POST {tokenServiceURL}` with `username`, `password`, `client=referer`,
     /// `referer`, `expiration` and `f=json`, over HTTPS only.
     ///
@@ -59,7 +65,7 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         guard !password.isEmpty else { throw PortalAuthError(.secretMissing, "the password is empty: pipe it to --password-stdin or type it at the prompt") }
         // The password goes only to the server's own host (ArcGIS Online orgs use www.arcgis.com's service).
         let serviceHost = tokenServiceURL.host(percentEncoded: false)?.lowercased() ?? ""
-        guard serviceHost == serverContext.host || (serviceHost.hasSuffix("arcgis.com") && serverContext.host.hasSuffix("arcgis.com")) else {
+        guard serviceHost == serverContext.host || (Self.isArcGISOnline(serviceHost) && Self.isArcGISOnline(serverContext.host)) else {
             throw PortalAuthError(.insecureTransport, "refusing to send the password for \(serverContext) to \(serviceHost): the token service is not on the server's host; sign in at that server directly")
         }
         var parameters = [("username", username), ("password", password)]

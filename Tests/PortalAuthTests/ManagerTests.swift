@@ -1,7 +1,7 @@
 import Foundation
 import PortalAuth
 import PortalAuthPregeneratedToken
-import PortalAuthToken
+@testable import PortalAuthToken
 import PortalEmulator
 import Testing
 
@@ -321,5 +321,30 @@ import Testing
         let removed = try await f.manager.arcGISCredentialStore.remove(f.portalContext)
         #expect(removed == 2)
         #expect(try await f.manager.arcGISCredentialStore.summaries().isEmpty)
+    }
+}
+
+@Suite struct PasswordScopeTests {
+    /// The password goes only to a token service on the server's own host.
+    @Test(arguments: ["https://evil.example.com/sharing/rest/generateToken", "https://evilarcgis.com/sharing/rest/generateToken"])
+    func passwordIsNeverSentToATokenServiceOnAnotherHost(_ service: String) async throws {
+        let f = try await Fixture.make()
+        defer { Task { await f.shutdown() } }
+        let other = try ServerContext("https://www.arcgis.com/sharing")
+        for context in [f.portalContext, other] {
+            let error = await expectPortalAuthError(.insecureTransport) {
+                try await TokenCredential.generate(serverContext: context, tokenServiceURL: URL(string: service)!, username: "alice",
+                                                   password: "alice-pass-123", services: f.manager.services)
+            }
+            #expect(error?.message.contains("alice-pass-123") == false)
+        }
+        #expect(f.transport.requests.isEmpty)
+    }
+
+    @Test func arcGISOnlineOrganizationsUseTheSharedTokenService() {
+        #expect(TokenCredential.isArcGISOnline("www.arcgis.com"))
+        #expect(TokenCredential.isArcGISOnline("myorg.maps.arcgis.com"))
+        #expect(!TokenCredential.isArcGISOnline("evilarcgis.com"))
+        #expect(!TokenCredential.isArcGISOnline("arcgis.com.evil.net"))
     }
 }

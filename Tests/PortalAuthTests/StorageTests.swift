@@ -1,0 +1,177 @@
+import Foundation
+import PortalAuth
+import PortalAuthToken
+import PortalEmulator
+import Testing
+import TestSupport
+
+/// A server URL no other test uses, so tests sharing the session keyring never see each other.
+func uniqueServer(_ name: String = #function) -> String {
+    "https://\(name.filter(\.isLetter).lowercased().prefix(20)).example.test/\(UUID().uuidString.prefix(8))/portal"
+}
+
+func temporaryPath(_ name: String) -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pa-store-\(UUID().uuidString.prefix(8))")
+    return dir.appendingPathComponent(name).path
+}
+
+/// The three backends, each behind the same contract.
+enum BackendUnderTest: String, CaseIterable, Sendable {
+    case memory, file, keyring
+    func make() -> any CredentialStorageBackend {
+        switch self {
+        case .memory: return MemoryCredentialBackend()
+        case .file: return FileCredentialBackend(path: temporaryPath("credentials.json"))
+        case .keyring: return KeyringCredentialBackend()
+        }
+    }
+}
+
+@Suite struct StorageBackendContractTests {
+    @Test(arguments: BackendUnderTest.allCases)
+    func storeLookupSearchReplaceAndDelete(_ kind: BackendUnderTest) throws {
+        let backend = kind.make()
+        try backend.checkAvailable()
+        let server = uniqueServer("contract\(kind)")
+        let alice = CredentialAttributes(store: "arcgis", server: server, kind: "token", username: "alice")
+        let network = CredentialAttributes(store: "network", server: server, kind: "password", username: "alice")
+
+        #expect(try backend.lookup(CredentialQuery(store: "arcgis", server: server)) == nil)
+        try backend.store(alice, secret: #"{"token":"one"}"#)
+        try backend.store(network, secret: "net-secret")
+        #expect(try backend.lookup(CredentialQuery(store: "arcgis", server: server)) == #"{"token":"one"}"#)
+
+        // Storing the same attributes again replaces the item instead of adding one.
+        try backend.store(alice, secret: #"{"token":"two"}"#)
+        let items = try backend.search(CredentialQuery(server: server), withSecrets: true)
+        #expect(items.count == 2)
+        #expect(items.contains(StoredCredentialItem(attributes: alice, secret: #"{"token":"two"}"#)))
+        #expect(items.contains(StoredCredentialItem(attributes: network, secret: "net-secret")))
+
+        // Listing without secrets never reads them.
+        let listed = try backend.search(CredentialQuery(store: "arcgis", server: server), withSecrets: false)
+        #expect(listed.map(\.attributes) == [alice])
+        #expect(listed.allSatisfy { $0.secret == nil })
+
+        #expect(try backend.delete(CredentialQuery(store: "arcgis", server: server)) == 1)
+        #expect(try backend.lookup(CredentialQuery(store: "arcgis", server: server)) == nil)
+        #expect(try backend.lookup(CredentialQuery(store: "network", server: server)) == "net-secret")
+        #expect(try backend.delete(CredentialQuery(server: server)) == 1)
+        #expect(try backend.search(CredentialQuery(server: server), withSecrets: false).isEmpty)
+    }
+}
+
+@Suite struct KeyringBackendTests {
+    @Test func itemsCarryTheDocumentedAttributesAndAReadableLabelAndNothingSecret() async throws {
+        let backend = KeyringCredentialBackend()
+        let server = uniqueServer()
+        let secret = #"{"token":"kr-secret-\#(UUID().uuidString)"}"#
+        try backend.store(CredentialAttributes(store: "arcgis", server: server, kind: "token", username: "alice"), secret: secret)
+        defer { _ = try? backend.delete(CredentialQuery(server: server)) }
+
+        let listing = try await Subprocess.run("/usr/bin/secret-tool", ["search", "--all", "application", "portal-auth", "server", server])
+        let text = listing.stdout + listing.stderr
+        #expect(text.contains("label = portal-auth: alice @ \(server)"))
+        #expect(text.contains("attribute.application = portal-auth"))
+        #expect(text.contains("attribute.server = \(server)"))
+        #expect(text.contains("attribute.kind = token"))
+        #expect(text.contains("attribute.username = alice"))
+        let metadata = text.split(separator: "\n").filter { $0.hasPrefix("attribute.") || $0.hasPrefix("label") }
+        #expect(metadata.allSatisfy { !$0.contains("kr-secret") })
+        // The secret itself is what secret-tool looks up.
+        let lookup = try await Subprocess.run("/usr/bin/secret-tool", ["lookup", "application", "portal-auth", "server", server, "kind", "token"])
+        #expect(lookup.stdout == secret)
+    }
+}
+
+@Suite struct FileBackendTests {
+    @Test func theFileAndItsFolderArePrivate() throws {
+        let path = temporaryPath("credentials.json")
+        let backend = FileCredentialBackend(path: path)
+        try backend.store(CredentialAttributes(store: "arcgis", server: uniqueServer(), kind: "token"), secret: "s")
+        let file = try FileManager.default.attributesOfItem(atPath: path)
+        let folder = try FileManager.default.attributesOfItem(atPath: (path as NSString).deletingLastPathComponent)
+        #expect((file[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+        // No temporary file is left behind.
+        let names = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
+        #expect(Set(names).isSubset(of: ["credentials.json", "credentials.json.lock"]))
+    }
+
+    @Test func aFileOthersMayReadIsRefusedNotFixedAndNotOverwritten() throws {
+        let path = temporaryPath("credentials.json")
+        let backend = FileCredentialBackend(path: path)
+        let server = uniqueServer()
+        try backend.store(CredentialAttributes(store: "arcgis", server: server, kind: "token"), secret: "keep-me")
+        chmod(path, 0o644)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = #expect(throws: PortalAuthError.self) {
+            try backend.store(CredentialAttributes(store: "arcgis", server: uniqueServer(), kind: "token"), secret: "new")
+        }
+        #expect(error?.code == .storeFailure)
+        #expect(error?.message.contains("chmod 600 \(path)") == true)
+        #expect(throws: PortalAuthError.self) { try backend.lookup(CredentialQuery(server: server)) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o644)
+    }
+
+    @Test func aCorruptFileIsReportedAndLeftAlone() throws {
+        let path = temporaryPath("credentials.json")
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let garbage = Data("{ not json".utf8)
+        _ = FileManager.default.createFile(atPath: path, contents: garbage, attributes: [.posixPermissions: 0o600])
+        let backend = FileCredentialBackend(path: path)
+        let error = #expect(throws: PortalAuthError.self) {
+            try backend.store(CredentialAttributes(store: "arcgis", server: uniqueServer(), kind: "token"), secret: "s")
+        }
+        #expect(error?.message.contains("not valid JSON") == true)
+        #expect(error?.message.contains("move it aside") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+    }
+
+    @Test func concurrentWritersFromManyThreadsLoseNothing() async throws {
+        let path = temporaryPath("credentials.json")
+        let servers = (0..<40).map { "https://site\($0).example.test/portal" }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for server in servers {
+                group.addTask {
+                    // A backend per writer, as separate processes would have.
+                    try FileCredentialBackend(path: path).store(CredentialAttributes(store: "arcgis", server: server, kind: "token"), secret: server)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let items = try FileCredentialBackend(path: path).search(.all, withSecrets: true)
+        #expect(Set(items.map(\.attributes.server)) == Set(servers))
+        #expect(items.allSatisfy { $0.secret == $0.attributes.server })
+    }
+}
+
+@Suite struct KeyringThroughTheManagerTests {
+    /// The whole path: sign in with one manager, then a new manager (as a new process would)
+    /// finds the credential in the Secret Service and never asks or generates again.
+    @Test func aNewManagerUsesTheStoredCredentialWithoutSigningInAgain() async throws {
+        let fixture = try await Fixture.make(backend: KeyringCredentialBackend())
+        defer { Task { _ = try? await fixture.manager.clearCredentialStores(); await fixture.shutdown() } }
+        let first = try await fixture.manager.send(ArcGISRequest(url: fixture.communitySelf))
+        #expect(first.json?["username"]?.stringValue == "alice")
+        #expect(fixture.emulator.counters().generateTokenRequests == 1)
+
+        let provider = CountingProvider()
+        let second = AuthenticationManager(
+            backend: KeyringCredentialBackend(),
+            transport: CurlTransport(configuration: TransportConfiguration(caBundlePath: fixture.emulator.caCertificatePath, timeout: 30)))
+        second.register(TokenAuthenticationHandler(provider: provider))
+        let again = try await second.send(ArcGISRequest(url: fixture.communitySelf))
+        #expect(again.json?["username"]?.stringValue == "alice")
+        #expect(provider.calls == 0)
+        #expect(fixture.emulator.counters().generateTokenRequests == 1)
+
+        // Passwords are not persisted: the stored secret has the token, never the password.
+        let secret = try KeyringCredentialBackend().lookup(CredentialQuery(store: "arcgis", server: fixture.emulator.portalURL))
+        #expect(secret?.contains("alice-pass-123") == false)
+        #expect(secret?.contains("token") == true)
+    }
+}
