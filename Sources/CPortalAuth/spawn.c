@@ -42,7 +42,8 @@ int pa_spawn(const char *path, char *const argv[], char *const envp[],
     if (rc == 0) rc = posix_spawnattr_setsigdefault(&attributes, &defaults);
     if (rc == 0 && new_group) rc = posix_spawnattr_setpgroup(&attributes, 0);
     if (rc == 0) rc = posix_spawnattr_setflags(&attributes, flags);
-    if (rc == 0) rc = posix_spawn(pid, path, &actions, &attributes, argv, envp);
+    /* posix_spawnp searches PATH for a bare name and behaves as posix_spawn for a path. */
+    if (rc == 0) rc = posix_spawnp(pid, path, &actions, &attributes, argv, envp);
 
     posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Logging
 import PortalAuth
+import PortalAuthOAuthApplication
+import PortalAuthOAuthUser
 import PortalAuthPregeneratedToken
 import PortalAuthToken
 #if canImport(FoundationEssentials)
@@ -63,6 +65,9 @@ struct GlobalOptions: ParsableArguments {
         let manager = AuthenticationManager(backend: backend, transport: transport, logger: Logger(label: "portal-auth"))
         manager.register(PregeneratedTokenHandler())
         manager.register(TokenAuthenticationHandler(provider: provider ?? TerminalPasswordProvider()))
+        // Stored OAuth credentials renew themselves; a new browser sign-in only starts on a terminal.
+        manager.register(OAuthUserHandler(userAgent: TerminalAuthorizationUserAgent(allowed: stdinIsTerminal, hint: "portal-auth login --portal URL --client-id ID")))
+        manager.register(OAuthApplicationHandler())
         return manager
     }
 }

@@ -1,5 +1,7 @@
 import ArgumentParser
 import PortalAuth
+import PortalAuthOAuthApplication
+import PortalAuthOAuthUser
 import PortalAuthPregeneratedToken
 import PortalAuthToken
 #if canImport(FoundationEssentials)
@@ -17,6 +19,12 @@ struct Login: AsyncParsableCommand {
               printf '%s' "$PASS" | portal-auth login --portal https://host/portal --username alice --password-stdin
             Pregenerated token (made elsewhere):
               printf '%s' "$TOKEN" | portal-auth login --url https://host/server --token-stdin --expires-in 3600
+            OAuth user (browser sign-in with PKCE; loopback redirect by default):
+              portal-auth login --portal https://host/portal --client-id APPID [--redirect-url URL | --oob] [--no-browser]
+            OAuth application (client credentials):
+              printf '%s' "$SECRET" | portal-auth login --portal https://host/portal --client-id APPID --client-secret-stdin
+            From a JSON file (see config/):
+              portal-auth login --config oauth.json
             A credential already stored stays in place if the new sign-in fails.
             """
     )
@@ -32,8 +40,8 @@ struct Login: AsyncParsableCommand {
     @Flag(help: "Read the password from standard input (otherwise it is asked for on the terminal).")
     var passwordStdin = false
 
-    @Option(help: ArgumentHelp("The token lifetime to ask for, in minutes (the server may cap it).", valueName: "minutes"))
-    var expiration: Int = 60
+    @Option(help: ArgumentHelp("Token sign-in: the token lifetime in minutes (default 60). OAuth user: the refresh token lifetime (default 20160). OAuth app: the app token lifetime (default 120).", valueName: "minutes"))
+    var expiration: Int?
 
     @Option(help: ArgumentHelp("The server URL a pregenerated token is for.", valueName: "url"))
     var url: String?
@@ -47,22 +55,122 @@ struct Login: AsyncParsableCommand {
     @Option(help: "The referer the token is bound to (sent as the Referer header with it).")
     var referer: String?
 
+    @Option(help: ArgumentHelp("The client ID of the app registered in the portal (OAuth sign-in).", valueName: "id"))
+    var clientID: String?
+
+    @Option(help: ArgumentHelp("The redirect URL registered for the app (default http://127.0.0.1/oauth/callback on a free port).", valueName: "url"))
+    var redirectURL: String?
+
+    @Flag(help: "Out-of-band OAuth sign-in: the portal shows a code to paste (urn:ietf:wg:oauth:2.0:oob).")
+    var oob = false
+
+    @Flag(help: "Print the sign-in URL instead of opening a browser (for SSH sessions).")
+    var noBrowser = false
+
+    @Flag(help: "Read the app's client secret from standard input (OAuth application sign-in; or set PORTAL_AUTH_CLIENT_SECRET).")
+    var clientSecretStdin = false
+
+    @Option(help: ArgumentHelp("How long to wait for the browser sign-in, in seconds.", valueName: "seconds"))
+    var timeout: Int = 300
+
+    @Option(help: ArgumentHelp("A JSON file describing the sign-in (see config/).", valueName: "file"))
+    var config: String?
+
+    /// The kind of sign-in the options ask for.
+    enum Mode { case password, pregenerated, oauthUser, oauthApplication, configFile }
+
+    var mode: Mode {
+        if config != nil { return .configFile }
+        if tokenStdin { return .pregenerated }
+        if clientID != nil { return clientSecretStdin || ProcessInfo.processInfo.environment["PORTAL_AUTH_CLIENT_SECRET"].map { !$0.isEmpty } == true ? .oauthApplication : .oauthUser }
+        return .password
+    }
+
     func validate() throws {
-        if tokenStdin {
+        if let expiration, expiration <= 0 { throw ValidationError("--expiration must be a positive number of minutes") }
+        guard timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds") }
+        let browserOptions = redirectURL != nil || oob || noBrowser
+        switch mode {
+        case .configFile:
+            guard portal == nil, url == nil, clientID == nil, username == nil, !tokenStdin else {
+                throw ValidationError("--config describes the whole sign-in: do not combine it with --portal, --url, --client-id, --username or --token-stdin")
+            }
+        case .pregenerated:
             guard url != nil || portal != nil else { throw ValidationError("--token-stdin needs --url URL (the server the token is for)") }
-            guard !passwordStdin else { throw ValidationError("--token-stdin and --password-stdin cannot be used together") }
-        } else {
-            guard portal != nil || url != nil else { throw ValidationError("say where to sign in: --portal URL --username USER [--password-stdin], or --url URL --token-stdin") }
-            guard username != nil else { throw ValidationError("--username is required for a password sign-in (or use --token-stdin for a pregenerated token)") }
-            guard expiresIn == nil else { throw ValidationError("--expires-in goes with --token-stdin; use --expiration MINUTES for a token sign-in") }
+            guard !passwordStdin, !clientSecretStdin else { throw ValidationError("--token-stdin reads the token from stdin; it cannot be combined with --password-stdin or --client-secret-stdin") }
+        case .oauthUser, .oauthApplication:
+            guard portal != nil else { throw ValidationError("--client-id needs --portal URL (the portal the app is registered in)") }
+            guard username == nil, !passwordStdin else { throw ValidationError("an OAuth sign-in never takes a username or password: drop --username/--password-stdin (the password is typed in the portal's page)") }
+            if redirectURL != nil && oob { throw ValidationError("--redirect-url and --oob cannot be used together") }
+            if mode == .oauthApplication, browserOptions { throw ValidationError("an app sign-in (--client-secret-stdin) uses no browser: drop --redirect-url, --oob and --no-browser") }
+        case .password:
+            guard portal != nil || url != nil else { throw ValidationError("say where to sign in: --portal URL --username USER [--password-stdin], --portal URL --client-id ID, --url URL --token-stdin, or --config FILE") }
+            guard username != nil else { throw ValidationError("--username is required for a password sign-in (or use --client-id for OAuth, --token-stdin for a pregenerated token)") }
+            guard !browserOptions else { throw ValidationError("--redirect-url, --oob and --no-browser go with --client-id (OAuth sign-in)") }
         }
-        guard expiration > 0 else { throw ValidationError("--expiration must be a positive number of minutes") }
+        if mode != .pregenerated, expiresIn != nil { throw ValidationError("--expires-in goes with --token-stdin; use --expiration MINUTES otherwise") }
     }
 
     func run() async throws {
         try await runReportingErrors {
-            if tokenStdin { try await loginWithPregeneratedToken() } else { try await loginWithPassword() }
+            switch mode {
+            case .pregenerated: try await loginWithPregeneratedToken()
+            case .password: try await loginWithPassword()
+            case .oauthUser:
+                let configuration = try OAuthUserConfiguration(portalURL: try parseURL(portal!), clientID: clientID!,
+                                                               redirectURL: oob ? AuthorizationRedirect.outOfBandURI : redirectURL ?? OAuthUserConfiguration.defaultRedirectURL,
+                                                               refreshTokenExpirationMinutes: expiration ?? 20160, timeout: TimeInterval(timeout))
+                try await loginWithOAuthUser(configuration)
+            case .oauthApplication:
+                try await loginWithOAuthApplication(portal: try ServerContext(url: try parseURL(portal!)), clientID: clientID!, expirationMinutes: expiration ?? 120)
+            case .configFile:
+                try await loginWithConfigFile(config!)
+            }
         }
+    }
+
+    private func loginWithConfigFile(_ path: String) async throws {
+        let file = try ConfigurationFile(contentsOf: path)
+        switch try file.optionalString("type") ?? "oauth-user" {
+        case "oauth-user":
+            var configuration = try OAuthUserConfiguration(file: file)
+            if oob { configuration.redirectURL = AuthorizationRedirect.outOfBandURI }
+            if let redirectURL { configuration.redirectURL = redirectURL }
+            try await loginWithOAuthUser(configuration)
+        case "oauth-application":
+            try file.requireOnlyKeys(["type", "portal_url", "client_id", "token_expiration_minutes"])
+            try await loginWithOAuthApplication(portal: try ServerContext(url: try file.httpsURL("portal_url")), clientID: try file.string("client_id"),
+                                                expirationMinutes: expiration ?? (try file.optionalPositiveInteger("token_expiration_minutes") ?? 120))
+        case let other:
+            throw PortalAuthError(.invalidConfiguration, "\(path): \"type\" must be \"oauth-user\" or \"oauth-application\", not \"\(other)\"")
+        }
+    }
+
+    private func loginWithOAuthUser(_ configuration: OAuthUserConfiguration) async throws {
+        let manager = try global.makeManager()
+        // Fail on an unusable store before anyone signs in.
+        try manager.arcGISCredentialStore.backend.checkAvailable()
+        let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true)
+        let credential = try await OAuthUserCredential.signIn(configuration, userAgent: agent, services: manager.services)
+        try await manager.arcGISCredentialStore.add(credential)
+        output("Signed in to \(credential.serverContext) as \(credential.username ?? "?") with OAuth (app \(credential.clientID))\(credential.refreshTokenExpirationDate.map { "; the refresh token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name)).")
+    }
+
+    private func loginWithOAuthApplication(portal: ServerContext, clientID: String, expirationMinutes: Int) async throws {
+        let manager = try global.makeManager()
+        try manager.arcGISCredentialStore.backend.checkAvailable()
+        let secret: String
+        if clientSecretStdin {
+            secret = try readSecretFromStdin(what: "client secret", flag: "--client-secret-stdin")
+        } else if let fromEnvironment = ProcessInfo.processInfo.environment["PORTAL_AUTH_CLIENT_SECRET"], !fromEnvironment.isEmpty {
+            secret = fromEnvironment
+        } else {
+            throw PortalAuthError(.secretMissing, "no client secret: pipe it to --client-secret-stdin or set PORTAL_AUTH_CLIENT_SECRET")
+        }
+        let credential = try await OAuthApplicationCredential.make(portal: portal, clientID: clientID, clientSecret: secret,
+                                                                   tokenExpirationMinutes: expirationMinutes, services: manager.services)
+        try await manager.arcGISCredentialStore.add(credential)
+        output("Signed in to \(portal) as app \(clientID)\(credential.tokenInfo.expirationDate.map { "; the app token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name)).")
     }
 
     private func loginWithPassword() async throws {
@@ -83,7 +191,7 @@ struct Login: AsyncParsableCommand {
         let isPortal = ServerContext.arcGISServerRoot(of: target) == nil
         let tokenServiceURL = await manager.services.tokenServiceURL(for: context, isPortal: isPortal)
         let credential = try await TokenCredential.generate(serverContext: context, tokenServiceURL: tokenServiceURL, username: username!, password: password,
-                                                            referer: referer ?? TokenCredential.defaultReferer, expirationMinutes: expiration,
+                                                            referer: referer ?? TokenCredential.defaultReferer, expirationMinutes: expiration ?? 60,
                                                             keepPassword: false, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
         output("Signed in to \(context) as \(username!)\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name)).")

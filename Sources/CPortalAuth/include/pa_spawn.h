@@ -13,7 +13,7 @@
 /* pipe2(fds, O_CLOEXEC). Returns 0, or -1 with errno set. */
 int pa_pipe_cloexec(int fds[2]);
 
-/* Starts `path` with `argv` and `envp` (NULL-terminated). The child's standard input, output
+/* Starts `path` (a bare name is looked up in PATH) with `argv` and `envp` (NULL-terminated). The child's standard input, output
  * and error are `in_fd`, `out_fd`, `err_fd` (-1: /dev/null); every other descriptor is closed;
  * signal mask and dispositions are reset (SIGPIPE included); with `new_group` the child leads a
  * process group of its own so it and its children can be signalled together.

@@ -225,23 +225,24 @@ public final class AuthenticationManager: Sendable {
             if !stored.tokenInfo.expires(within: stored.renewalLeeway) { return stored }
             if let usable = try await renew(stored) { return usable }
             guard interactive else {
-                throw PortalAuthError(.credentialExpired, "the credential for \(stored.serverContext) expired\(stored.tokenInfo.expirationDate.map { " at " + $0.formatted(.iso8601) } ?? ""): \(Self.loginHint(for: stored.serverContext, username: stored.username))")
+                throw PortalAuthError(.credentialExpired, "the credential for \(stored.serverContext) expired\(stored.tokenInfo.expirationDate.map { " at " + $0.formatted(.iso8601) } ?? ""): \(Self.loginHint(for: stored.serverContext, credential: stored))")
             }
         }
         let synthetic = ArcGISError(code: 499, message: "Token Required", messageCode: "GWM_0003")
         if !interactive, ServerContext.arcGISServerRoot(of: url) == nil {
             let context = try ServerContext(url: url)
-            throw PortalAuthError(.noCredential, "no credential for \(context): \(Self.loginHint(for: context, username: nil))")
+            throw PortalAuthError(.noCredential, "no credential for \(context): \(Self.loginHint(for: context, credential: nil))")
         }
         guard let credential = try await resolveArcGISChallenge(url: url, error: synthetic, sent: nil, interactive: interactive) else {
             let context = try ServerContext(url: url)
-            throw PortalAuthError(.noCredential, "no credential for \(context): \(Self.loginHint(for: context, username: nil))")
+            throw PortalAuthError(.noCredential, "no credential for \(context): \(Self.loginHint(for: context, credential: nil))")
         }
         return credential
     }
 
-    static func loginHint(for context: ServerContext, username: String?) -> String {
-        "run portal-auth login --portal \(context.url) --username \(username ?? "USER")"
+    static func loginHint(for context: ServerContext, credential: (any ArcGISCredential)?) -> String {
+        if let command = credential?.signInCommand { return "run " + command }
+        return "run portal-auth login --portal \(context.url) --username \(credential?.username ?? "USER")"
     }
 
     // MARK: - Challenges
@@ -267,7 +268,7 @@ public final class AuthenticationManager: Sendable {
             }
             let context = try ServerContext(url: url)
             let stored = try await arcGISCredentialStore.credential(for: url)
-            guard interactive else { throw PortalAuthError(.noCredential, "no credential for \(context): \(Self.loginHint(for: context, username: stored?.username))") }
+            guard interactive else { throw PortalAuthError(.noCredential, "no credential for \(context): \(Self.loginHint(for: context, credential: stored))") }
             let challenge = ArcGISAuthenticationChallenge(requestURL: url, serverContext: stored?.serverContext ?? context, error: error, previousCredential: sent ?? stored)
             return try await routeArcGIS(challenge)
         }
@@ -282,7 +283,7 @@ public final class AuthenticationManager: Sendable {
             var portalCredential = try await credentialForUse(portalURL)
             if portalCredential == nil {
                 guard interactive else {
-                    throw PortalAuthError(.noCredential, "\(root) is federated with \(portal), which has no credential: \(Self.loginHint(for: portal, username: nil))")
+                    throw PortalAuthError(.noCredential, "\(root) is federated with \(portal), which has no credential: \(Self.loginHint(for: portal, credential: nil))")
                 }
                 let challenge = ArcGISAuthenticationChallenge(requestURL: url, serverContext: portal, error: error,
                                                               previousCredential: try await arcGISCredentialStore.credential(for: portal),
@@ -293,7 +294,7 @@ public final class AuthenticationManager: Sendable {
             return try await federate(server: root, portal: portalCredential, tokenServiceURL: tokenServiceURL)
         }
         guard interactive else {
-            throw PortalAuthError(.noCredential, "no credential for \(root) (a server not federated with a portal): \(Self.loginHint(for: root, username: nil))")
+            throw PortalAuthError(.noCredential, "no credential for \(root) (a server not federated with a portal): \(Self.loginHint(for: root, credential: nil))")
         }
         let challenge = ArcGISAuthenticationChallenge(requestURL: url, serverContext: root, error: error,
                                                       previousCredential: sent, tokenServiceURL: tokenServiceURL)
@@ -303,7 +304,7 @@ public final class AuthenticationManager: Sendable {
     /// Gets a server token from the owning portal with the portal token and caches it.
     func federate(server: ServerContext, portal: any ArcGISCredential, tokenServiceURL: URL?) async throws -> any ArcGISCredential {
         let credential: FederatedTokenCredential
-        if server.host.hasSuffix(".arcgis.com"), portal.serverContext.host.hasSuffix("arcgis.com") {
+        if server.host.hasSuffix(".arcgis.com"), portal.serverContext.host == "arcgis.com" || portal.serverContext.host.hasSuffix(".arcgis.com") {
             // ArcGIS Online hosted services accept the portal token itself.
             credential = FederatedTokenCredential(serverContext: server, portal: portal.serverContext, tokenInfo: portal.tokenInfo, username: portal.username, referer: portal.referer)
         } else {
@@ -340,7 +341,7 @@ public final class AuthenticationManager: Sendable {
         case .network?: throw PortalAuthError(.internalError, "a plugin answered an ArcGIS challenge with a network credential")
         case nil:
             if handlers.contains(where: { $0.canHandle(.arcGIS(challenge)) }) { return nil }
-            throw PortalAuthError(.authenticationRequired, "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and no plugin can answer: \(Self.loginHint(for: challenge.serverContext, username: challenge.previousCredential?.username))", cause: challenge.error.cause)
+            throw PortalAuthError(.authenticationRequired, "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and no plugin can answer: \(Self.loginHint(for: challenge.serverContext, credential: challenge.previousCredential))", cause: challenge.error.cause)
         }
     }
 

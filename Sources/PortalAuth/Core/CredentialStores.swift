@@ -16,6 +16,12 @@ enum BlockingIO {
             queue.async { continuation.resume(with: Result { try body() }) }
         }
     }
+
+    /// Runs a long blocking wait (a socket, a child process) on a thread of its own, off Swift's
+    /// cooperative pool and off the storage queue.
+    static func detached(_ body: @escaping @Sendable () -> Void) {
+        DispatchQueue.global(qos: .userInitiated).async(execute: body)
+    }
 }
 
 /// The JSON form of a stored credential: its kind and the credential itself.

@@ -56,6 +56,9 @@ public protocol ArcGISCredential: StorableCredential {
     /// Returns a renewed credential without asking the user, or `nil` when that is impossible
     /// (for example a token credential whose password is not in memory).
     func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)?
+    /// The `portal-auth` command that signs in again for this credential, for error messages
+    /// (nil: the manager suggests a username/password sign-in).
+    var signInCommand: String? { get }
 }
 
 extension ArcGISCredential {
@@ -65,6 +68,8 @@ extension ArcGISCredential {
     public var renewalLeeway: TimeInterval { 300 }
     /// Not derived by default.
     public var derivedFrom: ServerContext? { nil }
+    /// None by default.
+    public var signInCommand: String? { nil }
     /// Cannot be renewed by default.
     public func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? { nil }
 }

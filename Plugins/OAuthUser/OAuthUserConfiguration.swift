@@ -1,0 +1,73 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import PortalAuth
+
+/// How to sign a user in to a portal with OAuth 2.0 (authorization code with PKCE): the portal,
+/// the registered app's client ID, and where the browser comes back to.
+public struct OAuthUserConfiguration: Sendable, Equatable {
+    /// The portal URL, for example `https://www.arcgis.com` or `https://host/portal`.
+    public var portalURL: URL
+    /// The client ID of the app registered in the portal.
+    public var clientID: String
+    /// The redirect URL registered for the app: `http://127.0.0.1[:PORT]/path` (loopback, the
+    /// default, on a free port when none is given), `urn:ietf:wg:oauth:2.0:oob`, or an app URL.
+    public var redirectURL: String
+    /// The refresh token lifetime to ask for, in minutes (ArcGIS's `expiration`; two weeks by default).
+    public var refreshTokenExpirationMinutes: Int
+    /// How long to wait for the browser to come back, in seconds.
+    public var timeout: TimeInterval
+
+    /// The default redirect: a loopback listener on a free port.
+    public static let defaultRedirectURL = "http://127.0.0.1/oauth/callback"
+
+    /// Creates a configuration; throws for an invalid portal URL, an empty client ID or an
+    /// unusable redirect URL.
+    public init(portalURL: URL, clientID: String, redirectURL: String = OAuthUserConfiguration.defaultRedirectURL,
+                refreshTokenExpirationMinutes: Int = 20160, timeout: TimeInterval = 300) throws {
+        guard !clientID.isEmpty else { throw PortalAuthError(.invalidArgument, "the client ID is empty: give the app's client ID with --client-id") }
+        guard refreshTokenExpirationMinutes > 0 else { throw PortalAuthError(.invalidArgument, "the refresh token expiration must be a positive number of minutes") }
+        guard timeout > 0 else { throw PortalAuthError(.invalidArgument, "the sign-in timeout must be a positive number of seconds") }
+        _ = try AuthorizationRedirect(redirectURL)
+        self.portalURL = portalURL
+        self.clientID = clientID
+        self.redirectURL = redirectURL
+        self.refreshTokenExpirationMinutes = refreshTokenExpirationMinutes
+        self.timeout = timeout
+        _ = try portalContext
+    }
+
+    /// The portal's server context.
+    public var portalContext: ServerContext { get throws { try ServerContext(url: portalURL) } }
+
+    /// The redirect, classified.
+    public var redirect: AuthorizationRedirect { (try? AuthorizationRedirect(redirectURL)) ?? .defaultLoopback }
+}
+
+extension OAuthUserConfiguration {
+    /// The keys of a configuration file (see config/oauth-user.example.json).
+    public static let fileKeys: Set<String> = ["type", "portal_url", "client_id", "redirect_url", "refresh_token_expiration_minutes", "timeout_seconds"]
+
+    /// Reads a configuration from a JSON file: `portal_url` and `client_id` (required),
+    /// `redirect_url`, `refresh_token_expiration_minutes`, `timeout_seconds`, and optionally
+    /// `"type": "oauth-user"`. Unknown keys and wrong types are errors naming the key.
+    public init(file: ConfigurationFile) throws {
+        try file.requireOnlyKeys(Self.fileKeys)
+        if let type = try file.optionalString("type"), type != "oauth-user" {
+            throw PortalAuthError(.invalidConfiguration, "\(file.source): \"type\" is \"\(type)\" but this is an OAuth user configuration (\"oauth-user\")")
+        }
+        let portal = try file.httpsURL("portal_url")
+        let clientID = try file.string("client_id")
+        let redirect = try file.optionalString("redirect_url") ?? Self.defaultRedirectURL
+        do {
+            _ = try AuthorizationRedirect(redirect)
+        } catch {
+            throw PortalAuthError(.invalidConfiguration, "\(file.source): \"redirect_url\" must be http://127.0.0.1[:PORT]/path, \(AuthorizationRedirect.outOfBandURI) or the app's registered URL, not \(redirect)")
+        }
+        try self.init(portalURL: portal, clientID: clientID, redirectURL: redirect,
+                      refreshTokenExpirationMinutes: try file.optionalPositiveInteger("refresh_token_expiration_minutes") ?? 20160,
+                      timeout: TimeInterval(try file.optionalPositiveInteger("timeout_seconds") ?? 300))
+    }
+}

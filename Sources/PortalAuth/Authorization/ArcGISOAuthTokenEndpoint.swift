@@ -1,0 +1,67 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// What an ArcGIS portal's `oauth2/token` endpoint answers.
+public struct ArcGISOAuthTokenResponse: Sendable, Equatable {
+    /// The access token and its expiry (`expires_in` is in seconds).
+    public var tokenInfo: TokenInfo
+    /// The signed-in user (absent for app tokens).
+    public var username: String?
+    /// A refresh token, when the grant returns one.
+    public var refreshToken: String?
+    /// When the refresh token expires, when one was returned.
+    public var refreshTokenExpirationDate: Date?
+}
+
+/// The OAuth 2.0 token and revocation endpoints of an ArcGIS portal
+/// (`{portal}/sharing/rest/oauth2/token` and `/revokeToken`), shared by the OAuth user and
+/// OAuth application plugins.
+public struct ArcGISOAuthTokenEndpoint: Sendable {
+    /// The portal.
+    public let portal: ServerContext
+
+    /// The endpoint of a portal.
+    public init(portal: ServerContext) { self.portal = portal }
+
+    /// `{portal}/sharing/rest/oauth2/token`.
+    public var tokenURL: URL { URL(string: portal.url + "/sharing/rest/oauth2/token")! }
+    /// `{portal}/sharing/rest/oauth2/revokeToken`.
+    public var revokeURL: URL { URL(string: portal.url + "/sharing/rest/oauth2/revokeToken")! }
+    /// `{portal}/sharing/rest/oauth2/authorize`.
+    public var authorizeURL: URL { URL(string: portal.url + "/sharing/rest/oauth2/authorize")! }
+
+    /// Whether an error from the token endpoint means the grant itself was refused (an invalid,
+    /// expired or revoked refresh token or code): the answer is to sign in again, not to retry.
+    public static func isRejectedGrant(_ error: PortalAuthError) -> Bool {
+        guard error.code == .arcGISError, case .arcGIS(let code, _, let message, _)? = error.cause else { return false }
+        return code == 498 || code == 400 && (message.lowercased().contains("invalid") || message.lowercased().contains("expired"))
+    }
+
+    /// POSTs a grant (over HTTPS only) and parses the answer.
+    public func requestToken(_ parameters: [(String, String)], services: AuthenticationServices) async throws -> ArcGISOAuthTokenResponse {
+        let json = try await services.postForm(tokenURL, parameters)
+        guard let token = json["access_token"]?.stringValue, !token.isEmpty else {
+            throw PortalAuthError(.invalidResponse, "\(ServerContext.describe(tokenURL)) answered without an access_token: check that \(portal) is an ArcGIS portal with OAuth 2.0")
+        }
+        let now = Date()
+        let expiresIn = json["expires_in"]?.doubleValue
+        let refreshExpiresIn = json["refresh_token_expires_in"]?.doubleValue
+        return ArcGISOAuthTokenResponse(
+            tokenInfo: TokenInfo(accessToken: token, expirationDate: expiresIn.map { now.addingTimeInterval($0) }, isSSLRequired: json["ssl"]?.boolValue ?? true),
+            username: json["username"]?.stringValue,
+            refreshToken: json["refresh_token"]?.stringValue,
+            refreshTokenExpirationDate: refreshExpiresIn.map { now.addingTimeInterval($0) })
+    }
+
+    /// POSTs a revocation (`auth_token`, `client_id`, `token_type_hint`); throws when the portal
+    /// does not confirm it.
+    public func revoke(_ token: String, hint: String, clientID: String, services: AuthenticationServices) async throws {
+        let json = try await services.postForm(revokeURL, [("auth_token", token), ("client_id", clientID), ("token_type_hint", hint)])
+        guard json["success"]?.boolValue == true else {
+            throw PortalAuthError(.invalidResponse, "\(ServerContext.describe(revokeURL)) did not confirm the revocation")
+        }
+    }
+}

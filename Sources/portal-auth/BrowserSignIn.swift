@@ -1,0 +1,84 @@
+import PortalAuth
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The CLI's user agent for browser sign-in: opens the page with `$BROWSER` or `xdg-open` (or
+/// prints the URL with `--no-browser`), says on stderr what it waits for and how to cancel, and
+/// reads pasted codes from the terminal (or from stdin when stdin is a pipe).
+///
+/// Outside `login`, a sign-in is only started when stdin is a terminal: scripts never end up
+/// waiting for a browser.
+struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
+    /// Print the URL instead of opening a browser (SSH sessions).
+    var noBrowser = false
+    /// Whether a sign-in may start at all (true for `login`).
+    var allowed = true
+    /// The command to suggest when a sign-in may not start.
+    var hint: String = "portal-auth login"
+
+    func present(_ url: URL, redirectURI: String) async throws {
+        guard allowed else {
+            throw PortalAuthError(.authenticationRequired, "a new browser sign-in is needed and stdin is not a terminal: run \(hint)")
+        }
+        let waiting = redirectURI == AuthorizationRedirect.outOfBandURI
+            ? "then paste the code the portal shows"
+            : "waiting for the browser to come back to \(redirectURI)"
+        if noBrowser {
+            printInfo("Open this URL in a browser to sign in:\n\n    \(url.absoluteString)\n\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to cancel).")
+            return
+        }
+        do {
+            let browser = try SystemBrowser().open(url)
+            printInfo("Opened the sign-in page with \(browser); \(waiting) (Ctrl-C to cancel).\nIf no browser appeared, open:\n\n    \(url.absoluteString)\n")
+        } catch let error as PortalAuthError {
+            printInfo("\(error.message).\nOpen this URL in a browser to sign in:\n\n    \(url.absoluteString)\n\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to cancel).")
+        }
+    }
+
+    func readPastedResponse(_ prompt: String) async throws -> String {
+        let text: String
+        if stdinIsTerminal {
+            text = try promptVisible(prompt)
+        } else {
+            printInfo(prompt.trimmingSpaces() + " (reading stdin)")
+            text = readLineFromStdin()
+        }
+        guard !text.isEmpty else { throw PortalAuthError(.cancelled, "nothing was pasted, so the sign-in was abandoned; nothing was stored") }
+        return text
+    }
+}
+
+/// Progress for people, on stderr (stdout stays for results).
+func printInfo(_ message: String) {
+    var line = message + "\n"
+    writeAll(2, &line)
+}
+
+/// One line from stdin, without the newline ("" at end of file).
+func readLineFromStdin() -> String {
+    var bytes: [UInt8] = []
+    var byte: UInt8 = 0
+    while true {
+        let n = read(0, &byte, 1)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 || byte == UInt8(ascii: "\n") { break }
+        bytes.append(byte)
+    }
+    if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        var slice = Substring(self)
+        while let first = slice.first, first == " " { slice = slice.dropFirst() }
+        while let last = slice.last, last == " " { slice = slice.dropLast() }
+        return String(slice)
+    }
+}
