@@ -12,6 +12,7 @@ packages=(
   dbus                   # dbus-run-session: a private session bus
   curl openssl ca-certificates pkg-config
   procps                 # ps/pkill used by the scripts
+  python3                # the scripted browser of the sign-in tests (scripts/scripted-browser.py)
 )
 missing=()
 for p in "${packages[@]}"; do

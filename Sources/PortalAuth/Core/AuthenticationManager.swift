@@ -196,9 +196,12 @@ public final class AuthenticationManager: Sendable {
         let context = credential.serverContext
         return try await renewalFlights.run(context.url) { [self] in
             let work: () async throws -> (any ArcGISCredential)? = { [self] in
-                // Another task or process may have renewed it while we waited for the lock.
+                // Another task or process may have renewed it while we waited for the lock: a
+                // different, unexpired token is that renewal (even when its lifetime is shorter
+                // than the leeway, renewing again would only repeat it).
                 if let stored = try await arcGISCredentialStore.credential(for: context, reload: usesCrossProcessLocks),
-                   !stored.tokenInfo.expires(within: stored.renewalLeeway) {
+                   !stored.tokenInfo.expires(within: stored.renewalLeeway)
+                    || (stored.tokenInfo.accessToken != credential.tokenInfo.accessToken && !stored.tokenInfo.expires(within: 30)) {
                     return stored
                 }
                 logger.debug("renewing credential", metadata: ["server": "\(context)", "kind": "\(type(of: credential).kind)"])
