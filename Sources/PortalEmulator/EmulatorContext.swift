@@ -19,6 +19,8 @@ final class EmulatorContext: Sendable {
     let configuration: EmulatorConfiguration
     /// Issued tokens.
     let tokens = TokenStore()
+    /// OAuth authorization codes and refresh tokens.
+    let grants = OAuthGrants()
     /// Request counters.
     let counters = CounterBook()
     /// Injected faults.
@@ -28,10 +30,12 @@ final class EmulatorContext: Sendable {
     /// Logger for the request handlers.
     let logger: Logger
     private let boundURLs = Mutex<EmulatorURLs?>(nil)
+    private let accessTokenLifetime: Mutex<Int>
 
     init(configuration: EmulatorConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        self.accessTokenLifetime = Mutex(configuration.oauthAccessTokenLifetimeSeconds)
         var users: [String: EmulatorUser] = [:]
         for user in configuration.users { users[user.username.lowercased()] = user }
         self.users = users
@@ -45,6 +49,23 @@ final class EmulatorContext: Sendable {
     /// Records the bound HTTPS address.
     func setURLs(_ urls: EmulatorURLs) {
         boundURLs.withLock { $0 = urls }
+    }
+
+    /// The lifetime of OAuth access tokens issued from now on, in seconds (starts at the
+    /// configuration's `oauthAccessTokenLifetimeSeconds`).
+    var oauthAccessTokenLifetimeSeconds: Int {
+        get { accessTokenLifetime.withLock { $0 } }
+        set { accessTokenLifetime.withLock { $0 = newValue } }
+    }
+
+    /// The registered OAuth app with this `client_id`, if any.
+    func app(clientID: String) -> EmulatorApp? {
+        configuration.apps.first { $0.clientId == clientID }
+    }
+
+    /// Revokes a refresh token (and the access tokens issued from it) or an access token.
+    func revoke(_ token: String) {
+        tokens.revoke(token, isRefreshToken: grants.revokeRefreshToken(token))
     }
 
     /// The user with this name (case-insensitive), if any.

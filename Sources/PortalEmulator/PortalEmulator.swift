@@ -124,6 +124,38 @@ public final class PortalEmulator: Sendable {
         return context.tokens.issue(record)
     }
 
+    /// Issues an OAuth access token and refresh token for `username` and the app `clientID`,
+    /// as if the user had signed in through the browser (for seeding OAuth credentials).
+    public func issueOAuthTokens(
+        username: String, clientID: String, accessLifetimeSeconds: Int, refreshLifetimeSeconds: Int
+    ) -> (accessToken: String, refreshToken: String) {
+        let response = OAuthTokenService(context: context).issue(
+            username: context.user(named: username)?.username ?? username, clientID: clientID,
+            refreshSeconds: refreshLifetimeSeconds, accessSeconds: accessLifetimeSeconds)
+        guard case .object(let members) = response,
+            case .string(let access)? = members.first(where: { $0.0 == "access_token" })?.1,
+            case .string(let refresh)? = members.first(where: { $0.0 == "refresh_token" })?.1
+        else { preconditionFailure("issue(refreshSeconds:) always returns both tokens") }
+        return (access, refresh)
+    }
+
+    /// Changes the lifetime of the OAuth access tokens issued from now on (sign-in and refresh),
+    /// e.g. to let a test sign in with a short-lived token and then refresh to a normal one.
+    public func setOAuthAccessTokenLifetime(seconds: Int) { context.oauthAccessTokenLifetimeSeconds = seconds }
+
+    /// Makes every outstanding authorization code expired: redeeming it fails with invalid_grant.
+    public func expireAuthorizationCodes() { context.grants.expireCodes() }
+
+    /// Revokes every refresh token (and the access tokens issued from them), as an
+    /// administrator revoking a user's sessions would.
+    public func revokeAllRefreshTokens() {
+        for token in context.grants.revokeAllRefreshTokens() { context.tokens.revoke(token, isRefreshToken: true) }
+    }
+
+    /// Whether `token` (access or refresh) was revoked through `oauth2/revokeToken` or
+    /// ``revokeAllRefreshTokens()``.
+    public func isRevoked(_ token: String) -> Bool { context.tokens.isRevoked(token) }
+
     /// Makes every token issued so far expired: its next use gets 498.
     public func expireAllTokens() { context.tokens.expireAll() }
 

@@ -70,8 +70,8 @@ struct Login: AsyncParsableCommand {
     @Flag(help: "Read the app's client secret from standard input (OAuth application sign-in; or set PORTAL_AUTH_CLIENT_SECRET).")
     var clientSecretStdin = false
 
-    @Option(help: ArgumentHelp("How long to wait for the browser sign-in, in seconds.", valueName: "seconds"))
-    var timeout: Int = 300
+    @Option(help: ArgumentHelp("How long to wait for the browser sign-in, in seconds (default 300).", valueName: "seconds"))
+    var timeout: Int?
 
     @Option(help: ArgumentHelp("A JSON file describing the sign-in (see config/).", valueName: "file"))
     var config: String?
@@ -88,12 +88,19 @@ struct Login: AsyncParsableCommand {
 
     func validate() throws {
         if let expiration, expiration <= 0 { throw ValidationError("--expiration must be a positive number of minutes") }
-        guard timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds") }
+        if let timeout, timeout <= 0 { throw ValidationError("--timeout must be a positive number of seconds") }
         let browserOptions = redirectURL != nil || oob || noBrowser
         switch mode {
         case .configFile:
             guard portal == nil, url == nil, clientID == nil, username == nil, !tokenStdin else {
                 throw ValidationError("--config describes the whole sign-in: do not combine it with --portal, --url, --client-id, --username or --token-stdin")
+            }
+            // Options the file has its own keys for would be ambiguous: refuse them rather than pick one.
+            let conflicting = [("--expiration", expiration != nil), ("--timeout", timeout != nil), ("--redirect-url", redirectURL != nil),
+                               ("--oob", oob), ("--password-stdin", passwordStdin), ("--referer", referer != nil), ("--expires-in", expiresIn != nil)]
+                .filter(\.1).map(\.0)
+            if !conflicting.isEmpty {
+                throw ValidationError("\(conflicting.joined(separator: ", ")) cannot be combined with --config: set the matching key in the file instead (see config/README.md)")
             }
         case .pregenerated:
             guard url != nil || portal != nil else { throw ValidationError("--token-stdin needs --url URL (the server the token is for)") }
@@ -119,7 +126,7 @@ struct Login: AsyncParsableCommand {
             case .oauthUser:
                 let configuration = try OAuthUserConfiguration(portalURL: try parseURL(portal!), clientID: clientID!,
                                                                redirectURL: oob ? AuthorizationRedirect.outOfBandURI : redirectURL ?? OAuthUserConfiguration.defaultRedirectURL,
-                                                               refreshTokenExpirationMinutes: expiration ?? 20160, timeout: TimeInterval(timeout))
+                                                               refreshTokenExpirationMinutes: expiration ?? 20160, timeout: TimeInterval(timeout ?? 300))
                 try await loginWithOAuthUser(configuration)
             case .oauthApplication:
                 try await loginWithOAuthApplication(portal: try ServerContext(url: try parseURL(portal!)), clientID: clientID!, expirationMinutes: expiration ?? 120)
@@ -133,14 +140,13 @@ struct Login: AsyncParsableCommand {
         let file = try ConfigurationFile(contentsOf: path)
         switch try file.optionalString("type") ?? "oauth-user" {
         case "oauth-user":
-            var configuration = try OAuthUserConfiguration(file: file)
-            if oob { configuration.redirectURL = AuthorizationRedirect.outOfBandURI }
-            if let redirectURL { configuration.redirectURL = redirectURL }
-            try await loginWithOAuthUser(configuration)
+            if clientSecretStdin { throw PortalAuthError(.invalidConfiguration, "\(path) describes a user sign-in (in the browser), which takes no client secret: drop --client-secret-stdin") }
+            try await loginWithOAuthUser(try OAuthUserConfiguration(file: file))
         case "oauth-application":
+            if noBrowser { throw PortalAuthError(.invalidConfiguration, "\(path) describes an app sign-in, which uses no browser: drop --no-browser") }
             try file.requireOnlyKeys(["type", "portal_url", "client_id", "token_expiration_minutes"])
             try await loginWithOAuthApplication(portal: try ServerContext(url: try file.httpsURL("portal_url")), clientID: try file.string("client_id"),
-                                                expirationMinutes: expiration ?? (try file.optionalPositiveInteger("token_expiration_minutes") ?? 120))
+                                                expirationMinutes: try file.optionalPositiveInteger("token_expiration_minutes") ?? 120)
         case let other:
             throw PortalAuthError(.invalidConfiguration, "\(path): \"type\" must be \"oauth-user\" or \"oauth-application\", not \"\(other)\"")
         }

@@ -37,6 +37,12 @@ struct PortalEmulatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("token-lifetime"), help: "Default token lifetime in minutes.")
     var tokenLifetime: Int?
 
+    @Option(name: .customLong("oauth-access-token-lifetime"), help: "Lifetime of OAuth access tokens, in seconds.")
+    var oauthAccessTokenLifetime: Int?
+
+    @Option(name: .customLong("refresh-token-lifetime"), help: "Lifetime of OAuth refresh tokens, in seconds.")
+    var refreshTokenLifetime: Int?
+
     @Option(name: .customLong("latency-ms"), help: "Delay added to every request, in milliseconds.")
     var latencyMs: Int?
 
@@ -56,6 +62,8 @@ struct PortalEmulatorCommand: AsyncParsableCommand {
         if let httpPort { configuration.httpPort = httpPort }
         if let caOut { configuration.caCertificatePath = caOut }
         if let tokenLifetime { configuration.tokenLifetimeMinutes = tokenLifetime }
+        if let oauthAccessTokenLifetime { configuration.oauthAccessTokenLifetimeSeconds = oauthAccessTokenLifetime }
+        if let refreshTokenLifetime { configuration.refreshTokenLifetimeSeconds = refreshTokenLifetime }
         if let latencyMs { configuration.latencyMilliseconds = latencyMs }
         if serverAcceptsPortalTokens { configuration.serverAcceptsPortalTokens = true }
 

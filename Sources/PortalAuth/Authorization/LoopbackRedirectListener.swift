@@ -79,7 +79,7 @@ final class LoopbackRedirectListener: Sendable {
         while true {
             if cancelled.withLock({ $0 }) { throw PortalAuthError(.cancelled, "the sign-in was cancelled before the browser came back; nothing was stored") }
             if Date() >= deadline {
-                throw PortalAuthError(.timedOut, "the browser did not come back to http://127.0.0.1:\(port)\(path) within \(Int(timeout)) seconds: finish signing in sooner (or allow more time with --timeout); nothing was stored")
+                throw PortalAuthError(.timedOut, "the browser did not come back to http://127.0.0.1:\(port)\(path) within \(Int(timeout)) seconds: if the portal showed an error page (an unknown client ID or a redirect URL not registered for the app), fix the app's registration or the options, otherwise finish signing in sooner (or allow more time with --timeout); nothing was stored")
             }
             var entry = pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)
             guard poll(&entry, 1, 200) > 0 else { continue }

@@ -419,6 +419,13 @@ public struct RevocationReport: Sendable, Equatable {
     public var username: String?
     /// The outcome.
     public var outcome: Outcome
+
+    /// Creates a report.
+    public init(serverContext: ServerContext, username: String?, outcome: Outcome) {
+        self.serverContext = serverContext
+        self.username = username
+        self.outcome = outcome
+    }
 }
 
 /// The schemes and realm of `WWW-Authenticate` headers.

@@ -4,7 +4,8 @@ import Foundation
 struct AdminRoutes: Sendable {
     let context: EmulatorContext
 
-    /// Answers the control endpoints (`counters`, `reset`, `faults`, `expire-tokens`), which
+    /// Answers the control endpoints (`counters`, `reset`, `faults`, `expire-tokens`,
+    /// `expire-codes`, `revoke-refresh-tokens`, `oauth-tokens`, `oauth-access-token-lifetime`), which
     /// are neither counted nor subject to faults; nil for every other path.
     func control(_ request: IncomingRequest) -> OutgoingResponse? {
         let lower = request.components.map { $0.lowercased() }
@@ -36,11 +37,43 @@ struct AdminRoutes: Sendable {
         case ("expire-tokens", "POST"):
             context.tokens.expireAll()
             return .json(.object([("success", .bool(true))]))
-        case ("counters", _), ("reset", _), ("faults", _), ("expire-tokens", _):
+        case ("expire-codes", "POST"):
+            context.grants.expireCodes()
+            return .json(.object([("success", .bool(true))]))
+        case ("revoke-refresh-tokens", "POST"):
+            for token in context.grants.revokeAllRefreshTokens() { context.tokens.revoke(token, isRefreshToken: true) }
+            return .json(.object([("success", .bool(true))]))
+        case ("oauth-tokens", "POST"):
+            return issueOAuthTokens(request)
+        case ("oauth-access-token-lifetime", "POST"):
+            guard let seconds = request.parameter("seconds").flatMap(Int.init), seconds > 0 else {
+                return .json(ArcGISError.invalidInput(["seconds must be a positive number"]).json, status: 400)
+            }
+            context.oauthAccessTokenLifetimeSeconds = seconds
+            return .json(.object([("success", .bool(true)), ("seconds", .number(seconds))]))
+        case ("counters", _), ("reset", _), ("faults", _), ("expire-tokens", _), ("expire-codes", _),
+            ("revoke-refresh-tokens", _), ("oauth-tokens", _), ("oauth-access-token-lifetime", _):
             return .text("Method \(request.method) not allowed on \(request.path)\n", status: 405)
         default:
             return nil
         }
+    }
+
+    /// `POST /emulator/oauth-tokens` (form or query: `username`, `clientId`, optional
+    /// `accessLifetimeSeconds`, `refreshLifetimeSeconds`): a token response as if the user had
+    /// signed in, so tests and CI can seed an OAuth credential without a browser.
+    private func issueOAuthTokens(_ request: IncomingRequest) -> OutgoingResponse {
+        guard let username = request.parameter("username"), let user = context.user(named: username) else {
+            return .json(ArcGISError.invalidInput(["username must name a configured user"]).json, status: 400)
+        }
+        guard let clientID = request.parameter("clientid"), context.app(clientID: clientID) != nil else {
+            return .json(ArcGISError.invalidInput(["clientId must name a registered app"]).json, status: 400)
+        }
+        let access = request.parameter("accesslifetimeseconds").flatMap(Int.init)
+        let refresh = request.parameter("refreshlifetimeseconds").flatMap(Int.init)
+            ?? context.configuration.refreshTokenLifetimeSeconds
+        return .json(OAuthTokenService(context: context).issue(
+            username: user.username, clientID: clientID, refreshSeconds: refresh, accessSeconds: access))
     }
 
     /// `/emulator/redirect?to=` and `/emulator/echo[/...]`: counted like any request.

@@ -26,6 +26,15 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     public var serverAcceptsPortalTokens: Bool
     /// Delay added to every request, in milliseconds.
     public var latencyMilliseconds: Int
+    /// Registered OAuth 2.0 applications.
+    public var apps: [EmulatorApp]
+    /// Lifetime of OAuth access tokens (authorization_code, refresh_token and
+    /// exchange_refresh_token grants), in seconds.
+    public var oauthAccessTokenLifetimeSeconds: Int
+    /// Lifetime of OAuth refresh tokens, in seconds (two weeks by default).
+    public var refreshTokenLifetimeSeconds: Int
+    /// How long an authorization code can be redeemed, in seconds.
+    public var authorizationCodeLifetimeSeconds: Int
 
     /// Creates a configuration; every argument has the default value.
     public init(
@@ -39,7 +48,11 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         tokenLifetimeMinutes: Int = 60,
         maxTokenLifetimeMinutes: Int = 20160,
         serverAcceptsPortalTokens: Bool = false,
-        latencyMilliseconds: Int = 0
+        latencyMilliseconds: Int = 0,
+        apps: [EmulatorApp] = [.portalAuthCLI, .portalAuthApp],
+        oauthAccessTokenLifetimeSeconds: Int = 1800,
+        refreshTokenLifetimeSeconds: Int = 1_209_600,
+        authorizationCodeLifetimeSeconds: Int = 60
     ) {
         self.host = host
         self.port = port
@@ -52,10 +65,16 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         self.maxTokenLifetimeMinutes = maxTokenLifetimeMinutes
         self.serverAcceptsPortalTokens = serverAcceptsPortalTokens
         self.latencyMilliseconds = latencyMilliseconds
+        self.apps = apps
+        self.oauthAccessTokenLifetimeSeconds = oauthAccessTokenLifetimeSeconds
+        self.refreshTokenLifetimeSeconds = refreshTokenLifetimeSeconds
+        self.authorizationCodeLifetimeSeconds = authorizationCodeLifetimeSeconds
     }
 
     /// The defaults: 127.0.0.1, a free port, no plain listener, users alice and bob,
-    /// 60-minute tokens capped at 20160 minutes.
+    /// 60-minute tokens capped at 20160 minutes, the OAuth apps `portal-auth-cli` and
+    /// `portal-auth-app`, 30-minute OAuth access tokens, two-week refresh tokens and
+    /// 60-second authorization codes.
     public static var `default`: EmulatorConfiguration { EmulatorConfiguration() }
 
     /// Reads a JSON configuration file.
@@ -67,6 +86,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case host, port, httpPort, extraHostnames, caCertificatePath, portalName, users
         case tokenLifetimeMinutes, maxTokenLifetimeMinutes, serverAcceptsPortalTokens, latencyMilliseconds
+        case apps, oauthAccessTokenLifetimeSeconds, refreshTokenLifetimeSeconds, authorizationCodeLifetimeSeconds
     }
 
     /// Decodes a configuration, taking defaults for absent keys.
@@ -86,7 +106,14 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
                 ?? d.maxTokenLifetimeMinutes,
             serverAcceptsPortalTokens: try c.decodeIfPresent(Bool.self, forKey: .serverAcceptsPortalTokens)
                 ?? d.serverAcceptsPortalTokens,
-            latencyMilliseconds: try c.decodeIfPresent(Int.self, forKey: .latencyMilliseconds) ?? d.latencyMilliseconds
+            latencyMilliseconds: try c.decodeIfPresent(Int.self, forKey: .latencyMilliseconds) ?? d.latencyMilliseconds,
+            apps: try c.decodeIfPresent([EmulatorApp].self, forKey: .apps) ?? d.apps,
+            oauthAccessTokenLifetimeSeconds: try c.decodeIfPresent(Int.self, forKey: .oauthAccessTokenLifetimeSeconds)
+                ?? d.oauthAccessTokenLifetimeSeconds,
+            refreshTokenLifetimeSeconds: try c.decodeIfPresent(Int.self, forKey: .refreshTokenLifetimeSeconds)
+                ?? d.refreshTokenLifetimeSeconds,
+            authorizationCodeLifetimeSeconds: try c.decodeIfPresent(Int.self, forKey: .authorizationCodeLifetimeSeconds)
+                ?? d.authorizationCodeLifetimeSeconds
         )
     }
 
@@ -104,5 +131,9 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         try c.encode(maxTokenLifetimeMinutes, forKey: .maxTokenLifetimeMinutes)
         try c.encode(serverAcceptsPortalTokens, forKey: .serverAcceptsPortalTokens)
         try c.encode(latencyMilliseconds, forKey: .latencyMilliseconds)
+        try c.encode(apps, forKey: .apps)
+        try c.encode(oauthAccessTokenLifetimeSeconds, forKey: .oauthAccessTokenLifetimeSeconds)
+        try c.encode(refreshTokenLifetimeSeconds, forKey: .refreshTokenLifetimeSeconds)
+        try c.encode(authorizationCodeLifetimeSeconds, forKey: .authorizationCodeLifetimeSeconds)
     }
 }

@@ -22,6 +22,20 @@ public struct EmulatorCounters: Codable, Sendable, Equatable {
     public var tokenBearingRequestsByHost: [String: Int]
     /// Path → requests.
     public var requestsByPath: [String: Int]
+    /// `oauth2/authorize` requests (page views and form posts).
+    public var authorizeRequests: Int
+    /// `oauth2/token` with grant_type=authorization_code that issued tokens.
+    public var authorizationCodeGrants: Int
+    /// `oauth2/token` with grant_type=refresh_token that issued tokens.
+    public var refreshTokenGrants: Int
+    /// `oauth2/token` with grant_type=exchange_refresh_token that issued tokens.
+    public var exchangeRefreshTokenGrants: Int
+    /// `oauth2/token` with grant_type=client_credentials that issued tokens.
+    public var clientCredentialsGrants: Int
+    /// `oauth2/token` requests answered with an error.
+    public var oauthTokenErrors: Int
+    /// `oauth2/revokeToken` requests.
+    public var revokeRequests: Int
 
     /// Creates counters (all zero by default).
     public init(
@@ -33,7 +47,14 @@ public struct EmulatorCounters: Codable, Sendable, Equatable {
         infoRequests: Int = 0,
         queriesByTokenKind: [String: Int] = [:],
         tokenBearingRequestsByHost: [String: Int] = [:],
-        requestsByPath: [String: Int] = [:]
+        requestsByPath: [String: Int] = [:],
+        authorizeRequests: Int = 0,
+        authorizationCodeGrants: Int = 0,
+        refreshTokenGrants: Int = 0,
+        exchangeRefreshTokenGrants: Int = 0,
+        clientCredentialsGrants: Int = 0,
+        oauthTokenErrors: Int = 0,
+        revokeRequests: Int = 0
     ) {
         self.requests = requests
         self.generateTokenRequests = generateTokenRequests
@@ -44,5 +65,12 @@ public struct EmulatorCounters: Codable, Sendable, Equatable {
         self.queriesByTokenKind = queriesByTokenKind
         self.tokenBearingRequestsByHost = tokenBearingRequestsByHost
         self.requestsByPath = requestsByPath
+        self.authorizeRequests = authorizeRequests
+        self.authorizationCodeGrants = authorizationCodeGrants
+        self.refreshTokenGrants = refreshTokenGrants
+        self.exchangeRefreshTokenGrants = exchangeRefreshTokenGrants
+        self.clientCredentialsGrants = clientCredentialsGrants
+        self.oauthTokenErrors = oauthTokenErrors
+        self.revokeRequests = revokeRequests
     }
 }

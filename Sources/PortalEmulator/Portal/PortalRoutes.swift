@@ -16,6 +16,14 @@ struct PortalRoutes: Sendable {
             return Rendering.resource(info, for: request)
         case 1 where lower[0] == "generatetoken":
             return TokenService(kind: .portal, context: context).generate(request)
+        case 2 where lower == ["oauth2", "authorize"]:
+            return AuthorizePage(context: context).authorize(request)
+        case 2 where lower == ["oauth2", "approval"]:
+            return AuthorizePage(context: context).approval(request)
+        case 2 where lower == ["oauth2", "token"]:
+            return OAuthTokenService(context: context).token(request)
+        case 2 where lower == ["oauth2", "revoketoken"]:
+            return OAuthTokenService(context: context).revoke(request)
         case 2 where lower == ["portals", "self"]:
             return portalSelf(request)
         case 2 where lower == ["community", "self"]:

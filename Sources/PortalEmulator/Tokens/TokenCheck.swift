@@ -14,8 +14,9 @@ extension EmulatorContext {
     /// Whether a token of `kind` is accepted in `realm`.
     func accepts(_ kind: TokenKind, in realm: TokenRealm) -> Bool {
         switch (realm, kind) {
-        case (.portal, .portal), (.server, .server), (.standalone, .standalone): return true
-        case (.server, .portal): return configuration.serverAcceptsPortalTokens
+        case (.portal, .portal), (.portal, .oauth), (.portal, .app), (.server, .server), (.standalone, .standalone):
+            return true
+        case (.server, .portal), (.server, .oauth), (.server, .app): return configuration.serverAcceptsPortalTokens
         default: return false
         }
     }

@@ -6,4 +6,10 @@ public enum TokenKind: String, Codable, Sendable, CaseIterable {
     case server
     /// From the standalone server's own `tokens/generateToken`: valid only there.
     case standalone
+    /// An OAuth 2.0 access token for a signed-in user (`oauth2/token` with
+    /// authorization_code, refresh_token or exchange_refresh_token): valid on the portal,
+    /// and exchangeable for a federated server token like a portal token.
+    case oauth
+    /// An OAuth 2.0 application token (`client_credentials`): valid on the portal.
+    case app
 }

@@ -14,7 +14,7 @@ struct TokenService: Sendable {
         context.counters.update { c in
             switch kind {
             case .standalone: c.standaloneTokenRequests += 1
-            case .portal, .server:
+            case .portal, .server, .oauth, .app:
                 if wantsServerToken { c.serverTokenRequests += 1 } else { c.generateTokenRequests += 1 }
             }
         }
@@ -59,7 +59,7 @@ struct TokenService: Sendable {
         guard let portalToken = request.parameter("token") else { return .failure(.tokenRequired) }
         let validated = context.tokens.validate(
             portalToken, referer: request.headers["referer"], remoteIP: request.remoteIP)
-        guard case .success(let portalRecord) = validated, portalRecord.kind == .portal else {
+        guard case .success(let portalRecord) = validated, [.portal, .oauth].contains(portalRecord.kind) else {
             return .failure(.invalidToken)
         }
         guard let serverURL = request.parameter("serverurl") else {

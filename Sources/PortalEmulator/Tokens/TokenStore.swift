@@ -15,6 +15,8 @@ struct TokenRecord: Sendable, Equatable {
     var referer: String?
     /// With client=ip/requestip: the address every use must come from.
     var ip: String?
+    /// For OAuth access tokens: the refresh token they came from (revoking it revokes them).
+    var refreshToken: String? = nil
 }
 
 /// Why a presented token was not accepted.
@@ -32,6 +34,7 @@ enum TokenProblem: Error, Sendable, Equatable {
 /// Issues and checks tokens. Thread-safe.
 final class TokenStore: Sendable {
     private let records = Mutex<[String: TokenRecord]>([:])
+    private let revoked = Mutex<Set<String>>([])
 
     /// Current time in epoch milliseconds.
     static func nowMilliseconds() -> Int64 {
@@ -66,6 +69,25 @@ final class TokenStore: Sendable {
             for (key, record) in records where record.expires > past { records[key]?.expires = past }
         }
     }
+
+    /// Revokes an OAuth access token, or, when `token` is a refresh token, every access token
+    /// issued from it. Unknown tokens and tokens from generateToken or client_credentials
+    /// (which cannot be revoked) are left alone.
+    func revoke(_ token: String, isRefreshToken: Bool) {
+        let gone = records.withLock { records -> [String] in
+            var gone: [String] = isRefreshToken ? [token] : []
+            if records[token]?.kind == .oauth, records.removeValue(forKey: token) != nil { gone.append(token) }
+            for (key, record) in records where record.refreshToken == token {
+                records.removeValue(forKey: key)
+                gone.append(key)
+            }
+            return gone
+        }
+        revoked.withLock { $0.formUnion(gone) }
+    }
+
+    /// Whether `token` was revoked through ``revoke(_:)``.
+    func isRevoked(_ token: String) -> Bool { revoked.withLock { $0.contains(token) } }
 
     /// How many tokens were issued and are still remembered.
     var count: Int { records.withLock { $0.count } }

@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+
+/// An authorization code the portal handed to a signed-in user's browser.
+struct AuthorizationCodeGrant: Sendable, Equatable {
+    /// The app that asked for it.
+    var clientID: String
+    /// The redirect URI it was issued for (redemption must name the same one).
+    var redirectURI: String
+    /// The S256 `code_challenge`; nil for a confidential app that sent none.
+    var codeChallenge: String?
+    /// Who signed in.
+    var username: String
+    /// Expiry, epoch milliseconds.
+    var expires: Int64
+    /// The `expiration` (minutes) asked for at authorize time: the refresh token's lifetime.
+    var expirationMinutes: Int?
+}
+
+/// A refresh token issued by `oauth2/token`.
+struct RefreshTokenGrant: Sendable, Equatable {
+    /// Who it belongs to.
+    var username: String
+    /// The app it was issued to (only that app may redeem it).
+    var clientID: String
+    /// Expiry, epoch milliseconds.
+    var expires: Int64
+}
+
+/// Authorization codes and refresh tokens. Thread-safe. Access tokens live in ``TokenStore``.
+final class OAuthGrants: Sendable {
+    private let codes = Mutex<[String: AuthorizationCodeGrant]>([:])
+    private let refreshTokens = Mutex<[String: RefreshTokenGrant]>([:])
+
+    /// Remembers a new code and returns it.
+    func issueCode(_ grant: AuthorizationCodeGrant) -> String {
+        let code = TokenStore.randomToken().replacingOccurrences(of: ".", with: "")
+        codes.withLock { $0[code] = grant }
+        return code
+    }
+
+    /// Takes a code out: codes are single-use, whether the redemption succeeds or not.
+    func redeemCode(_ code: String) -> AuthorizationCodeGrant? {
+        codes.withLock { $0.removeValue(forKey: code) }
+    }
+
+    /// Makes every outstanding code expired.
+    func expireCodes() {
+        let past = TokenStore.nowMilliseconds() - 1
+        codes.withLock { codes in
+            for key in codes.keys { codes[key]?.expires = past }
+        }
+    }
+
+    /// Remembers a new refresh token and returns it.
+    func issueRefreshToken(_ grant: RefreshTokenGrant) -> String {
+        let token = TokenStore.randomToken()
+        refreshTokens.withLock { $0[token] = grant }
+        return token
+    }
+
+    /// The grant behind a refresh token, if it was issued and not revoked.
+    func refreshToken(_ token: String) -> RefreshTokenGrant? {
+        refreshTokens.withLock { $0[token] }
+    }
+
+    /// Forgets a refresh token; true when it was known.
+    @discardableResult
+    func revokeRefreshToken(_ token: String) -> Bool {
+        refreshTokens.withLock { $0.removeValue(forKey: token) != nil }
+    }
+
+    /// Forgets every refresh token and returns them (their access tokens are revoked by the caller).
+    func revokeAllRefreshTokens() -> [String] {
+        refreshTokens.withLock { tokens in
+            let all = Array(tokens.keys)
+            tokens.removeAll()
+            return all
+        }
+    }
+}

@@ -1,0 +1,324 @@
+import Foundation
+import PortalEmulator
+import Testing
+
+/// The repository's scripts/ folder (the scripted browser lives there).
+let repositoryScripts: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    while url.path != "/" {
+        url = url.deletingLastPathComponent()
+        let candidate = url.appendingPathComponent("scripts/scripted-browser.py").path
+        if FileManager.default.fileExists(atPath: candidate) { return url.appendingPathComponent("scripts").path }
+    }
+    return "scripts"
+}()
+
+/// The environment that makes `portal-auth` sign in through scripts/scripted-browser.py.
+func scriptedBrowser(_ emulator: PortalEmulator, action: String = "approve", state: String? = nil,
+                     log: String? = nil, oobOut: String? = nil) -> [String: String] {
+    var env = ["BROWSER": repositoryScripts + "/scripted-browser.py", "SCRIPTED_BROWSER_CA": emulator.caCertificatePath,
+               "SCRIPTED_BROWSER_ACTION": action]
+    if let state { env["SCRIPTED_BROWSER_STATE"] = state }
+    if let log { env["SCRIPTED_BROWSER_LOG"] = log }
+    if let oobOut { env["SCRIPTED_BROWSER_OOB_OUT"] = oobOut }
+    return env
+}
+
+func temporaryPath(_ prefix: String) -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
+}
+
+func oauthLogin(_ emulator: PortalEmulator, _ extra: [String] = [], environment: [String: String] = [:], browser: [String: String]? = nil) async throws -> CLIResult {
+    try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-cli"] + extra, emulator: emulator,
+                             environment: (browser ?? scriptedBrowser(emulator)).merging(environment) { $1 })
+}
+
+extension CLIResult {
+    var trimmedStdout: String { stdout.trimmingCharacters(in: .whitespacesAndNewlines) }
+}
+
+@Suite struct OAuthCLITests {
+    @Test func loopbackSignInThenTokenWhoamiRequestStatusAndLogoutRevokes() async throws {
+        let emulator = try await startEmulator()
+        let keyring = try await PrivateKeyring.start()
+        let env = keyring.environment
+        defer { Task { await keyring.stop(); try? await emulator.shutdown() } }
+
+        let signIn = try await oauthLogin(emulator, environment: env)
+        #expect(signIn.status == 0, "\(signIn.stderr)")
+        #expect(signIn.stdout.contains("Signed in to \(emulator.portalURL) as alice with OAuth (app portal-auth-cli)"))
+        #expect(signIn.stderr.contains("waiting for the browser to come back to http://127.0.0.1:"))
+        #expect(signIn.stderr.contains("Ctrl-C to cancel"))
+        #expect(emulator.counters().authorizationCodeGrants == 1)
+
+        let items = try await CLI.keyringItems(server: emulator.portalURL, environment: env)
+        #expect(items.contains("attribute.kind = oauth-user"))
+        #expect(items.contains("label = portal-auth: alice @ \(emulator.portalURL)"))
+
+        let token = try await CLI.portalAuth(["token"], emulator: emulator, environment: env)
+        #expect(token.status == 0, "\(token.stderr)")
+        let access = token.trimmedStdout
+        #expect(!access.isEmpty)
+        let described = items.split(separator: "\n").filter { $0.hasPrefix("attribute.") || $0.hasPrefix("label") }.joined(separator: "\n")
+        #expect(!described.isEmpty && !described.contains(access))
+
+        let whoami = try await CLI.portalAuth(["whoami"], emulator: emulator, environment: env)
+        #expect(whoami.stdout.contains("alice (Alice Anderson)"), "\(whoami.stderr)")
+        let status = try await CLI.portalAuth(["status"], emulator: emulator, environment: env)
+        #expect(status.stdout.contains("oauth-user"), "\(status.stdout)")
+        #expect(status.stdout.contains(emulator.portalURL))
+        let request = try await CLI.portalAuth(["request", emulator.serverURL + "/rest/services/Parcels/FeatureServer/0/query?where=1%3D1&returnCountOnly=true"],
+                                               emulator: emulator, environment: env)
+        #expect(request.status == 0, "\(request.stderr)")
+        #expect(request.stdout.contains("\"count\""))
+        #expect(emulator.counters().serverTokenRequests == 1)
+
+        let logout = try await CLI.portalAuth(["logout"], emulator: emulator, environment: env)
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(logout.stdout.contains("Revoked the OAuth tokens of alice @ \(emulator.portalURL)."))
+        #expect(emulator.isRevoked(access))
+        #expect(emulator.counters().revokeRequests == 2)
+        #expect(!(try await CLI.keyringItems(server: emulator.portalURL, environment: env)).contains("label"))
+    }
+
+    @Test func outOfBandSignInReadsThePastedCode() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { try? await emulator.shutdown() } }
+        // The scripted browser writes the code from the approval page into a FIFO that is
+        // portal-auth's stdin: a person pasting it.
+        let fifo = temporaryPath("oob")
+        let script = """
+            mkfifo "$FIFO" && exec 3<>"$FIFO" && "$PA" login --portal "$PORTAL" --client-id portal-auth-cli --oob <&3
+            """
+        var env = scriptedBrowser(emulator, oobOut: fifo)
+        env["FIFO"] = fifo
+        env["PA"] = CLI.portalAuth
+        env["PORTAL"] = emulator.portalURL
+        env["PORTAL_AUTH_CA_BUNDLE"] = emulator.caCertificatePath
+        defer { try? FileManager.default.removeItem(atPath: fifo) }
+        let r = try await CLI.run("/bin/sh", ["-c", script], environment: env)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("then paste the code the portal shows"))
+        #expect(r.stdout.contains("as alice with OAuth"))
+        let token = try await CLI.portalAuth(["token", emulator.portalURL], emulator: emulator)
+        #expect(token.status == 0, "\(token.stderr)")
+        _ = try await CLI.portalAuth(["logout", "--portal", emulator.portalURL], emulator: emulator)
+    }
+
+    @Test func noBrowserPrintsTheURLToOpen() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { try? await emulator.shutdown() } }
+        // --no-browser never starts $BROWSER: nobody signs in, so the wait times out.
+        let log = temporaryPath("browser-log")
+        let r = try await oauthLogin(emulator, ["--no-browser", "--timeout", "2"], browser: scriptedBrowser(emulator, log: log))
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("Open this URL in a browser to sign in:"))
+        #expect(r.stderr.contains(emulator.portalURL + "/sharing/rest/oauth2/authorize?"))
+        #expect(r.stderr.contains("code_challenge_method=S256"))
+        #expect(!FileManager.default.fileExists(atPath: log))
+        #expect(emulator.counters().authorizeRequests == 0)
+    }
+
+    @Test func deniedConsentTamperedStateAndTimeoutStoreNothing() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { try? await emulator.shutdown() } }
+        let denied = try await oauthLogin(emulator, browser: scriptedBrowser(emulator, action: "deny"))
+        #expect(denied.status != 0)
+        #expect(denied.stderr.contains("was declined (access_denied"), "\(denied.stderr)")
+        let tampered = try await oauthLogin(emulator, browser: scriptedBrowser(emulator, state: "tamper"))
+        #expect(tampered.status != 0)
+        #expect(tampered.stderr.contains("the state differs"), "\(tampered.stderr)")
+        let ignored = try await oauthLogin(emulator, ["--timeout", "3"], browser: scriptedBrowser(emulator, action: "ignore"))
+        #expect(ignored.status != 0)
+        #expect(ignored.stderr.contains("within 3 seconds"), "\(ignored.stderr)")
+        for result in [denied, tampered, ignored] {
+            #expect(result.stderr.split(separator: "\n").last?.hasPrefix("portal-auth: ") == true)
+            #expect(result.stderr.contains("nothing was stored"))
+        }
+        #expect(emulator.counters().authorizationCodeGrants == 0)
+        #expect(!(try await CLI.keyringItems(server: emulator.portalURL)).contains("label"))
+    }
+
+    @Test func unknownClientAndUnregisteredRedirectEndInAClearTimeout() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { try? await emulator.shutdown() } }
+        let log = temporaryPath("browser-log")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let unknown = try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--client-id", "no-such-app", "--timeout", "3"],
+                                               emulator: emulator, environment: scriptedBrowser(emulator, log: log))
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("unknown client ID"), "\(unknown.stderr)")
+        let unregistered = try await oauthLogin(emulator, ["--redirect-url", "http://127.0.0.1/not/registered", "--timeout", "3"],
+                                                browser: scriptedBrowser(emulator, log: log))
+        #expect(unregistered.status != 0)
+        #expect(unregistered.stderr.contains("redirect URL not registered"), "\(unregistered.stderr)")
+        let seen = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(seen.contains("Invalid client_id"))
+        #expect(seen.contains("Invalid redirect_uri"))
+        #expect(!seen.contains("loopback answered"))
+        #expect(!(try await CLI.keyringItems(server: emulator.portalURL)).contains("label"))
+    }
+
+    @Test func aPortInUseIsNamed() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { try? await emulator.shutdown() } }
+        // The emulator itself holds its port on 127.0.0.1.
+        let r = try await oauthLogin(emulator, ["--redirect-url", "http://127.0.0.1:\(emulator.port)/oauth/callback"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("port \(emulator.port) on 127.0.0.1 is already in use"), "\(r.stderr)")
+        #expect(r.oneLineError)
+        #expect(emulator.counters().authorizeRequests == 0)
+    }
+
+    @Test(arguments: ["html", "malformedJSON", "http500"])
+    func aBrokenTokenEndpointKeepsTheStoredCredential(_ kind: String) async throws {
+        let emulator = try await startEmulator()
+        defer { Task { try? await emulator.shutdown() } }
+        #expect(try await login(emulator).status == 0)
+        let before = try await CLI.portalAuth(["token", emulator.portalURL], emulator: emulator)
+        emulator.inject(Fault(kind: Fault.Kind(rawValue: kind)!, pathContains: "oauth2/token"))
+        let r = try await oauthLogin(emulator)
+        #expect(r.status != 0)
+        #expect(r.stderr.split(separator: "\n").last?.hasPrefix("portal-auth: ") == true)
+        #expect(r.stderr.contains("127.0.0.1:\(emulator.port)"), "\(r.stderr)")
+        let after = try await CLI.portalAuth(["token", emulator.portalURL], emulator: emulator)
+        #expect(after.trimmedStdout == before.trimmedStdout)
+        #expect(try await CLI.keyringItems(server: emulator.portalURL).contains("attribute.kind = token"))
+        _ = try await CLI.portalAuth(["logout", "--portal", emulator.portalURL], emulator: emulator)
+    }
+
+    @Test func applicationSignInFromStdinAndEnvironment() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { try? await emulator.shutdown() } }
+        let fromStdin = try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-app", "--client-secret-stdin"],
+                                                 emulator: emulator, stdin: "app-secret-456")
+        #expect(fromStdin.status == 0, "\(fromStdin.stderr)")
+        #expect(fromStdin.stdout.contains("as app portal-auth-app"))
+        let items = try await CLI.keyringItems(server: emulator.portalURL)
+        #expect(items.contains("attribute.kind = oauth-application"))
+        let described = items.split(separator: "\n").filter { $0.hasPrefix("attribute.") || $0.hasPrefix("label") }.joined(separator: "\n")
+        #expect(!described.isEmpty && !described.contains("app-secret-456"))
+        let token = try await CLI.portalAuth(["token", emulator.portalURL], emulator: emulator)
+        #expect(token.status == 0 && !token.trimmedStdout.isEmpty)
+        // An expired app token is requested again with the stored secret.
+        emulator.expireAllTokens()
+        let request = try await CLI.portalAuth(["request", emulator.portalURL + "/sharing/rest/portals/self"], emulator: emulator)
+        #expect(request.status == 0, "\(request.stderr)")
+        #expect(emulator.counters().clientCredentialsGrants == 2)
+
+        let fromEnvironment = try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-app"],
+                                                       emulator: emulator, environment: ["PORTAL_AUTH_CLIENT_SECRET": "app-secret-456"])
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
+        #expect(emulator.counters().clientCredentialsGrants == 3)
+        _ = try await CLI.portalAuth(["logout", "--portal", emulator.portalURL], emulator: emulator)
+    }
+
+    @Test func aWrongClientSecretIsRefusedNotEchoedAndNothingIsStored() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { try? await emulator.shutdown() } }
+        let r = try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-app", "--client-secret-stdin"],
+                                         emulator: emulator, stdin: "wrong-secret-789")
+        #expect(r.status != 0)
+        #expect(r.oneLineError, "\(r.stderr)")
+        #expect(!r.stderr.contains("wrong-secret-789") && !r.stdout.contains("wrong-secret-789"))
+        #expect(r.stderr.contains("client ID and secret"))
+        #expect(!(try await CLI.keyringItems(server: emulator.portalURL)).contains("label"))
+        let empty = try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-app", "--client-secret-stdin"],
+                                             emulator: emulator, stdin: "")
+        #expect(empty.status != 0)
+        #expect(empty.oneLineError, "\(empty.stderr)")
+        #expect(emulator.counters().clientCredentialsGrants == 0)
+    }
+
+    @Test func configFileSignInAndItsMistakes() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { try? await emulator.shutdown() } }
+        let directory = temporaryPath("oauth-config")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func write(_ name: String, _ json: String) throws -> String {
+            let path = directory + "/" + name
+            try json.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let good = try write("user.json", """
+            {"type": "oauth-user", "portal_url": "\(emulator.portalURL)", "client_id": "portal-auth-cli",
+             "redirect_url": "http://127.0.0.1/oauth/callback", "refresh_token_expiration_minutes": 600, "timeout_seconds": 60}
+            """)
+        let signIn = try await CLI.portalAuth(["login", "--config", good], emulator: emulator, environment: scriptedBrowser(emulator))
+        #expect(signIn.status == 0, "\(signIn.stderr)")
+        #expect(signIn.stdout.contains("as alice with OAuth"))
+
+        let typo = try write("typo.json", """
+            {"type": "oauth-user", "portal_url": "\(emulator.portalURL)", "clientid": "portal-auth-cli"}
+            """)
+        let bad = try await CLI.portalAuth(["login", "--config", typo], emulator: emulator, environment: scriptedBrowser(emulator))
+        #expect(bad.status != 0)
+        #expect(bad.oneLineError, "\(bad.stderr)")
+        #expect(bad.stderr.contains("clientid"))
+
+        let notJSON = try write("broken.json", "{ not json")
+        let broken = try await CLI.portalAuth(["login", "--config", notJSON], emulator: emulator)
+        #expect(broken.status != 0)
+        #expect(broken.stderr.contains(notJSON))
+
+        let conflicting = try await CLI.portalAuth(["login", "--config", good, "--timeout", "5", "--oob"], emulator: emulator)
+        #expect(conflicting.status != 0)
+        #expect(conflicting.stderr.contains("--timeout, --oob cannot be combined with --config"), "\(conflicting.stderr)")
+
+        let app = try write("app.json", """
+            {"type": "oauth-application", "portal_url": "\(emulator.portalURL)", "client_id": "portal-auth-app", "token_expiration_minutes": 30}
+            """)
+        let appSignIn = try await CLI.portalAuth(["login", "--config", app, "--client-secret-stdin"], emulator: emulator, stdin: "app-secret-456")
+        #expect(appSignIn.status == 0, "\(appSignIn.stderr)")
+        #expect(emulator.counters().authorizationCodeGrants == 1)
+        #expect(emulator.counters().clientCredentialsGrants == 1)
+        // The failed attempts left the credential of the last good sign-in in place.
+        #expect(try await CLI.keyringItems(server: emulator.portalURL).contains("attribute.kind = oauth-application"))
+        _ = try await CLI.portalAuth(["logout", "--portal", emulator.portalURL], emulator: emulator)
+    }
+
+    @Test func theShippedExampleConfigsAreValid() async throws {
+        // config/oauth-user.example.json points at the emulator's default address; only its
+        // shape is checked here (a sign-in needs the port).
+        for name in ["oauth-user.example.json", "oauth-application.example.json"] {
+            let path = (repositoryScripts as NSString).deletingLastPathComponent + "/config/" + name
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+            #expect(object["client_id"] is String, "\(name)")
+            #expect((object["portal_url"] as? String)?.hasPrefix("https://") == true, "\(name)")
+        }
+    }
+
+    /// 100 `portal-auth token` processes started together, with an access token inside the
+    /// five-minute window: one refresh request, one new token, printed by all of them.
+    @Test func concurrentTokenProcessesRefreshOnce() async throws {
+        let emulator = try await startEmulator { $0.oauthAccessTokenLifetimeSeconds = 120 }
+        let keyring = try await PrivateKeyring.start()
+        let env = keyring.environment
+        defer { Task { await keyring.stop(); try? await emulator.shutdown() } }
+        #expect(try await oauthLogin(emulator, environment: env).status == 0)
+        emulator.setOAuthAccessTokenLifetime(seconds: 1800)
+        emulator.resetCounters()
+
+        let results = try await withThrowingTaskGroup(of: CLIResult.self) { group in
+            for _ in 0..<100 {
+                group.addTask { try await CLI.portalAuth(["token"], emulator: emulator, environment: env) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let failures = results.filter { $0.status != 0 }
+        #expect(failures.isEmpty, "\(failures.first?.stderr ?? "")")
+        let printed = Set(results.map(\.trimmedStdout))
+        #expect(printed.count == 1)
+        #expect(emulator.counters().refreshTokenGrants == 1)
+        // The one they printed is the new, long-lived token, and it is the stored one.
+        let json = try await CLI.portalAuth(["token", "--format", "json"], emulator: emulator, environment: env)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["token"] as? String == printed.first)
+        let expires = try #require((object["expires"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) })
+        #expect(expires > Date().addingTimeInterval(20 * 60))
+        let me = try await CLI.portalAuth(["whoami"], emulator: emulator, environment: env)
+        #expect(me.stdout.contains("alice"))
+        #expect(emulator.counters().refreshTokenGrants == 1)
+    }
+}
