@@ -154,7 +154,9 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
     /// finds the credential in the Secret Service and never asks or generates again.
     @Test func aNewManagerUsesTheStoredCredentialWithoutSigningInAgain() async throws {
         let fixture = try await Fixture.make(backend: KeyringCredentialBackend())
-        defer { Task { _ = try? await fixture.manager.clearCredentialStores(); await fixture.shutdown() } }
+        // Only this test's item goes afterwards: clearCredentialStores() would also remove the
+        // items of tests running beside it in the same keyring.
+        defer { Task { _ = try? await fixture.manager.arcGISCredentialStore.remove(try ServerContext(fixture.emulator.portalURL)); await fixture.shutdown() } }
         let first = try await fixture.manager.send(ArcGISRequest(url: fixture.communitySelf))
         #expect(first.json?["username"]?.stringValue == "alice")
         #expect(fixture.emulator.counters().generateTokenRequests == 1)
