@@ -11,6 +11,11 @@ struct EmulatorURLs: Sendable, Equatable {
     var serverURL: String { baseURL + "/server" }
     /// baseURL + "/standalone"
     var standaloneServerURL: String { baseURL + "/standalone" }
+    /// "https://127.0.0.1:PROXYPORT" when the application proxy runs.
+    var proxyBaseURL: String?
+
+    /// The same addresses as seen through the application proxy.
+    var throughProxy: EmulatorURLs { EmulatorURLs(baseURL: proxyBaseURL ?? baseURL, proxyBaseURL: proxyBaseURL) }
 }
 
 /// State shared by every request handler: configuration, tokens, counters, faults.
@@ -21,6 +26,10 @@ final class EmulatorContext: Sendable {
     let tokens = TokenStore()
     /// OAuth authorization codes and refresh tokens.
     let grants = OAuthGrants()
+    /// The emulated Entra ID's tokens, codes and refresh tokens.
+    let entra = EntraTokens()
+    /// Scopes asked for at Entra authorize time, by code.
+    let entraScopes = ScopeBook()
     /// Request counters.
     let counters = CounterBook()
     /// Injected faults.
@@ -44,6 +53,11 @@ final class EmulatorContext: Sendable {
     /// The public URLs; a placeholder until the listener is bound.
     var urls: EmulatorURLs {
         boundURLs.withLock { $0 } ?? EmulatorURLs(baseURL: "https://127.0.0.1")
+    }
+
+    /// The addresses as the request's client sees them: through the proxy or directly.
+    func urls(for request: IncomingRequest) -> EmulatorURLs {
+        request.viaProxy ? urls.throughProxy : urls
     }
 
     /// Records the bound HTTPS address.

@@ -12,6 +12,7 @@ public final class PortalEmulator: Sendable {
     private let context: EmulatorContext
     private let https: Listener
     private let http: Listener?
+    private let proxy: Listener?
     private let temporaryDirectory: String?
 
     /// The HTTPS port.
@@ -26,18 +27,26 @@ public final class PortalEmulator: Sendable {
     public var serverURL: String { context.urls.serverURL }
     /// ``baseURL`` + "/standalone": a server with its own token service.
     public var standaloneServerURL: String { context.urls.standaloneServerURL }
+    /// The application proxy's port, when it runs (``EmulatorConfiguration/proxyPort``).
+    public var proxyPort: Int? { proxy?.port }
+    /// "https://HOST:PROXYPORT": the portal and servers as seen through the emulated Microsoft
+    /// Entra Application Proxy (every request needs an Entra bearer token), when it runs.
+    public var proxyBaseURL: String? { context.urls.proxyBaseURL }
+    /// The emulated Entra ID's v2.0 endpoints: `{entraBaseURL}/authorize`, `/token`, `/logout`.
+    public var entraBaseURL: String { context.urls.baseURL + "/entra/\(context.configuration.entraTenant)/oauth2/v2.0" }
     /// Where the CA certificate (PEM) was written.
     public let caCertificatePath: String
     /// The CA certificate (PEM).
     public let caCertificatePEM: String
 
     private init(
-        context: EmulatorContext, https: Listener, http: Listener?, caCertificatePath: String,
+        context: EmulatorContext, https: Listener, http: Listener?, proxy: Listener?, caCertificatePath: String,
         caCertificatePEM: String, temporaryDirectory: String?
     ) {
         self.context = context
         self.https = https
         self.http = http
+        self.proxy = proxy
         self.caCertificatePath = caCertificatePath
         self.caCertificatePEM = caCertificatePEM
         self.temporaryDirectory = temporaryDirectory
@@ -86,9 +95,25 @@ public final class PortalEmulator: Sendable {
                 throw error
             }
         }
+        var proxy: Listener?
+        if let proxyPort = configuration.proxyPort {
+            do {
+                var gated = handler
+                gated.behindProxy = true
+                proxy = try await Listener.start(
+                    host: configuration.host, port: proxyPort, tls: tls, handler: gated, logger: logger)
+                var urls = context.urls
+                urls.proxyBaseURL = "https://\(urlHost(configuration.host)):\(proxy!.port)"
+                context.setURLs(urls)
+            } catch {
+                await https.shutdown()
+                await http?.shutdown()
+                throw error
+            }
+        }
         logger.info("portal-emulator listening", metadata: ["baseURL": "\(context.urls.baseURL)"])
         return PortalEmulator(
-            context: context, https: https, http: http, caCertificatePath: caPath,
+            context: context, https: https, http: http, proxy: proxy, caCertificatePath: caPath,
             caCertificatePEM: authority.caCertificatePEM, temporaryDirectory: temporaryDirectory)
     }
 
@@ -156,6 +181,9 @@ public final class PortalEmulator: Sendable {
     /// ``revokeAllRefreshTokens()``.
     public func isRevoked(_ token: String) -> Bool { context.tokens.isRevoked(token) }
 
+    /// Makes every Entra access and ID token expired: the proxy answers 401 until the client refreshes.
+    public func expireEntraTokens() { context.entra.expireAll() }
+
     /// Makes every token issued so far expired: its next use gets 498.
     public func expireAllTokens() { context.tokens.expireAll() }
 
@@ -163,6 +191,7 @@ public final class PortalEmulator: Sendable {
     public func shutdown() async throws {
         await https.shutdown()
         await http?.shutdown()
+        await proxy?.shutdown()
         if let temporaryDirectory { try? FileManager.default.removeItem(atPath: temporaryDirectory) }
     }
 }

@@ -21,8 +21,25 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
     var allowed = true
     /// The command to suggest when a sign-in may not start.
     var hint: String = "portal-auth login"
+    /// What the page is for.
+    enum Purpose { case signIn, signOut }
+    /// Sign-in pages are waited on; sign-out pages are only opened.
+    var purpose: Purpose = .signIn
 
     func present(_ url: URL, redirectURI: String) async throws {
+        if purpose == .signOut {
+            if noBrowser {
+                printInfo("To finish signing out at the identity provider, open:\n\n    \(url.absoluteString)\n")
+            } else {
+                do {
+                    let browser = try SystemBrowser().open(url)
+                    printInfo("Opened the sign-out page with \(browser).")
+                } catch let error as PortalAuthError {
+                    printInfo("\(error.message).\nTo finish signing out at the identity provider, open:\n\n    \(url.absoluteString)\n")
+                }
+            }
+            return
+        }
         guard allowed else {
             throw PortalAuthError(.authenticationRequired, "a new browser sign-in is needed and stdin is not a terminal: run \(hint)")
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import PortalAuth
+import PortalAuthIAP
 import PortalAuthOAuthApplication
 import PortalAuthOAuthUser
 import PortalAuthPregeneratedToken
@@ -68,6 +69,8 @@ struct GlobalOptions: ParsableArguments {
         // Stored OAuth credentials renew themselves; a new browser sign-in only starts on a terminal.
         manager.register(OAuthUserHandler(userAgent: TerminalAuthorizationUserAgent(allowed: stdinIsTerminal, hint: "portal-auth login --portal URL --client-id ID")))
         manager.register(OAuthApplicationHandler())
+        // IAP credentials are read back and renewed; new proxy sign-ins go through login --config.
+        manager.proxyCredentialStore.register(IAPCredential.self)
         return manager
     }
 }

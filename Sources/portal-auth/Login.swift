@@ -2,6 +2,7 @@ import ArgumentParser
 import PortalAuth
 import PortalAuthOAuthApplication
 import PortalAuthOAuthUser
+import PortalAuthIAP
 import PortalAuthPregeneratedToken
 import PortalAuthToken
 #if canImport(FoundationEssentials)
@@ -23,8 +24,9 @@ struct Login: AsyncParsableCommand {
               portal-auth login --portal https://host/portal --client-id APPID [--redirect-url URL | --oob] [--no-browser]
             OAuth application (client credentials):
               printf '%s' "$SECRET" | portal-auth login --portal https://host/portal --client-id APPID --client-secret-stdin
-            From a JSON file (see config/):
+            From a JSON file (see config/), including a portal behind Microsoft Entra Application Proxy:
               portal-auth login --config oauth.json
+              portal-auth login --config iap.json [--no-browser]
             A credential already stored stays in place if the new sign-in fails.
             """
     )
@@ -138,7 +140,12 @@ struct Login: AsyncParsableCommand {
 
     private func loginWithConfigFile(_ path: String) async throws {
         let file = try ConfigurationFile(contentsOf: path)
-        switch try file.optionalString("type") ?? "oauth-user" {
+        // ArcGIS's IAP configuration JSON has no "type"; its authorize_url says what it is.
+        let defaultType = file.has("authorize_url") ? "iap" : "oauth-user"
+        switch try file.optionalString("type") ?? defaultType {
+        case "iap":
+            if clientSecretStdin { throw PortalAuthError(.invalidConfiguration, "\(path) describes an identity-aware proxy sign-in (in the browser), which takes no client secret: drop --client-secret-stdin") }
+            try await loginWithIAP(try IAPConfiguration(file: file))
         case "oauth-user":
             if clientSecretStdin { throw PortalAuthError(.invalidConfiguration, "\(path) describes a user sign-in (in the browser), which takes no client secret: drop --client-secret-stdin") }
             try await loginWithOAuthUser(try OAuthUserConfiguration(file: file))
@@ -148,7 +155,7 @@ struct Login: AsyncParsableCommand {
             try await loginWithOAuthApplication(portal: try ServerContext(url: try file.httpsURL("portal_url")), clientID: try file.string("client_id"),
                                                 expirationMinutes: try file.optionalPositiveInteger("token_expiration_minutes") ?? 120)
         case let other:
-            throw PortalAuthError(.invalidConfiguration, "\(path): \"type\" must be \"oauth-user\" or \"oauth-application\", not \"\(other)\"")
+            throw PortalAuthError(.invalidConfiguration, "\(path): \"type\" must be \"oauth-user\", \"oauth-application\" or \"iap\", not \"\(other)\"")
         }
     }
 
@@ -160,6 +167,18 @@ struct Login: AsyncParsableCommand {
         let credential = try await OAuthUserCredential.signIn(configuration, userAgent: agent, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
         output("Signed in to \(credential.serverContext) as \(credential.username ?? "?") with OAuth (app \(credential.clientID))\(credential.refreshTokenExpirationDate.map { "; the refresh token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name)).")
+    }
+
+    private func loginWithIAP(_ configuration: IAPConfiguration) async throws {
+        let manager = try global.makeManager()
+        try manager.proxyCredentialStore.backend.checkAvailable()
+        let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true)
+        // The identity provider is not behind the proxy: sign in with the manager's services,
+        // which add no proxy token to it.
+        let credential = try await IAPCredential.signIn(configuration, userAgent: agent, services: manager.services)
+        try await manager.proxyCredentialStore.add(credential)
+        let hosts = configuration.hostsBehindProxy.joined(separator: ", ")
+        output("Signed in to the identity-aware proxy for \(hosts)\(credential.username.map { " as \($0)" } ?? "")\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)\(credential.refreshToken == nil ? "" : " and is refreshed automatically")" } ?? "") (stored in \(manager.proxyCredentialStore.backend.name)).")
     }
 
     private func loginWithOAuthApplication(portal: ServerContext, clientID: String, expirationMinutes: Int) async throws {

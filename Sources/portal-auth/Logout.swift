@@ -10,7 +10,12 @@ import Foundation
 struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign out: revoke OAuth tokens where possible and remove stored credentials.",
-        discussion: "Without options, signs out of the only signed-in portal."
+        discussion: """
+            Without options, signs out of the only signed-in portal. --proxy also signs out of the
+            identity-aware proxy (Entra Application Proxy) in front of it: its sign-out page opens
+            in the browser (printed with --no-browser) and its credential is removed. --all signs
+            out of everything, proxies included.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -20,6 +25,12 @@ struct Logout: AsyncParsableCommand {
 
     @Flag(help: "Sign out of everything: every portal-auth credential in the store.")
     var all = false
+
+    @Flag(help: "Also sign out of the identity-aware proxy in front of the portal.")
+    var proxy = false
+
+    @Flag(help: "Print the proxy's sign-out URL instead of opening a browser.")
+    var noBrowser = false
 
     func validate() throws {
         if all && portal != nil { throw ValidationError("--all and --portal cannot be used together") }
@@ -31,6 +42,7 @@ struct Logout: AsyncParsableCommand {
             if all {
                 let reports = try await manager.revokeOAuthTokens()
                 printReports(reports)
+                try await signOutOfProxies(manager, url: nil)
                 let removed = try await manager.clearCredentialStores()
                 output("Removed \(removed) credential\(removed == 1 ? "" : "s") from the \(manager.arcGISCredentialStore.backend.name) store.")
                 return
@@ -40,11 +52,19 @@ struct Logout: AsyncParsableCommand {
             let reports = try await manager.revokeOAuthTokens(for: context)
             printReports(reports)
             let removed = try await manager.arcGISCredentialStore.remove(context)
+            if proxy { try await signOutOfProxies(manager, url: target) }
             if removed == 0 {
                 output("No credential was stored for \(context); nothing to remove.")
             } else {
                 output("Signed out of \(context): removed \(removed) credential\(removed == 1 ? "" : "s") from the \(manager.arcGISCredentialStore.backend.name) store.")
             }
+        }
+    }
+
+    private func signOutOfProxies(_ manager: AuthenticationManager, url: URL?) async throws {
+        let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true, purpose: .signOut)
+        for credential in try await manager.invalidateProxyCredentials(for: url, userAgent: agent) {
+            output("Signed out of the identity-aware proxy\(credential.username.map { " (\($0))" } ?? "") and removed its credential.")
         }
     }
 

@@ -19,6 +19,7 @@ struct Status: AsyncParsableCommand {
         try await runReportingErrors {
             let manager = try global.makeManager()
             let all = try await manager.arcGISCredentialStore.summaries() + manager.networkCredentialStore.summaries()
+                + manager.proxyCredentialStore.summaries()
             let sorted = all.sorted { ($0.server, $0.kind) < ($1.server, $1.kind) }
             let now = Date()
             if json {

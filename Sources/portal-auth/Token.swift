@@ -25,19 +25,45 @@ struct Token: AsyncParsableCommand {
     @Argument(help: "The URL the token is for.")
     var url: String?
 
-    @Option(help: "plain (the token), json (token, expires, ssl, server), header (HTTP header lines) or env (shell exports).")
+    @Option(help: "plain (the token), json (token, expires, ssl, server), header (HTTP header lines) or env (shell exports). For a host behind an identity-aware proxy, json, header and env also give the proxy's token (Authorization: Bearer).")
     var format: Format = .plain
 
     func run() async throws {
         try await runReportingErrors {
             let manager = try global.makeManager()
             let target = try await resolveTarget(url, manager: manager)
-            let credential = try await manager.credential(for: target, interactive: stdinIsTerminal)
-            output(render(credential))
+            // A host behind an identity-aware proxy needs the proxy's token too (header, json, env),
+            // and with no ArcGIS sign-in there, the proxy's token is the one to print.
+            let proxy = format == .plain ? nil : try await manager.proxyCredential(for: target)
+            let credential: (any ArcGISCredential)?
+            do {
+                credential = try await manager.credential(for: target, interactive: stdinIsTerminal && proxy == nil)
+            } catch let error as PortalAuthError where error.code == .noCredential || error.code == .authenticationRequired {
+                var usable = proxy
+                if usable == nil { usable = try await manager.proxyCredential(for: target) }
+                guard let usable else { throw error }
+                output(render(nil, proxy: usable))
+                return
+            }
+            output(render(credential, proxy: proxy))
         }
     }
 
-    func render(_ credential: any ArcGISCredential) -> String {
+    func render(_ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?) -> String {
+        guard let credential else {
+            // Only the proxy's token.
+            let info = proxy!.tokenInfo
+            switch format {
+            case .plain: return info.accessToken
+            case .json:
+                return JSONValue.object(["proxyToken": .string(info.accessToken), "proxyTokenExpires": info.expirationDate.map { .string($0.iso8601) } ?? .null]).description
+            case .header: return "Authorization: Bearer \(info.accessToken)"
+            case .env:
+                var lines = ["export PORTAL_AUTH_PROXY_TOKEN=\(shellQuote(info.accessToken))"]
+                if let date = info.expirationDate { lines.append("export PORTAL_AUTH_PROXY_TOKEN_EXPIRES=\(shellQuote(date.iso8601))") }
+                return lines.joined(separator: "\n")
+            }
+        }
         let info = credential.tokenInfo
         switch format {
         case .plain:
@@ -50,16 +76,22 @@ struct Token: AsyncParsableCommand {
                 "server": .string(credential.serverContext.url),
             ]
             if let referer = credential.referer { object["referer"] = .string(referer) }
+            if let proxy {
+                object["proxyToken"] = .string(proxy.tokenInfo.accessToken)
+                object["proxyTokenExpires"] = proxy.tokenInfo.expirationDate.map { .string($0.iso8601) } ?? .null
+            }
             return JSONValue.object(object).description
         case .header:
             var lines = ["X-Esri-Authorization: Bearer \(info.accessToken)"]
             if let referer = credential.referer { lines.append("Referer: \(referer)") }
+            if let proxy { lines.append("Authorization: Bearer \(proxy.tokenInfo.accessToken)") }
             return lines.joined(separator: "\n")
         case .env:
             var lines = ["export PORTAL_AUTH_TOKEN=\(shellQuote(info.accessToken))",
                          "export PORTAL_AUTH_SERVER=\(shellQuote(credential.serverContext.url))"]
             if let date = info.expirationDate { lines.append("export PORTAL_AUTH_TOKEN_EXPIRES=\(shellQuote(date.iso8601))") }
             if let referer = credential.referer { lines.append("export PORTAL_AUTH_REFERER=\(shellQuote(referer))") }
+            if let proxy { lines.append("export PORTAL_AUTH_PROXY_TOKEN=\(shellQuote(proxy.tokenInfo.accessToken))") }
             return lines.joined(separator: "\n")
         }
     }

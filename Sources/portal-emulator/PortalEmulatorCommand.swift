@@ -37,6 +37,9 @@ struct PortalEmulatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("token-lifetime"), help: "Default token lifetime in minutes.")
     var tokenLifetime: Int?
 
+    @Option(name: .customLong("proxy-port"), help: "Also run the emulated Entra Application Proxy in front of the portal on this HTTPS port (0 = a free port).")
+    var proxyPort: Int?
+
     @Option(name: .customLong("oauth-access-token-lifetime"), help: "Lifetime of OAuth access tokens, in seconds.")
     var oauthAccessTokenLifetime: Int?
 
@@ -60,6 +63,7 @@ struct PortalEmulatorCommand: AsyncParsableCommand {
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let httpPort { configuration.httpPort = httpPort }
+        if let proxyPort { configuration.proxyPort = proxyPort }
         if let caOut { configuration.caCertificatePath = caOut }
         if let tokenLifetime { configuration.tokenLifetimeMinutes = tokenLifetime }
         if let oauthAccessTokenLifetime { configuration.oauthAccessTokenLifetimeSeconds = oauthAccessTokenLifetime }
@@ -85,7 +89,8 @@ struct PortalEmulatorCommand: AsyncParsableCommand {
         if let stateFile {
             try StateFile(emulator: emulator).write(to: stateFile)
         }
-        let line = "portal-emulator: portal \(emulator.portalURL), server \(emulator.serverURL), CA \(emulator.caCertificatePath)\n"
+        let proxied = emulator.proxyBaseURL.map { ", proxy \($0)/portal" } ?? ""
+        let line = "portal-emulator: portal \(emulator.portalURL), server \(emulator.serverURL)\(proxied), CA \(emulator.caCertificatePath)\n"
         FileHandle.standardOutput.write(Data(line.utf8))
 
         let received = await signals.wait()

@@ -11,6 +11,9 @@ struct StateFile: Codable, Equatable {
     var serverURL: String
     var standaloneServerURL: String
     var caCertificatePath: String
+    var proxyPort: Int?
+    var proxyBaseURL: String?
+    var entraBaseURL: String
 
     init(emulator: PortalEmulator) {
         pid = ProcessInfo.processInfo.processIdentifier
@@ -21,6 +24,9 @@ struct StateFile: Codable, Equatable {
         serverURL = emulator.serverURL
         standaloneServerURL = emulator.standaloneServerURL
         caCertificatePath = emulator.caCertificatePath
+        proxyPort = emulator.proxyPort
+        proxyBaseURL = emulator.proxyBaseURL
+        entraBaseURL = emulator.entraBaseURL
     }
 
     /// Writes the file atomically (a temporary file renamed into place).

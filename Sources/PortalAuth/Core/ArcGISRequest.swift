@@ -166,8 +166,8 @@ public struct AuthenticationServices: Sendable {
 }
 
 extension ServerContext {
-    /// `host:port` for messages (never a query string).
-    static func describe(_ url: URL) -> String {
+    /// `host:port/path` of a URL for messages (never its query string, which may hold a token).
+    public static func describe(_ url: URL) -> String {
         let host = url.host(percentEncoded: false) ?? "?"
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
         return "\(host):\(port)\(url.path(percentEncoded: true))"

@@ -22,6 +22,8 @@ public final class AuthenticationManager: Sendable {
     public let arcGISCredentialStore: ArcGISCredentialStore
     /// The network credentials.
     public let networkCredentialStore: NetworkCredentialStore
+    /// The identity-aware proxy credentials (IAP).
+    public let proxyCredentialStore: ProxyCredentialStore
     /// The transport and helpers given to plugins.
     public let services: AuthenticationServices
     /// Whether renewals take a lock shared with other processes (true for persistent backends).
@@ -31,25 +33,38 @@ public final class AuthenticationManager: Sendable {
     private let arcGISFlights = SingleFlight<String, (any ArcGISCredential)?>()
     private let renewalFlights = SingleFlight<String, (any ArcGISCredential)?>()
     private let networkFlights = SingleFlight<String, Bool>()
+    private let proxyFlights = SingleFlight<String, (any ProxyAuthorizationCredential)?>()
+    private let proxies: ProxyAuthorization
 
     /// The logger.
     public var logger: Logger { services.logger }
     /// The transport.
     public var transport: any HTTPTransport { services.transport }
 
-    /// Creates a manager over two stores and a transport.
+    /// Creates a manager over the stores and a transport. Without a proxy store, proxy
+    /// credentials are kept in the ArcGIS store's backend.
+    ///
+    /// Every request made through ``services`` (plugins' token requests included) carries the
+    /// proxy credential of its host, when the host is behind an identity-aware proxy.
     public init(arcGISCredentialStore: ArcGISCredentialStore, networkCredentialStore: NetworkCredentialStore,
+                proxyCredentialStore: ProxyCredentialStore? = nil,
                 transport: any HTTPTransport, logger: Logger = Logger(label: "portal-auth")) {
         self.arcGISCredentialStore = arcGISCredentialStore
         self.networkCredentialStore = networkCredentialStore
-        self.services = AuthenticationServices(transport: transport, logger: logger)
+        let proxyStore = proxyCredentialStore ?? ProxyCredentialStore(backend: arcGISCredentialStore.backend)
+        self.proxyCredentialStore = proxyStore
         self.usesCrossProcessLocks = arcGISCredentialStore.backend.name != "memory"
+        let proxies = ProxyAuthorization(store: proxyStore, services: AuthenticationServices(transport: transport, logger: logger),
+                                         usesCrossProcessLocks: usesCrossProcessLocks)
+        self.proxies = proxies
+        self.services = AuthenticationServices(transport: ProxyAuthorizingTransport(base: transport, proxies: proxies), logger: logger)
     }
 
     /// Creates a manager whose two stores share one backend.
     public convenience init(backend: any CredentialStorageBackend, transport: any HTTPTransport, logger: Logger = Logger(label: "portal-auth")) {
         self.init(arcGISCredentialStore: ArcGISCredentialStore(backend: backend),
                   networkCredentialStore: NetworkCredentialStore(backend: backend),
+                  proxyCredentialStore: ProxyCredentialStore(backend: backend),
                   transport: transport, logger: logger)
     }
 
@@ -59,11 +74,13 @@ public final class AuthenticationManager: Sendable {
     public func register(_ handler: any AuthenticationChallengeHandler) {
         for type in handler.arcGISCredentialTypes { registerArcGIS(type) }
         for type in handler.networkCredentialTypes { registerNetwork(type) }
+        for type in handler.proxyCredentialTypes { registerProxy(type) }
         handlerList.withLock { $0.append(handler) }
     }
 
     private func registerArcGIS<C: ArcGISCredential>(_ type: C.Type) { arcGISCredentialStore.register(type) }
     private func registerNetwork<C: NetworkCredential>(_ type: C.Type) { networkCredentialStore.register(type) }
+    private func registerProxy<C: ProxyAuthorizationCredential>(_ type: C.Type) { proxyCredentialStore.register(type) }
 
     /// The registered plugins, in order.
     public var handlers: [any AuthenticationChallengeHandler] { handlerList.withLock { $0 } }
@@ -81,6 +98,7 @@ public final class AuthenticationManager: Sendable {
         var redirects = 0
         var answeredArcGISChallenge = false
         var answeredNetwork = Set<String>()
+        var answeredProxy = Set<String>()
         _ = try ServerContext.host(of: url)
 
         while true {
@@ -105,6 +123,18 @@ public final class AuthenticationManager: Sendable {
                 let challenge = NetworkAuthenticationChallenge(requestURL: url, host: host, kind: kind, message: challengeError.error.message)
                 try await resolveNetworkChallenge(challenge, unanswered: challengeError.error)
                 answeredNetwork.insert(key)
+                continue
+            }
+
+            // An identity-aware proxy in front of the host wants sign-in.
+            if let challenge = proxyChallenge(url: url, response: response) {
+                let key = "\(host.url) proxy"
+                let sent = try await proxyCredentialStore.credential(for: url)
+                if answeredProxy.contains(key) {
+                    throw PortalAuthError(.authenticationFailed, "the identity-aware proxy in front of \(host.host):\(host.port) refused the token it was just given (HTTP \(response.status)): check hosts_behind_proxy and the app registration, then sign in again with \(sent?.signInCommand ?? "portal-auth login --config IAP.json")", cause: .httpStatus(response.status))
+                }
+                try await resolveProxyChallenge(challenge, sent: sent)
+                answeredProxy.insert(key)
                 continue
             }
 
@@ -341,7 +371,7 @@ public final class AuthenticationManager: Sendable {
     private func routeArcGIS(_ challenge: ArcGISAuthenticationChallenge) async throws -> (any ArcGISCredential)? {
         switch try await route(.arcGIS(challenge)) {
         case .arcGIS(let credential)?: return credential
-        case .network?: throw PortalAuthError(.internalError, "a plugin answered an ArcGIS challenge with a network credential")
+        case .network?, .proxy?: throw PortalAuthError(.internalError, "a plugin answered an ArcGIS challenge with a non-ArcGIS credential")
         case nil:
             if handlers.contains(where: { $0.canHandle(.arcGIS(challenge)) }) { return nil }
             throw PortalAuthError(.authenticationRequired, "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and no plugin can answer: \(Self.loginHint(for: challenge.serverContext, credential: challenge.previousCredential))", cause: challenge.error.cause)
@@ -366,6 +396,7 @@ public final class AuthenticationManager: Sendable {
             switch credential {
             case .arcGIS(let c): try await arcGISCredentialStore.add(any: c)
             case .network(let c): try await networkCredentialStore.add(any: c)
+            case .proxy(let c): try await proxyCredentialStore.add(any: c)
             }
             return credential
         case .continueWithoutCredential:
@@ -375,14 +406,77 @@ public final class AuthenticationManager: Sendable {
         }
     }
 
+    // MARK: - Identity-aware proxies
+
+    /// A proxy's sign-in demand: 401 with `WWW-Authenticate: Bearer` from a host a proxy credential
+    /// or plugin covers, or a redirect that a plugin recognizes as its identity provider's sign-in.
+    func proxyChallenge(url: URL, response: HTTPResponse) -> ProxyAuthenticationChallenge? {
+        let isRedirect = [302, 303, 307].contains(response.status)
+        let isBearer401 = response.status == 401 && response.headers(named: "WWW-Authenticate").contains { $0.lowercased().hasPrefix("bearer") }
+        guard isRedirect || isBearer401 else { return nil }
+        let location = response.header("Location").flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
+        let challenge = ProxyAuthenticationChallenge(requestURL: url, status: response.status, location: location)
+        if isBearer401 { return challenge }
+        return handlers.contains { $0.canHandle(.proxy(challenge)) } ? challenge : nil
+    }
+
+    private func resolveProxyChallenge(_ challenge: ProxyAuthenticationChallenge, sent: (any ProxyAuthorizationCredential)?) async throws {
+        let host = try ServerContext.host(of: challenge.requestURL)
+        let obtained = try await proxyFlights.run(host.url) { [self] () -> (any ProxyAuthorizationCredential)? in
+            // Stored since the request was sent (another task or process signed in or renewed).
+            if let current = try await proxyCredentialStore.credential(for: challenge.requestURL, reload: usesCrossProcessLocks),
+               current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired() {
+                return current
+            }
+            if let sent, let renewed = try await sent.renewed(using: proxies.services) {
+                try await proxyCredentialStore.add(any: renewed)
+                return renewed
+            }
+            var routed = challenge
+            routed.previousCredential = sent
+            guard handlers.contains(where: { $0.canHandle(.proxy(routed)) }) else { return nil }
+            guard case .proxy(let credential)? = try await route(.proxy(routed)) else { return nil }
+            return credential
+        }
+        if obtained == nil {
+            throw PortalAuthError(.authenticationRequired, "\(host.host):\(host.port) is behind an identity-aware proxy that wants sign-in (HTTP \(challenge.status)\(challenge.location.map { " to " + ServerContext.describe($0) } ?? "")): run \(sent?.signInCommand ?? "portal-auth login --config IAP.json (see config/iap.example.json)")", cause: .httpStatus(challenge.status))
+        }
+    }
+
+    /// The proxy credential that requests to `url` carry (renewed when close to expiry), if the
+    /// URL's host is behind an identity-aware proxy with a stored credential.
+    public func proxyCredential(for url: URL) async throws -> (any ProxyAuthorizationCredential)? {
+        try await proxies.credentialForUse(url)
+    }
+
+    /// Signs out of identity-aware proxies: shows each credential's ``ProxyAuthorizationCredential/logoutURL``
+    /// through `userAgent` (the browser) and removes the credential. With `url`, only the
+    /// credential for that URL's host. Returns the credentials removed.
+    @discardableResult
+    public func invalidateProxyCredentials(for url: URL? = nil, userAgent: (any AuthorizationUserAgent)?) async throws -> [any ProxyAuthorizationCredential] {
+        var removed: [any ProxyAuthorizationCredential] = []
+        for credential in try await proxyCredentialStore.allCredentials(reload: true) {
+            if let url, !credential.canBeUsed(for: url) { continue }
+            if let logout = credential.logoutURL, let userAgent {
+                try await userAgent.present(logout, redirectURI: "")
+            }
+            try await proxyCredentialStore.remove(credential.proxyIdentifier)
+            removed.append(credential)
+        }
+        return removed
+    }
+
     // MARK: - Sign-out
 
-    /// Removes every portal-auth credential from both stores (all kinds, all servers).
+    /// Removes every portal-auth credential from the three stores (all kinds, all servers),
+    /// proxy (IAP) credentials included, without opening their sign-out pages (see
+    /// ``invalidateProxyCredentials(for:userAgent:)``).
     @discardableResult
     public func clearCredentialStores() async throws -> Int {
         let arcGIS = try await arcGISCredentialStore.removeAll()
         let network = try await networkCredentialStore.removeAll()
-        return arcGIS + network
+        let proxy = try await proxyCredentialStore.removeAll()
+        return arcGIS + network + proxy
     }
 
     /// Revokes the tokens of every stored credential that can be revoked (OAuth user credentials)

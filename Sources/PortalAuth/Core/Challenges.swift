@@ -105,12 +105,15 @@ public enum AuthenticationChallenge: Sendable {
     case arcGIS(ArcGISAuthenticationChallenge)
     /// A network challenge.
     case network(NetworkAuthenticationChallenge)
+    /// An identity-aware proxy (Entra Application Proxy) in front of the host wants sign-in.
+    case proxy(ProxyAuthenticationChallenge)
 
     /// The URL of the request that was challenged.
     public var requestURL: URL {
         switch self {
         case .arcGIS(let c): return c.requestURL
         case .network(let c): return c.requestURL
+        case .proxy(let c): return c.requestURL
         }
     }
 }
@@ -121,6 +124,8 @@ public enum Credential: Sendable {
     case arcGIS(any ArcGISCredential)
     /// A network credential, kept in the ``NetworkCredentialStore``.
     case network(any NetworkCredential)
+    /// A proxy credential (IAP), kept in the ``ProxyCredentialStore``.
+    case proxy(any ProxyAuthorizationCredential)
 }
 
 /// A handler's answer to a challenge.
@@ -140,6 +145,8 @@ public protocol AuthenticationChallengeHandler: Sendable {
     var arcGISCredentialTypes: [any ArcGISCredential.Type] { get }
     /// The network credential types this plugin makes.
     var networkCredentialTypes: [any NetworkCredential.Type] { get }
+    /// The proxy credential types this plugin makes.
+    var proxyCredentialTypes: [any ProxyAuthorizationCredential.Type] { get }
     /// Whether the plugin answers this challenge.
     func canHandle(_ challenge: AuthenticationChallenge) -> Bool
     /// Answers the challenge.
@@ -151,4 +158,6 @@ extension AuthenticationChallengeHandler {
     public var arcGISCredentialTypes: [any ArcGISCredential.Type] { [] }
     /// None by default.
     public var networkCredentialTypes: [any NetworkCredential.Type] { [] }
+    /// None by default.
+    public var proxyCredentialTypes: [any ProxyAuthorizationCredential.Type] { [] }
 }

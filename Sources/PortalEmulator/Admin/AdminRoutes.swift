@@ -37,6 +37,9 @@ struct AdminRoutes: Sendable {
         case ("expire-tokens", "POST"):
             context.tokens.expireAll()
             return .json(.object([("success", .bool(true))]))
+        case ("expire-entra-tokens", "POST"):
+            context.entra.expireAll()
+            return .json(.object([("success", .bool(true))]))
         case ("expire-codes", "POST"):
             context.grants.expireCodes()
             return .json(.object([("success", .bool(true))]))
@@ -52,7 +55,8 @@ struct AdminRoutes: Sendable {
             context.oauthAccessTokenLifetimeSeconds = seconds
             return .json(.object([("success", .bool(true)), ("seconds", .number(seconds))]))
         case ("counters", _), ("reset", _), ("faults", _), ("expire-tokens", _), ("expire-codes", _),
-            ("revoke-refresh-tokens", _), ("oauth-tokens", _), ("oauth-access-token-lifetime", _):
+            ("revoke-refresh-tokens", _), ("oauth-tokens", _), ("oauth-access-token-lifetime", _),
+            ("expire-entra-tokens", _):
             return .text("Method \(request.method) not allowed on \(request.path)\n", status: 405)
         default:
             return nil

@@ -14,7 +14,7 @@ struct ServerRoutes: Sendable {
         guard lower.first == "rest" else { return notFound(request) }
         let path = Array(lower.dropFirst())
         switch path {
-        case ["info"]: return Rendering.resource(info, for: request)
+        case ["info"]: return Rendering.resource(info(for: request), for: request)
         case ["services"]: return Rendering.resource(ParcelsService.catalogJSON, for: request)
         case ["services", "parcels", "featureserver"]:
             return secured(request) { _ in Rendering.resource(ParcelsService.serviceJSON, for: request) }
@@ -28,8 +28,8 @@ struct ServerRoutes: Sendable {
     }
 
     /// `/rest/info`: the federated server names its owning portal, the standalone one its own token service.
-    var info: JSONValue {
-        let urls = context.urls
+    func info(for request: IncomingRequest) -> JSONValue {
+        let urls = context.urls(for: request)
         var members: [(String, JSONValue)] = [
             ("currentVersion", .double(ParcelsService.currentVersion)),
             ("fullVersion", .string("11.3.0")),

@@ -32,6 +32,12 @@ public struct EmulatorApp: Codable, Sendable, Equatable {
         clientId: "portal-auth-app", clientSecret: "app-secret-456", name: "portal-auth app",
         redirectUris: ["urn:ietf:wg:oauth:2.0:oob"])
 
+    /// `iap-client`: the emulated Entra ID's registration of the application proxy's
+    /// pre-authentication app (a public client; loopback on any port, and a web URL).
+    public static let iapClient = EmulatorApp(
+        clientId: "iap-client", clientSecret: nil, name: "ArcGIS Enterprise behind Application Proxy",
+        redirectUris: ["http://127.0.0.1/iap/callback", "https://app.example.com/iap/callback"])
+
     private enum CodingKeys: String, CodingKey { case clientId, clientSecret, name, redirectUris }
 
     /// Decodes an app; only `clientId` is required.

@@ -35,6 +35,16 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     public var refreshTokenLifetimeSeconds: Int
     /// How long an authorization code can be redeemed, in seconds.
     public var authorizationCodeLifetimeSeconds: Int
+    /// The HTTPS port of the emulated Microsoft Entra Application Proxy in front of the portal
+    /// (0 picks a free port); nil runs no proxy.
+    public var proxyPort: Int?
+    /// The tenant in the emulated Entra ID's URLs (`/entra/{tenant}/oauth2/v2.0/...`).
+    public var entraTenant: String
+    /// Apps registered with the emulated Entra ID (client ID and redirect URIs; the proxy's
+    /// pre-authentication app first).
+    public var entraApps: [EmulatorApp]
+    /// Lifetime of Entra access and ID tokens, in seconds (one hour by default).
+    public var entraTokenLifetimeSeconds: Int
 
     /// Creates a configuration; every argument has the default value.
     public init(
@@ -52,7 +62,11 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         apps: [EmulatorApp] = [.portalAuthCLI, .portalAuthApp],
         oauthAccessTokenLifetimeSeconds: Int = 1800,
         refreshTokenLifetimeSeconds: Int = 1_209_600,
-        authorizationCodeLifetimeSeconds: Int = 60
+        authorizationCodeLifetimeSeconds: Int = 60,
+        proxyPort: Int? = nil,
+        entraTenant: String = "emulated-tenant",
+        entraApps: [EmulatorApp] = [.iapClient],
+        entraTokenLifetimeSeconds: Int = 3600
     ) {
         self.host = host
         self.port = port
@@ -69,12 +83,16 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         self.oauthAccessTokenLifetimeSeconds = oauthAccessTokenLifetimeSeconds
         self.refreshTokenLifetimeSeconds = refreshTokenLifetimeSeconds
         self.authorizationCodeLifetimeSeconds = authorizationCodeLifetimeSeconds
+        self.proxyPort = proxyPort
+        self.entraTenant = entraTenant
+        self.entraApps = entraApps
+        self.entraTokenLifetimeSeconds = entraTokenLifetimeSeconds
     }
 
     /// The defaults: 127.0.0.1, a free port, no plain listener, users alice and bob,
     /// 60-minute tokens capped at 20160 minutes, the OAuth apps `portal-auth-cli` and
     /// `portal-auth-app`, 30-minute OAuth access tokens, two-week refresh tokens and
-    /// 60-second authorization codes.
+    /// 60-second authorization codes; no application proxy, and the Entra app `iap-client`.
     public static var `default`: EmulatorConfiguration { EmulatorConfiguration() }
 
     /// Reads a JSON configuration file.
@@ -87,6 +105,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         case host, port, httpPort, extraHostnames, caCertificatePath, portalName, users
         case tokenLifetimeMinutes, maxTokenLifetimeMinutes, serverAcceptsPortalTokens, latencyMilliseconds
         case apps, oauthAccessTokenLifetimeSeconds, refreshTokenLifetimeSeconds, authorizationCodeLifetimeSeconds
+        case proxyPort, entraTenant, entraApps, entraTokenLifetimeSeconds
     }
 
     /// Decodes a configuration, taking defaults for absent keys.
@@ -113,7 +132,11 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
             refreshTokenLifetimeSeconds: try c.decodeIfPresent(Int.self, forKey: .refreshTokenLifetimeSeconds)
                 ?? d.refreshTokenLifetimeSeconds,
             authorizationCodeLifetimeSeconds: try c.decodeIfPresent(Int.self, forKey: .authorizationCodeLifetimeSeconds)
-                ?? d.authorizationCodeLifetimeSeconds
+                ?? d.authorizationCodeLifetimeSeconds,
+            proxyPort: try c.decodeIfPresent(Int.self, forKey: .proxyPort),
+            entraTenant: try c.decodeIfPresent(String.self, forKey: .entraTenant) ?? d.entraTenant,
+            entraApps: try c.decodeIfPresent([EmulatorApp].self, forKey: .entraApps) ?? d.entraApps,
+            entraTokenLifetimeSeconds: try c.decodeIfPresent(Int.self, forKey: .entraTokenLifetimeSeconds) ?? d.entraTokenLifetimeSeconds
         )
     }
 
@@ -135,5 +158,9 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         try c.encode(oauthAccessTokenLifetimeSeconds, forKey: .oauthAccessTokenLifetimeSeconds)
         try c.encode(refreshTokenLifetimeSeconds, forKey: .refreshTokenLifetimeSeconds)
         try c.encode(authorizationCodeLifetimeSeconds, forKey: .authorizationCodeLifetimeSeconds)
+        try c.encode(proxyPort, forKey: .proxyPort)
+        try c.encode(entraTenant, forKey: .entraTenant)
+        try c.encode(entraApps, forKey: .entraApps)
+        try c.encode(entraTokenLifetimeSeconds, forKey: .entraTokenLifetimeSeconds)
     }
 }

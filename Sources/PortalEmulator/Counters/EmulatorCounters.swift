@@ -36,6 +36,24 @@ public struct EmulatorCounters: Codable, Sendable, Equatable {
     public var oauthTokenErrors: Int
     /// `oauth2/revokeToken` requests.
     public var revokeRequests: Int
+    /// Entra `authorize` requests (page views and form posts).
+    public var entraAuthorizeRequests: Int
+    /// Entra `token` with grant_type=authorization_code that issued tokens.
+    public var entraAuthorizationCodeGrants: Int
+    /// Entra `token` with grant_type=refresh_token that issued tokens.
+    public var entraRefreshTokenGrants: Int
+    /// Entra `token` requests answered with an error.
+    public var entraTokenErrors: Int
+    /// Entra `logout` page views.
+    public var entraLogouts: Int
+    /// The `prompt` of the last Entra authorize request ("" when none was sent).
+    public var entraLastPrompt: String
+    /// Requests reaching the application proxy, by the bearer token they carried: "access",
+    /// "id", "none" (redirected to sign-in) or "rejected" (unknown or expired: 401).
+    public var proxyRequestsByToken: [String: Int]
+    /// Requests on the portal's own listener (not the proxy) that carried an Entra token in
+    /// `Authorization`: a client sending the proxy's token to another host.
+    public var entraTokensOutsideProxy: Int
 
     /// Creates counters (all zero by default).
     public init(
@@ -54,7 +72,15 @@ public struct EmulatorCounters: Codable, Sendable, Equatable {
         exchangeRefreshTokenGrants: Int = 0,
         clientCredentialsGrants: Int = 0,
         oauthTokenErrors: Int = 0,
-        revokeRequests: Int = 0
+        revokeRequests: Int = 0,
+        entraAuthorizeRequests: Int = 0,
+        entraAuthorizationCodeGrants: Int = 0,
+        entraRefreshTokenGrants: Int = 0,
+        entraTokenErrors: Int = 0,
+        entraLogouts: Int = 0,
+        entraLastPrompt: String = "",
+        proxyRequestsByToken: [String: Int] = [:],
+        entraTokensOutsideProxy: Int = 0
     ) {
         self.requests = requests
         self.generateTokenRequests = generateTokenRequests
@@ -72,5 +98,13 @@ public struct EmulatorCounters: Codable, Sendable, Equatable {
         self.clientCredentialsGrants = clientCredentialsGrants
         self.oauthTokenErrors = oauthTokenErrors
         self.revokeRequests = revokeRequests
+        self.entraAuthorizeRequests = entraAuthorizeRequests
+        self.entraAuthorizationCodeGrants = entraAuthorizationCodeGrants
+        self.entraRefreshTokenGrants = entraRefreshTokenGrants
+        self.entraTokenErrors = entraTokenErrors
+        self.entraLogouts = entraLogouts
+        self.entraLastPrompt = entraLastPrompt
+        self.proxyRequestsByToken = proxyRequestsByToken
+        self.entraTokensOutsideProxy = entraTokensOutsideProxy
     }
 }

@@ -30,6 +30,8 @@ struct IncomingRequest: Sendable {
     let isSecure: Bool
     /// The peer's IP address, when known.
     let remoteIP: String?
+    /// True when the request came through the application proxy's listener.
+    var viaProxy = false
 
     init(method: String, target: String, headers: [String: String], body: [UInt8], isSecure: Bool, remoteIP: String?) {
         self.method = method.uppercased()

@@ -3,13 +3,24 @@ import Logging
 /// The request pipeline: control endpoints, counting, latency, faults, then routing.
 struct RequestHandler: Sendable {
     let context: EmulatorContext
+    /// True for the application proxy's listener: every request passes its gate first.
+    var behindProxy = false
 
     /// The answer to one request.
-    func respond(_ request: IncomingRequest) async -> OutgoingResponse {
+    func respond(_ incoming: IncomingRequest) async -> OutgoingResponse {
+        var request = incoming
+        request.viaProxy = behindProxy
         let admin = AdminRoutes(context: context)
-        if let answer = admin.control(request) { return answer }
+        if !behindProxy, let answer = admin.control(request) { return answer }
         let carriesToken = request.carriesAnyToken
         context.counters.countRequest(path: request.path, host: request.host, carriesToken: carriesToken)
+        if behindProxy {
+            if let refused = ApplicationProxyGate(context: context).check(request) { return refused }
+        } else if let header = request.headers["authorization"], let presented = IncomingRequest.bearer(header),
+            context.entra.isKnown(presented)
+        {
+            context.counters.update { $0.entraTokensOutsideProxy += 1 }
+        }
         let fired = context.faults.fire(path: request.path, carriesToken: carriesToken)
         let delay = max(0, context.configuration.latencyMilliseconds) + fired.latencyMilliseconds
         if delay > 0 { try? await Task.sleep(for: .milliseconds(delay)) }
@@ -34,6 +45,8 @@ struct RequestHandler: Sendable {
             return ServerRoutes(realm: .standalone, context: context).handle(request, rest: Array(components.dropFirst()))
         case "emulator":
             return AdminRoutes(context: context).handle(request)
+        case "entra" where !request.viaProxy:
+            return EntraIdentityProvider(context: context).handle(request, rest: Array(components.dropFirst()))
         default:
             return .notFound(request.path)
         }

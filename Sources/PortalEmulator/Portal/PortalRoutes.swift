@@ -13,7 +13,7 @@ struct PortalRoutes: Sendable {
         case 0:
             return Rendering.resource(.object([("currentVersion", .string(Self.currentVersion))]), for: request)
         case 1 where lower[0] == "info":
-            return Rendering.resource(info, for: request)
+            return Rendering.resource(info(for: request), for: request)
         case 1 where lower[0] == "generatetoken":
             return TokenService(kind: .portal, context: context).generate(request)
         case 2 where lower == ["oauth2", "authorize"]:
@@ -38,8 +38,8 @@ struct PortalRoutes: Sendable {
     }
 
     /// `/sharing/rest/info`.
-    var info: JSONValue {
-        let urls = context.urls
+    func info(for request: IncomingRequest) -> JSONValue {
+        let urls = context.urls(for: request)
         return .object([
             ("owningSystemUrl", .string(urls.portalURL)),
             ("authInfo", .object([
@@ -55,7 +55,7 @@ struct PortalRoutes: Sendable {
         case .failure(let error): return Rendering.error(error, for: request)
         case .success(let record): viewer = record.flatMap { context.user(named: $0.username) }
         }
-        let urls = context.urls
+        let urls = context.urls(for: request)
         let hostAndPath = urls.portalURL.replacingPrefix("https://")
         var members: [(String, JSONValue)] = [
             ("id", .string(UserProfile.organizationID)),

@@ -66,7 +66,8 @@ struct TokenService: Sendable {
             return .failure(ArcGISError(code: 400, message: "Unable to generate token.",
                                         details: ["'serverUrl' must be specified."]))
         }
-        guard Self.isFederated(serverURL, with: context.urls.serverURL) else {
+        guard Self.isFederated(serverURL, with: context.urls.serverURL)
+            || Self.isFederated(serverURL, with: context.urls(for: request).serverURL) else {
             return .failure(ArcGISError(code: 400, message: "Unable to generate token.",
                                         details: ["serverUrl is not federated with this portal"]))
         }

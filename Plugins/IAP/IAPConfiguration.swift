@@ -1,0 +1,181 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import PortalAuth
+
+/// How to sign in to a Microsoft Entra Application Proxy (an identity-aware proxy, IAP) in front
+/// of an ArcGIS Enterprise portal, as ArcGIS's IAP configuration JSON describes it.
+public struct IAPConfiguration: Sendable, Equatable, Codable {
+    /// Which Entra token goes in `Authorization: Bearer`.
+    public enum BearerToken: String, Sendable, Equatable, Codable {
+        /// The access token (the default; Microsoft's proxy accepts Entra-issued access tokens).
+        case accessToken = "access_token"
+        /// The ID token (what Esri's documentation says the SDK applies).
+        case idToken = "id_token"
+    }
+
+    /// The prompt values Entra knows (`""` sends no prompt).
+    public static let promptTypes: [String] = ["", "none", "login", "consent", "select_account"]
+
+    /// `https://login.microsoftonline.com/<tenant>/oauth2/v2.0/authorize`
+    public var authorizeURL: URL
+    /// `https://login.microsoftonline.com/<tenant>/oauth2/v2.0/token`
+    public var tokenURL: URL
+    /// `https://login.microsoftonline.com/<tenant>/oauth2/v2.0/logout`
+    public var logoutURL: URL
+    /// The proxy's app (client) ID.
+    public var clientID: String
+    /// Where the browser comes back to (a loopback URL, usually).
+    public var redirectURL: String
+    /// The scopes, for example `["<client_id>/.default", "offline_access", "openid", "profile"]`.
+    public var scopes: [String]
+    /// The hosts behind the proxy: `host`, `host:port`, `*.domain` (subdomains), or `*` (every host).
+    public var hostsBehindProxy: [String]
+    /// The OpenID Connect `prompt`: `""` (none sent), `none`, `login`, `consent`, `select_account`.
+    public var authorizationPromptType: String
+    /// Which token is presented to the proxy.
+    public var bearerToken: BearerToken
+    /// How long to wait for the browser, in seconds.
+    public var timeout: TimeInterval
+
+    /// Creates a configuration and checks it; errors name the field and what is expected.
+    public init(authorizeURL: URL, tokenURL: URL, logoutURL: URL, clientID: String, redirectURL: String = "http://127.0.0.1/iap/callback",
+                scopes: [String], hostsBehindProxy: [String], authorizationPromptType: String = "",
+                bearerToken: BearerToken = .accessToken, timeout: TimeInterval = 300) throws {
+        for (name, url) in [("authorize_url", authorizeURL), ("token_url", tokenURL), ("logout_url", logoutURL)] {
+            guard Self.isSecureOrLoopback(url) else {
+                throw PortalAuthError(.invalidConfiguration, "\"\(name)\" must be an https URL (http only for 127.0.0.1 or localhost), not \(URLRedaction.redact(url.absoluteString))")
+            }
+        }
+        guard !clientID.isEmpty else { throw PortalAuthError(.invalidConfiguration, "\"client_id\" must be the proxy app's client ID, not empty") }
+        guard !hostsBehindProxy.isEmpty else {
+            throw PortalAuthError(.invalidConfiguration, "\"hosts_behind_proxy\" must list at least one host (\"host\", \"host:port\", \"*.domain.com\" or \"*\")")
+        }
+        for pattern in hostsBehindProxy where HostPattern(pattern) == nil {
+            throw PortalAuthError(.invalidConfiguration, "\"hosts_behind_proxy\" has \"\(pattern)\", which is not a host, host:port, *.domain or *")
+        }
+        guard Self.promptTypes.contains(authorizationPromptType) else {
+            throw PortalAuthError(.invalidConfiguration, "\"authorization_prompt_type\" must be one of \"\", \"none\", \"login\", \"consent\", \"select_account\", not \"\(authorizationPromptType)\"")
+        }
+        do { _ = try AuthorizationRedirect(redirectURL) } catch {
+            throw PortalAuthError(.invalidConfiguration, "\"redirect_url\" must be http://127.0.0.1[:PORT]/path or the app's registered URL, not \(redirectURL)")
+        }
+        guard timeout > 0 else { throw PortalAuthError(.invalidConfiguration, "the sign-in timeout must be a positive number of seconds") }
+        self.authorizeURL = authorizeURL
+        self.tokenURL = tokenURL
+        self.logoutURL = logoutURL
+        self.clientID = clientID
+        self.redirectURL = redirectURL
+        self.scopes = scopes
+        self.hostsBehindProxy = hostsBehindProxy
+        self.authorizationPromptType = authorizationPromptType
+        self.bearerToken = bearerToken
+        self.timeout = timeout
+    }
+
+    /// Whether requests to `url` go through the proxy (its host matches `hosts_behind_proxy`).
+    /// The identity provider's own endpoints never do, even under `"*"`.
+    public func canBeUsed(for url: URL) -> Bool {
+        guard let host = url.host(percentEncoded: false)?.lowercased() else { return false }
+        if [authorizeURL, tokenURL, logoutURL].contains(where: { Self.sameOrigin($0, url) }) { return false }
+        let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
+        return hostsBehindProxy.contains { HostPattern($0)?.matches(host: host, port: port) == true }
+    }
+
+    /// The redirect, classified.
+    public var redirect: AuthorizationRedirect { (try? AuthorizationRedirect(redirectURL)) ?? .loopback(host: "127.0.0.1", port: nil, path: "/iap/callback") }
+
+    /// Identifies the sign-in in the store: the token endpoint and the client ID.
+    public var proxyIdentifier: String { tokenURL.absoluteString + "#client_id=" + clientID }
+
+    static func isSecureOrLoopback(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false)?.lowercased() else { return false }
+        return scheme == "https" || (scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
+    }
+
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host(percentEncoded: false)?.lowercased() == b.host(percentEncoded: false)?.lowercased()
+            && (a.port ?? 443) == (b.port ?? 443)
+    }
+}
+
+/// One entry of `hosts_behind_proxy`: `*`, `*.domain.com` (subdomains of domain.com, not the
+/// bare domain: the reading that never sends the token to more hosts than listed), `host` (any
+/// port) or `host:port`. Letter case does not matter.
+struct HostPattern: Equatable {
+    enum Kind: Equatable { case everyHost, subdomains(of: String), host(String) }
+    var kind: Kind
+    var port: Int?
+
+    init?(_ text: String) {
+        var text = String(text.filter { $0 != " " && $0 != "\t" }).lowercased()
+        guard !text.isEmpty, !text.contains("/"), !text.contains("://") else { return nil }
+        if text == "*" { kind = .everyHost; port = nil; return }
+        port = nil
+        if let colon = text.lastIndex(of: ":"), !text.hasSuffix("]") {
+            guard let number = Int(text[text.index(after: colon)...]), (1...65535).contains(number) else { return nil }
+            port = number
+            text = String(text[..<colon])
+        }
+        if text.hasPrefix("*.") {
+            let domain = String(text.dropFirst(2))
+            guard !domain.isEmpty, !domain.contains("*") else { return nil }
+            kind = .subdomains(of: domain)
+        } else {
+            guard !text.contains("*") else { return nil }
+            kind = .host(text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text)
+        }
+    }
+
+    func matches(host: String, port: Int) -> Bool {
+        if let required = self.port, required != port { return false }
+        switch kind {
+        case .everyHost: return true
+        case .subdomains(let domain): return host.hasSuffix("." + domain)
+        case .host(let name): return host == name
+        }
+    }
+}
+
+extension IAPConfiguration {
+    /// The keys of ArcGIS's IAP configuration JSON, plus portal-auth's `type`, `bearer_token`
+    /// and `timeout_seconds`.
+    public static let fileKeys: Set<String> = ["type", "authorize_url", "token_url", "logout_url", "client_id", "redirect_url", "scope",
+                                               "hosts_behind_proxy", "authorization_prompt_type", "bearer_token", "timeout_seconds"]
+
+    /// Reads a configuration file (see config/iap.example.json). Every required key must be
+    /// there with the right type; unknown keys are refused, naming the key.
+    public init(file: ConfigurationFile) throws {
+        try file.requireOnlyKeys(Self.fileKeys)
+        if let type = try file.optionalString("type"), type != "iap" {
+            throw PortalAuthError(.invalidConfiguration, "\(file.source): \"type\" is \"\(type)\" but this is an IAP configuration (\"iap\")")
+        }
+        func url(_ key: String) throws -> URL {
+            let text = try file.string(key)
+            guard let url = URL(string: text), url.host(percentEncoded: false) != nil, Self.isSecureOrLoopback(url) else {
+                throw PortalAuthError(.invalidConfiguration, "\(file.source): \"\(key)\" must be an https URL (http only for 127.0.0.1 or localhost), not \(text)")
+            }
+            return url
+        }
+        let bearerText = try file.optionalString("bearer_token") ?? BearerToken.accessToken.rawValue
+        guard let bearer = BearerToken(rawValue: bearerText) else {
+            throw PortalAuthError(.invalidConfiguration, "\(file.source): \"bearer_token\" must be \"access_token\" or \"id_token\", not \"\(bearerText)\"")
+        }
+        do {
+            try self.init(authorizeURL: try url("authorize_url"), tokenURL: try url("token_url"), logoutURL: try url("logout_url"),
+                          clientID: try file.string("client_id"), redirectURL: try file.string("redirect_url"),
+                          scopes: try file.strings("scope"), hostsBehindProxy: try file.strings("hosts_behind_proxy", nonEmpty: true),
+                          authorizationPromptType: try file.optionalString("authorization_prompt_type") ?? "",
+                          bearerToken: bearer, timeout: TimeInterval(try file.optionalPositiveInteger("timeout_seconds") ?? 300))
+        } catch let error as PortalAuthError where !error.message.hasPrefix(file.source) {
+            throw PortalAuthError(error.code, "\(file.source): \(error.message)", cause: error.cause)
+        }
+    }
+
+    /// Reads a configuration file from a path.
+    public init(contentsOf path: String) throws {
+        try self.init(file: try ConfigurationFile(contentsOf: path))
+    }
+}

@@ -1,0 +1,169 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import PortalAuth
+import Logging
+
+/// A user signed in to a Microsoft Entra Application Proxy: Entra's access token, ID token and
+/// refresh token, presented as `Authorization: Bearer` on every request to a host behind the
+/// proxy (and to no other host).
+///
+/// The ``AuthenticationManager`` refreshes it with the refresh token before it expires, once
+/// across tasks and processes. ``AuthenticationManager/invalidateProxyCredentials(for:userAgent:)``
+/// opens ``logoutURL`` and removes it.
+public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
+    /// `iap`.
+    public static let kind = "iap"
+    /// The configuration the user signed in with.
+    public let configuration: IAPConfiguration
+    /// The redirect URI the sign-in used.
+    public let redirectURI: String
+    /// The access token and its expiry.
+    public let accessToken: TokenInfo
+    /// The ID token and its expiry, when `openid` was asked for.
+    public let idToken: TokenInfo?
+    /// The refresh token, when `offline_access` was asked for (secret).
+    public let refreshToken: String?
+    /// The scopes Entra granted.
+    public let grantedScopes: [String]
+    /// The user (`preferred_username` of the ID token), when known.
+    public let username: String?
+
+    /// Creates a credential from its parts.
+    public init(configuration: IAPConfiguration, redirectURI: String, accessToken: TokenInfo, idToken: TokenInfo?, refreshToken: String?,
+                grantedScopes: [String], username: String?) {
+        self.configuration = configuration
+        self.redirectURI = redirectURI
+        self.accessToken = accessToken
+        self.idToken = idToken
+        self.refreshToken = refreshToken
+        self.grantedScopes = grantedScopes
+        self.username = username
+    }
+
+    /// The token presented to the proxy (``IAPConfiguration/bearerToken``).
+    public var tokenInfo: TokenInfo {
+        configuration.bearerToken == .idToken ? (idToken ?? accessToken) : accessToken
+    }
+
+    /// The token endpoint and client ID.
+    public var proxyIdentifier: String { configuration.proxyIdentifier }
+
+    /// Whether `url` is behind the proxy.
+    public func canBeUsed(for url: URL) -> Bool { configuration.canBeUsed(for: url) }
+
+    /// Entra's sign-out page.
+    public var logoutURL: URL? { configuration.logoutURL }
+
+    /// How to sign in again.
+    public var signInCommand: String? { "portal-auth login --config IAP.json (the proxy's configuration file)" }
+
+    /// Signs a user in at Entra ID: the browser part through ``AuthorizationCodeFlow`` (PKCE,
+    /// the configured scopes and prompt), then the code is redeemed at `token_url`.
+    public static func signIn(_ configuration: IAPConfiguration, userAgent: any AuthorizationUserAgent,
+                              services: AuthenticationServices) async throws -> IAPCredential {
+        let request = AuthorizationCodeRequest(authorizeURL: configuration.authorizeURL, clientID: configuration.clientID, redirect: configuration.redirect,
+                                               scopes: configuration.scopes, prompt: configuration.authorizationPromptType, timeout: configuration.timeout)
+        let grant = try await AuthorizationCodeFlow.authorize(request, userAgent: userAgent, logger: services.logger)
+        var parameters = grant.tokenParameters(clientID: configuration.clientID)
+        if !configuration.scopes.isEmpty { parameters.append(("scope", configuration.scopes.joined(separator: " "))) }
+        let response: EntraTokenResponse
+        do {
+            response = try await EntraTokenEndpoint(url: configuration.tokenURL).request(parameters, services: services)
+        } catch let error as PortalAuthError where error.code == .authenticationFailed {
+            throw PortalAuthError(.authenticationFailed, "\(error.message): sign in again; nothing was stored", cause: error.cause)
+        }
+        services.logger.debug("iap sign-in complete", metadata: ["identity provider": "\(ServerContext.describe(configuration.tokenURL))"])
+        return IAPCredential(configuration: configuration, redirectURI: grant.redirectURI, accessToken: response.accessToken, idToken: response.idToken,
+                             refreshToken: response.refreshToken, grantedScopes: response.scopes, username: response.username)
+    }
+
+    /// Refreshes the tokens with the refresh token (Entra rotates it). Returns nil without a
+    /// refresh token or when Entra rejects it (`invalid_grant`): a new sign-in is needed.
+    public func renewed(using services: AuthenticationServices) async throws -> (any ProxyAuthorizationCredential)? {
+        guard let refreshToken else { return nil }
+        var parameters = [("grant_type", "refresh_token"), ("client_id", configuration.clientID), ("refresh_token", refreshToken)]
+        if !configuration.scopes.isEmpty { parameters.append(("scope", configuration.scopes.joined(separator: " "))) }
+        services.logger.debug("refreshing iap token", metadata: ["identity provider": "\(ServerContext.describe(configuration.tokenURL))"])
+        do {
+            let response = try await EntraTokenEndpoint(url: configuration.tokenURL).request(parameters, services: services)
+            return IAPCredential(configuration: configuration, redirectURI: redirectURI, accessToken: response.accessToken, idToken: response.idToken ?? idToken,
+                                 refreshToken: response.refreshToken ?? refreshToken, grantedScopes: response.scopes.isEmpty ? grantedScopes : response.scopes,
+                                 username: response.username ?? username)
+        } catch let error as PortalAuthError where error.code == .authenticationFailed {
+            services.logger.info("iap refresh token rejected; a new sign-in is needed")
+            return nil
+        }
+    }
+}
+
+/// Entra ID's v2.0 token response.
+struct EntraTokenResponse {
+    var accessToken: TokenInfo
+    var idToken: TokenInfo?
+    var refreshToken: String?
+    var scopes: [String]
+    var username: String?
+}
+
+/// Entra ID's token endpoint: form POST, JSON answer; errors come as HTTP 400 with
+/// `{"error","error_description","error_codes",...}`.
+struct EntraTokenEndpoint {
+    let url: URL
+
+    func request(_ parameters: [(String, String)], services: AuthenticationServices) async throws -> EntraTokenResponse {
+        let where_ = ServerContext.describe(url)
+        var request = HTTPRequest(url: url, method: .post, body: Array(FormEncoding.encode(parameters).utf8))
+        request.setHeader("Content-Type", "application/x-www-form-urlencoded")
+        request.setHeader("Accept", "application/json")
+        let response: HTTPResponse
+        do {
+            response = try await services.transport.send(request, options: TransportOptions())
+        } catch let challenge as TransportChallengeError {
+            throw challenge.error
+        }
+        let json = try? JSONValue.parse(response.body, source: where_)
+        if let error = json?["error"]?.stringValue {
+            let description = json?["error_description"]?.stringValue.map { Self.firstSentence($0) } ?? ""
+            let code: PortalAuthError.Code = ["invalid_grant", "invalid_client", "unauthorized_client", "interaction_required"].contains(error) ? .authenticationFailed : .invalidResponse
+            throw PortalAuthError(code, "\(where_) refused the token request (\(error)\(description.isEmpty ? "" : ": " + description))",
+                                  cause: .oauth(error: error, description: json?["error_description"]?.stringValue))
+        }
+        guard (200..<300).contains(response.status) else {
+            throw PortalAuthError(.httpError, "\(where_) answered HTTP \(response.status): check token_url, or try again later if the identity provider is failing", cause: .httpStatus(response.status))
+        }
+        guard let json, let access = json["access_token"]?.stringValue, !access.isEmpty else {
+            throw PortalAuthError(.invalidResponse, "\(where_) answered without an access token: check token_url and the app registration")
+        }
+        let expiresIn = json["expires_in"]?.doubleValue ?? Double(json["expires_in"]?.stringValue ?? "") ?? 3600
+        let expiry = Date().addingTimeInterval(expiresIn)
+        let idToken = json["id_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        let claims = idToken.flatMap(Self.claims)
+        let idExpiry = claims?["exp"]?.doubleValue.map { Date(timeIntervalSince1970: $0) } ?? expiry
+        return EntraTokenResponse(
+            accessToken: TokenInfo(accessToken: access, expirationDate: expiry, isSSLRequired: true),
+            idToken: idToken.map { TokenInfo(accessToken: $0, expirationDate: idExpiry, isSSLRequired: true) },
+            refreshToken: json["refresh_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
+            scopes: json["scope"]?.stringValue?.split(separator: " ").map(String.init) ?? [],
+            username: claims?["preferred_username"]?.stringValue ?? claims?["upn"]?.stringValue)
+    }
+
+    /// The payload of a JWT, decoded (not verified: it only names the user and the expiry).
+    static func claims(_ jwt: String) -> JSONValue? {
+        let parts = jwt.split(separator: ".")
+        guard parts.count >= 2 else { return nil }
+        var base64 = String(parts[1]).replacing("-", with: "+").replacing("_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return try? JSONValue.parse(Array(data), source: "id_token")
+    }
+
+    /// Entra descriptions run on with trace IDs and timestamps; the first sentence says what happened.
+    static func firstSentence(_ text: String) -> String {
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
+        if let range = line.firstRange(of: ". Trace ID") { return String(line[..<range.lowerBound]) + "." }
+        return line
+    }
+}

@@ -1,0 +1,199 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+import Logging
+import Synchronization
+
+/// A credential for an identity-aware proxy in front of a set of hosts (Microsoft Entra
+/// Application Proxy): every request to a host it ``canBeUsed(for:)`` carries
+/// `Authorization: Bearer <token>`, whatever ArcGIS credential the request also carries.
+///
+/// Unlike an ``ArcGISCredential`` it is not bound to one server context but to host patterns,
+/// so the store keeps it under a ``proxyIdentifier`` and asks each credential whether it applies.
+public protocol ProxyAuthorizationCredential: StorableCredential {
+    /// Identifies the sign-in (the identity provider's token endpoint and the client ID); stored
+    /// as the item's `server` attribute. A new sign-in with the same identifier replaces the old.
+    var proxyIdentifier: String { get }
+    /// Whether requests to `url` carry this credential (the URL's host is behind the proxy).
+    func canBeUsed(for url: URL) -> Bool
+    /// The bearer token presented to the proxy, with its expiry.
+    var tokenInfo: TokenInfo { get }
+    /// How long before expiry the token is renewed (5 minutes by default).
+    var renewalLeeway: TimeInterval { get }
+    /// Returns a renewed credential without asking the user (refresh token), or nil when that is impossible.
+    func renewed(using services: AuthenticationServices) async throws -> (any ProxyAuthorizationCredential)?
+    /// The identity provider's sign-out page, opened in the browser when the credential is invalidated.
+    var logoutURL: URL? { get }
+    /// The `portal-auth` command that signs in again, for error messages.
+    var signInCommand: String? { get }
+}
+
+extension ProxyAuthorizationCredential {
+    /// Five minutes.
+    public var renewalLeeway: TimeInterval { 300 }
+    /// No sign-out page by default.
+    public var logoutURL: URL? { nil }
+    /// None by default.
+    public var signInCommand: String? { nil }
+    /// Cannot be renewed by default.
+    public func renewed(using services: AuthenticationServices) async throws -> (any ProxyAuthorizationCredential)? { nil }
+}
+
+/// A proxy in front of a host wants sign-in: it redirected a request to its identity provider,
+/// or answered 401 with `WWW-Authenticate: Bearer`.
+public struct ProxyAuthenticationChallenge: Sendable {
+    /// The request that was refused.
+    public var requestURL: URL
+    /// The HTTP status of the refusal (302/303/307 or 401).
+    public var status: Int
+    /// Where a redirect pointed (the identity provider's sign-in page), if it was one.
+    public var location: URL?
+    /// The proxy credential the request carried, if any.
+    public var previousCredential: (any ProxyAuthorizationCredential)?
+
+    /// Creates a challenge.
+    public init(requestURL: URL, status: Int, location: URL?, previousCredential: (any ProxyAuthorizationCredential)? = nil) {
+        self.requestURL = requestURL
+        self.status = status
+        self.location = location
+        self.previousCredential = previousCredential
+    }
+}
+
+/// Keeps proxy credentials (IAP) in a storage backend, under `store=proxy`, and finds the one
+/// that applies to a URL. The list is read once per process and cached.
+public final class ProxyCredentialStore: Sendable {
+    /// The `store` attribute of proxy items.
+    public static let storeName = "proxy"
+    let engine: CredentialStoreEngine
+    private let cache = Mutex<[any ProxyAuthorizationCredential]?>(nil)
+
+    /// The backend the credentials are kept in.
+    public var backend: any CredentialStorageBackend { engine.backend }
+
+    /// Creates a store over a backend.
+    public init(backend: any CredentialStorageBackend) {
+        engine = CredentialStoreEngine(backend: backend, storeName: Self.storeName)
+    }
+
+    /// Lets the store read back credentials of this type.
+    public func register<C: ProxyAuthorizationCredential>(_ type: C.Type) { engine.register(type) }
+
+    /// Every stored proxy credential.
+    ///
+    /// - Parameter reload: read the backend even when the list is cached.
+    public func allCredentials(reload: Bool = false) async throws -> [any ProxyAuthorizationCredential] {
+        if !reload, let cached = cache.withLock({ $0 }) { return cached }
+        let found = try await engine.search(CredentialQuery()).compactMap { $0.1 as? any ProxyAuthorizationCredential }
+        cache.withLock { $0 = found }
+        return found
+    }
+
+    /// The first stored credential that applies to `url`, if any.
+    public func credential(for url: URL, reload: Bool = false) async throws -> (any ProxyAuthorizationCredential)? {
+        try await allCredentials(reload: reload).first { $0.canBeUsed(for: url) }
+    }
+
+    /// Adds a credential, replacing the one with the same identifier.
+    public func add(_ credential: some ProxyAuthorizationCredential) async throws {
+        try await engine.store(credential, server: credential.proxyIdentifier)
+        cache.withLock { $0 = nil }
+    }
+
+    /// Adds a credential given as an existential.
+    public func add(any credential: any ProxyAuthorizationCredential) async throws { try await add(credential) }
+
+    /// Removes the credential with this identifier; returns how many were removed.
+    @discardableResult
+    public func remove(_ proxyIdentifier: String) async throws -> Int {
+        let removed = try await engine.delete(CredentialQuery(server: proxyIdentifier))
+        cache.withLock { $0 = nil }
+        return removed
+    }
+
+    /// Removes every proxy credential; returns how many were removed.
+    @discardableResult
+    public func removeAll() async throws -> Int {
+        let removed = try await engine.delete(CredentialQuery())
+        cache.withLock { $0 = nil }
+        return removed
+    }
+
+    /// Non-secret summaries of every stored item.
+    public func summaries() async throws -> [CredentialSummary] {
+        try await engine.list(CredentialQuery()).map { item in
+            let credential = item.secret.flatMap { try? engine.decode($0, server: item.attributes.server) } as? any ProxyAuthorizationCredential
+            return CredentialSummary(store: Self.storeName, kind: item.attributes.kind, server: item.attributes.server,
+                                     username: item.attributes.username, expirationDate: credential?.tokenInfo.expirationDate,
+                                     backend: engine.backend.name)
+        }
+    }
+}
+
+/// Finds, renews and attaches proxy credentials. Renewal is single-flight across tasks and,
+/// for persistent stores, across processes.
+final class ProxyAuthorization: Sendable {
+    let store: ProxyCredentialStore
+    /// Services over the transport without proxy credentials (the identity provider is not behind the proxy).
+    let services: AuthenticationServices
+    let usesCrossProcessLocks: Bool
+    private let flights = SingleFlight<String, (any ProxyAuthorizationCredential)?>()
+
+    init(store: ProxyCredentialStore, services: AuthenticationServices, usesCrossProcessLocks: Bool) {
+        self.store = store
+        self.services = services
+        self.usesCrossProcessLocks = usesCrossProcessLocks
+    }
+
+    /// The credential for `url`, renewed when close to expiry; nil when none applies, or when it
+    /// expired and cannot be renewed.
+    func credentialForUse(_ url: URL) async throws -> (any ProxyAuthorizationCredential)? {
+        guard let credential = try await store.credential(for: url) else { return nil }
+        guard credential.tokenInfo.expires(within: credential.renewalLeeway) else { return credential }
+        return try await renew(credential)
+    }
+
+    /// Renews once across tasks and processes; returns the renewed credential, the old one while
+    /// it has not expired, or nil once it has.
+    func renew(_ credential: any ProxyAuthorizationCredential) async throws -> (any ProxyAuthorizationCredential)? {
+        let key = credential.proxyIdentifier
+        return try await flights.run(key) { [self] in
+            let work: () async throws -> (any ProxyAuthorizationCredential)? = { [self] in
+                let stored = try await store.allCredentials(reload: usesCrossProcessLocks).first { $0.proxyIdentifier == key }
+                if let stored, !stored.tokenInfo.expires(within: stored.renewalLeeway)
+                    || (stored.tokenInfo.accessToken != credential.tokenInfo.accessToken && !stored.tokenInfo.expires(within: 30)) {
+                    return stored
+                }
+                services.logger.debug("renewing proxy credential", metadata: ["kind": "\(type(of: credential).kind)"])
+                if let renewed = try await (stored ?? credential).renewed(using: services) {
+                    try await store.add(any: renewed)
+                    return renewed
+                }
+                return credential.tokenInfo.isExpired() ? nil : credential
+            }
+            if usesCrossProcessLocks { return try await CrossProcessLock.withLock("renew proxy " + key, work) }
+            return try await work()
+        }
+    }
+}
+
+/// A transport that adds the proxy credential's `Authorization: Bearer` header to every request
+/// whose host is behind an identity-aware proxy, and to no other. It never sends the token over
+/// plain http.
+struct ProxyAuthorizingTransport: HTTPTransport {
+    let base: any HTTPTransport
+    let proxies: ProxyAuthorization
+
+    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+        var request = request
+        if request.header("Authorization") == nil, let credential = try await proxies.credentialForUse(request.url) {
+            guard request.url.scheme?.lowercased() == "https" else {
+                throw PortalAuthError(.insecureTransport, "refusing to send the identity-aware proxy's token to \(ServerContext.describe(request.url)) over plain http: use the https URL")
+            }
+            request.setHeader("Authorization", "Bearer " + credential.tokenInfo.accessToken)
+        }
+        return try await base.send(request, options: options)
+    }
+}
