@@ -40,11 +40,13 @@ final class EmulatorContext: Sendable {
     let logger: Logger
     private let boundURLs = Mutex<EmulatorURLs?>(nil)
     private let accessTokenLifetime: Mutex<Int>
+    private let entraLifetime: Mutex<Int>
 
     init(configuration: EmulatorConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
         self.accessTokenLifetime = Mutex(configuration.oauthAccessTokenLifetimeSeconds)
+        self.entraLifetime = Mutex(configuration.entraTokenLifetimeSeconds)
         var users: [String: EmulatorUser] = [:]
         for user in configuration.users { users[user.username.lowercased()] = user }
         self.users = users
@@ -70,6 +72,12 @@ final class EmulatorContext: Sendable {
     var oauthAccessTokenLifetimeSeconds: Int {
         get { accessTokenLifetime.withLock { $0 } }
         set { accessTokenLifetime.withLock { $0 = newValue } }
+    }
+
+    /// The lifetime of Entra access and ID tokens issued from now on, in seconds.
+    var entraTokenLifetimeSeconds: Int {
+        get { entraLifetime.withLock { $0 } }
+        set { entraLifetime.withLock { $0 = newValue } }
     }
 
     /// The registered OAuth app with this `client_id`, if any.

@@ -181,6 +181,9 @@ public final class PortalEmulator: Sendable {
     /// ``revokeAllRefreshTokens()``.
     public func isRevoked(_ token: String) -> Bool { context.tokens.isRevoked(token) }
 
+    /// Changes the lifetime of the Entra tokens issued from now on (sign-in and refresh).
+    public func setEntraTokenLifetime(seconds: Int) { context.entraTokenLifetimeSeconds = seconds }
+
     /// Makes every Entra access and ID token expired: the proxy answers 401 until the client refreshes.
     public func expireEntraTokens() { context.entra.expireAll() }
 

@@ -417,6 +417,12 @@ public final class AuthenticationManager: Sendable {
         let location = response.header("Location").flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
         let challenge = ProxyAuthenticationChallenge(requestURL: url, status: response.status, location: location)
         if isBearer401 { return challenge }
+        // An API call sent to another origin's OAuth/OpenID authorization page is a proxy's
+        // sign-in demand (Entra Application Proxy redirects to .../oauth2/v2.0/authorize).
+        if let location, (try? ServerContext.host(of: location)) != (try? ServerContext.host(of: url)),
+           location.path(percentEncoded: false).lowercased().hasSuffix("/authorize") {
+            return challenge
+        }
         return handlers.contains { $0.canHandle(.proxy(challenge)) } ? challenge : nil
     }
 

@@ -169,7 +169,7 @@ struct EntraIdentityProvider: Sendable {
     /// A token response: access token, ID token with `openid`, refresh token with `offline_access`.
     func issue(username: String, app: EmulatorApp, scope: String) -> JSONValue {
         let scopes = scope.split(separator: " ").map(String.init)
-        let lifetime = context.configuration.entraTokenLifetimeSeconds
+        let lifetime = context.entraTokenLifetimeSeconds
         let now = TokenStore.nowMilliseconds()
         let expires = now + Int64(lifetime) * 1000
         let user = context.user(named: username)

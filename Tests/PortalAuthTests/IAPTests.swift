@@ -1,0 +1,325 @@
+import Foundation
+import Logging
+import PortalAuth
+@testable import PortalAuthIAP
+import PortalAuthToken
+import PortalEmulator
+import Synchronization
+import Testing
+
+/// A full IAP configuration file for an emulator (authorize/token/logout at its Entra ID, the
+/// proxy's host:port behind the proxy), as a dictionary to vary key by key.
+func iapFile(_ emulator: PortalEmulator?, _ change: (inout [String: Any]) -> Void = { _ in }) -> [String: Any] {
+    let entra = emulator?.entraBaseURL ?? "https://login.microsoftonline.com/tenant/oauth2/v2.0"
+    let proxyHost = emulator?.proxyBaseURL.map { String($0.dropFirst("https://".count)) } ?? "*.example.com"
+    var object: [String: Any] = [
+        "authorize_url": entra + "/authorize", "token_url": entra + "/token", "logout_url": entra + "/logout",
+        "client_id": "iap-client", "redirect_url": "http://127.0.0.1/iap/callback",
+        "scope": ["iap-client/.default", "offline_access", "openid", "profile"],
+        "hosts_behind_proxy": [proxyHost], "authorization_prompt_type": "",
+    ]
+    change(&object)
+    return object
+}
+
+func parseIAP(_ object: [String: Any]) throws -> IAPConfiguration {
+    let data = try JSONSerialization.data(withJSONObject: object)
+    return try IAPConfiguration(file: try ConfigurationFile(data: Array(data), source: "iap.json"))
+}
+
+@Suite struct IAPConfigurationTests {
+    @Test func everyKeyIsRead() throws {
+        let configuration = try parseIAP(iapFile(nil) {
+            $0["authorization_prompt_type"] = "select_account"
+            $0["bearer_token"] = "id_token"
+            $0["timeout_seconds"] = 42
+            $0["type"] = "iap"
+        })
+        #expect(configuration.authorizeURL.absoluteString == "https://login.microsoftonline.com/tenant/oauth2/v2.0/authorize")
+        #expect(configuration.tokenURL.absoluteString.hasSuffix("/token"))
+        #expect(configuration.logoutURL.absoluteString.hasSuffix("/logout"))
+        #expect(configuration.clientID == "iap-client")
+        #expect(configuration.redirectURL == "http://127.0.0.1/iap/callback")
+        #expect(configuration.scopes == ["iap-client/.default", "offline_access", "openid", "profile"])
+        #expect(configuration.hostsBehindProxy == ["*.example.com"])
+        #expect(configuration.authorizationPromptType == "select_account")
+        #expect(configuration.bearerToken == .idToken)
+        #expect(configuration.timeout == 42)
+    }
+
+    @Test(arguments: ["authorize_url", "token_url", "logout_url", "client_id", "redirect_url", "scope", "hosts_behind_proxy"])
+    func aMissingRequiredKeyIsNamed(_ key: String) throws {
+        let error = #expect(throws: PortalAuthError.self) { try parseIAP(iapFile(nil) { $0[key] = nil }) }
+        #expect(error?.message.contains("missing key \"\(key)\"") == true, "\(error?.message ?? "")")
+        #expect(error?.message.hasPrefix("iap.json: ") == true)
+    }
+
+    /// (key, what the message says, the key's new value as JSON text)
+    static let invalidValues: [(String, String, String)] = [
+        ("scope", "\"scope\" must be an array", #""openid""#),
+        ("hosts_behind_proxy", "\"hosts_behind_proxy\" must be an array", #""*.example.com""#),
+        ("hosts_behind_proxy", "\"hosts_behind_proxy\" must be a non-empty array", "[]"),
+        ("hosts_behind_proxy", "\"hosts_behind_proxy\" has \"https://x.example.com\"", #"["https://x.example.com"]"#),
+        ("hosts_behind_proxy", "\"hosts_behind_proxy\" has \"a*b.example.com\"", #"["a*b.example.com"]"#),
+        ("client_id", "\"client_id\" must be a string", "7"),
+        ("authorize_url", "\"authorize_url\" must be an https URL", #""http://login.example.com/authorize""#),
+        ("token_url", "\"token_url\" must be an https URL", #""ftp://login.example.com/token""#),
+        ("authorization_prompt_type", "\"authorization_prompt_type\" must be one of", #""always""#),
+        ("bearer_token", "\"bearer_token\" must be \"access_token\" or \"id_token\"", #""refresh_token""#),
+        ("redirect_url", "\"redirect_url\" must be", #""not a url""#),
+        ("timeout_seconds", "\"timeout_seconds\" must be a positive whole number", "-3"),
+        ("hosts", "unknown key \"hosts\"", #"["x"]"#),
+        ("type", "\"type\" is \"oauth-user\"", #""oauth-user""#),
+    ]
+
+    @Test(arguments: invalidValues)
+    func anInvalidValueIsNamed(_ key: String, _ expected: String, _ json: String) throws {
+        let value = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
+        let error = #expect(throws: PortalAuthError.self) { try parseIAP(iapFile(nil) { $0[key] = value }) }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.message.contains(expected) == true, "\(key): \(error?.message ?? "")")
+        #expect(error?.message.contains("\n") == false)
+    }
+
+    @Test func httpIsAllowedForLoopbackIdentityProviders() throws {
+        let configuration = try parseIAP(iapFile(nil) { $0["token_url"] = "http://127.0.0.1:9/token" })
+        #expect(configuration.tokenURL.scheme == "http")
+    }
+
+    @Test func hostMatching() throws {
+        let configuration = try IAPConfiguration(
+            authorizeURL: URL(string: "https://login.example.net/t/oauth2/v2.0/authorize")!, tokenURL: URL(string: "https://login.example.net/t/oauth2/v2.0/token")!,
+            logoutURL: URL(string: "https://login.example.net/t/oauth2/v2.0/logout")!, clientID: "c", scopes: ["openid"],
+            hostsBehindProxy: ["*.Domain.com", "gis.example.org", "maps.example.org:8443", "[::1]:9443"])
+        func matches(_ url: String) -> Bool { configuration.canBeUsed(for: URL(string: url)!) }
+        #expect(matches("https://portal.domain.com/portal"))
+        #expect(matches("https://a.b.DOMAIN.com:7443/portal"))
+        #expect(!matches("https://domain.com/portal"))          // subdomains only
+        #expect(!matches("https://evildomain.com/portal"))
+        #expect(!matches("https://portal.domain.com.evil.net/portal"))
+        #expect(matches("https://GIS.example.org/portal"))
+        #expect(matches("https://gis.example.org:6443/arcgis")) // any port
+        #expect(matches("https://maps.example.org:8443/portal"))
+        #expect(!matches("https://maps.example.org/portal"))     // 443 is not 8443
+        #expect(!matches("https://other.example.org/portal"))
+        #expect(matches("https://[::1]:9443/portal"))
+        #expect(!matches("https://[::1]:9444/portal"))
+
+        let everything = try IAPConfiguration(
+            authorizeURL: URL(string: "https://login.example.net/t/authorize")!, tokenURL: URL(string: "https://login.example.net/t/token")!,
+            logoutURL: URL(string: "https://login.example.net/t/logout")!, clientID: "c", scopes: [], hostsBehindProxy: ["*"])
+        #expect(everything.canBeUsed(for: URL(string: "https://anything.example.com/x")!))
+        // The identity provider never gets the proxy's token.
+        #expect(!everything.canBeUsed(for: URL(string: "https://login.example.net/t/token")!))
+    }
+}
+
+/// An emulator with its application proxy, and a manager with the IAP plugin (and the token
+/// plugin for a portal sign-in behind the proxy).
+struct IAPFixture {
+    let emulator: PortalEmulator
+    let manager: AuthenticationManager
+    let transport: RecordingTransport
+    let configuration: IAPConfiguration
+    let provider = CountingProvider()
+
+    static func make(_ change: (inout [String: Any]) -> Void = { _ in }, emulatorConfiguration: (inout EmulatorConfiguration) -> Void = { _ in },
+                     browser: ((String) -> any AuthorizationUserAgent)? = nil) async throws -> IAPFixture {
+        var settings = EmulatorConfiguration.default
+        settings.proxyPort = 0
+        emulatorConfiguration(&settings)
+        let emulator = try await PortalEmulator.start(settings)
+        let configuration = try parseIAP(iapFile(emulator, change))
+        let transport = RecordingTransport(CurlTransport(configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
+        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: transport)
+        let fixture = IAPFixture(emulator: emulator, manager: manager, transport: transport, configuration: configuration)
+        manager.register(IAPHandler(configurations: [configuration], userAgent: browser?(emulator.caCertificatePath) ?? ScriptedBrowser(ca: emulator.caCertificatePath)))
+        manager.register(TokenAuthenticationHandler(provider: fixture.provider))
+        return fixture
+    }
+
+    var proxiedPortal: String { emulator.proxyBaseURL! + "/portal" }
+    var proxiedSelf: URL { URL(string: proxiedPortal + "/sharing/rest/portals/self")! }
+    var proxiedCommunitySelf: URL { URL(string: proxiedPortal + "/sharing/rest/community/self")! }
+    func shutdown() async { try? await emulator.shutdown() }
+
+    /// The Authorization headers the requests to `prefix` carried.
+    func authorizationHeaders(to prefix: String) -> [String?] {
+        transport.requests.filter { $0.url.absoluteString.hasPrefix(prefix) }.map { $0.header("Authorization") }
+    }
+}
+
+@Suite struct IAPSignInTests {
+    @Test func aProxiedRequestSignsInOnceThroughTheBrowserAndCarriesTheToken() async throws {
+        let f = try await IAPFixture.make()
+        defer { Task { await f.shutdown() } }
+        let results = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<20 { group.addTask { try await f.manager.send(ArcGISRequest(url: f.proxiedSelf)).json?["portalName"]?.stringValue } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.allSatisfy { $0 == "Emulated Portal" })
+        let counters = f.emulator.counters()
+        #expect(counters.entraAuthorizationCodeGrants == 1)
+        #expect(counters.proxyRequestsByToken["access"] ?? 0 >= 20)
+        #expect(counters.entraLastPrompt == "")
+        let stored = try #require(try await f.manager.proxyCredentialStore.allCredentials().first as? IAPCredential)
+        #expect(stored.username == "alice@example.com")
+        #expect(stored.refreshToken != nil)
+        #expect(stored.idToken != nil)
+        #expect(stored.grantedScopes.contains("offline_access"))
+    }
+
+    @Test func theTokenGoesToHostsBehindTheProxyOnly() async throws {
+        let f = try await IAPFixture.make()
+        defer { Task { await f.shutdown() } }
+        _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
+        // The same portal on its own address, and the identity provider: no proxy token.
+        _ = try await f.manager.send(ArcGISRequest(url: URL(string: f.emulator.portalURL + "/sharing/rest/portals/self")!))
+        let direct = f.authorizationHeaders(to: f.emulator.baseURL + "/portal")
+        #expect(!direct.isEmpty && direct.allSatisfy { $0 == nil })
+        #expect(f.authorizationHeaders(to: f.emulator.entraBaseURL).allSatisfy { $0 == nil })
+        let proxied = f.authorizationHeaders(to: f.emulator.proxyBaseURL!)
+        #expect(proxied.first == .some(nil))  // the first request had no credential yet
+        #expect(proxied.dropFirst().allSatisfy { $0?.hasPrefix("Bearer ey") == true })
+        #expect(f.emulator.counters().entraTokensOutsideProxy == 0)
+    }
+
+    @Test func theIDTokenIsPresentedWhenConfigured() async throws {
+        let f = try await IAPFixture.make { $0["bearer_token"] = "id_token" }
+        defer { Task { await f.shutdown() } }
+        _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
+        let counters = f.emulator.counters()
+        #expect(counters.proxyRequestsByToken["id"] == 1)
+        #expect(counters.proxyRequestsByToken["access"] == nil)
+    }
+
+    @Test func anExpiringTokenIsRefreshedBeforeUseAndARejectedOneAfter() async throws {
+        let f = try await IAPFixture.make(emulatorConfiguration: { $0.entraTokenLifetimeSeconds = 120 })
+        defer { Task { await f.shutdown() } }
+        _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
+        f.emulator.setEntraTokenLifetime(seconds: 3600)
+        // (A token issued for less than the 5-minute window is refreshed as soon as it is used.)
+        let baseline = f.emulator.counters().entraRefreshTokenGrants
+        // 120 s is inside the 5-minute window: the next request refreshes first, once for all.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<10 { group.addTask { _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf)) } }
+            try await group.waitForAll()
+        }
+        var counters = f.emulator.counters()
+        #expect(counters.entraRefreshTokenGrants == baseline + 1)
+        #expect(counters.proxyRequestsByToken["rejected"] == nil)
+        #expect(counters.entraAuthorizationCodeGrants == 1)
+
+        // A token the proxy refuses (401 Bearer) is refreshed and the request retried.
+        f.emulator.expireEntraTokens()
+        _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
+        counters = f.emulator.counters()
+        #expect(counters.proxyRequestsByToken["rejected"] == 1)
+        #expect(counters.entraRefreshTokenGrants == baseline + 2)
+        #expect(counters.entraAuthorizationCodeGrants == 1)
+    }
+
+    @Test func aPortalSignInBehindTheProxyChainsBothCredentials() async throws {
+        let f = try await IAPFixture.make()
+        defer { Task { await f.shutdown() } }
+        let me = try await f.manager.send(ArcGISRequest(url: f.proxiedCommunitySelf))
+        #expect(me.json?["username"]?.stringValue == "alice")
+        #expect(f.provider.calls == 1)
+        // generateToken went through the proxy with the proxy's token.
+        let generate = f.transport.requests.filter { $0.url.absoluteString.hasPrefix(f.proxiedPortal + "/sharing/rest/generateToken") }
+        #expect(!generate.isEmpty && generate.allSatisfy { $0.header("Authorization")?.hasPrefix("Bearer ") == true })
+        let last = try #require(f.transport.requests.last)
+        #expect(last.header("Authorization")?.hasPrefix("Bearer ey") == true)
+        #expect(last.header("X-Esri-Authorization")?.hasPrefix("Bearer ") == true)
+        #expect(try await f.manager.arcGISCredentialStore.credential(for: f.proxiedCommunitySelf)?.serverContext.url == f.proxiedPortal)
+    }
+
+    @Test func invalidateOpensTheSignOutPageAndRemovesTheCredential() async throws {
+        let f = try await IAPFixture.make()
+        defer { Task { await f.shutdown() } }
+        _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
+        let agent = PresentedPages()
+        let removed = try await f.manager.invalidateProxyCredentials(for: f.proxiedSelf, userAgent: agent)
+        #expect(removed.count == 1)
+        #expect(agent.pages == [f.configuration.logoutURL])
+        #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
+        // Another URL's proxy is left alone; clearCredentialStores removes proxies too.
+        _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
+        #expect(try await f.manager.invalidateProxyCredentials(for: URL(string: "https://elsewhere.example.com/")!, userAgent: agent).isEmpty)
+        #expect(try await f.manager.clearCredentialStores() == 1)
+    }
+
+    @Test func aSilentPromptThatCannotSucceedIsAClearErrorAndStoresNothing() async throws {
+        let f = try await IAPFixture.make { $0["authorization_prompt_type"] = "none" }
+        defer { Task { await f.shutdown() } }
+        let error = await expectPortalAuthError(.authenticationFailed) { try await f.manager.send(ArcGISRequest(url: f.proxiedSelf)) }
+        #expect(error?.message.contains("login_required") == true, "\(error?.message ?? "")")
+        #expect(f.emulator.counters().entraLastPrompt == "none")
+        #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
+    }
+
+    @Test func anIdentityProviderErrorIsReportedAndStoresNothing() async throws {
+        let f = try await IAPFixture.make { $0["client_id"] = "not-registered" }
+        defer { Task { await f.shutdown() } }
+        // The authorize page refuses the unknown app (the browser never comes back); the token
+        // endpoint answers an Entra error body, checked directly.
+        let endpointError = await expectPortalAuthError(.authenticationFailed) {
+            try await EntraTokenEndpoint(url: f.configuration.tokenURL).request(
+                [("grant_type", "refresh_token"), ("client_id", "not-registered"), ("refresh_token", "made-up")], services: f.manager.services)
+        }
+        #expect(endpointError?.message.contains("unauthorized_client") == true, "\(endpointError?.message ?? "")")
+        #expect(endpointError?.message.contains("AADSTS700016") == true)
+        #expect(endpointError?.message.contains("Trace ID") == false)
+        #expect(endpointError?.cause == .oauth(error: "unauthorized_client", description: endpointError.flatMap { error in
+            if case .oauth(_, let description)? = error.cause { return description } else { return nil } }))
+        #expect(f.emulator.counters().entraTokenErrors == 1)
+        // A sign-in with the unregistered app: the Entra page refuses it, the browser never comes
+        // back, and nothing is stored.
+        let short = try parseIAP(iapFile(f.emulator) { $0["client_id"] = "not-registered"; $0["timeout_seconds"] = 2 })
+        await expectPortalAuthError(.timedOut) {
+            try await IAPCredential.signIn(short, userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath), services: f.manager.services)
+        }
+        #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
+    }
+
+    @Test func aBrokenTokenEndpointIsAClearErrorAndStoresNothing() async throws {
+        let f = try await IAPFixture.make()
+        defer { Task { await f.shutdown() } }
+        f.emulator.inject(Fault(kind: .html, pathContains: "oauth2/v2.0/token"))
+        let error = await expectPortalAuthError(.invalidResponse) { try await f.manager.send(ArcGISRequest(url: f.proxiedSelf)) }
+        #expect(error?.message.contains("127.0.0.1:\(f.emulator.port)") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("\n") == false)
+        #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
+    }
+
+    @Test func withoutAPluginAProxyChallengeNamesTheFix() async throws {
+        var settings = EmulatorConfiguration.default
+        settings.proxyPort = 0
+        let emulator = try await PortalEmulator.start(settings)
+        defer { Task { try? await emulator.shutdown() } }
+        let manager = AuthenticationManager(backend: MemoryCredentialBackend(),
+                                            transport: CurlTransport(configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
+        manager.proxyCredentialStore.register(IAPCredential.self)
+        // A stored credential whose token the proxy refuses, and no plugin to sign in again.
+        let configuration = try parseIAP(iapFile(emulator) { $0["scope"] = ["openid"] })
+        let stale = IAPCredential(configuration: configuration, redirectURI: "http://127.0.0.1:1/iap/callback",
+                                  accessToken: TokenInfo(accessToken: "not-a-real-token", expirationDate: Date().addingTimeInterval(3600), isSSLRequired: true),
+                                  idToken: nil, refreshToken: nil, grantedScopes: [], username: "alice@example.com")
+        try await manager.proxyCredentialStore.add(stale)
+        let error = await expectPortalAuthError(.authenticationRequired) {
+            try await manager.send(ArcGISRequest(url: URL(string: emulator.proxyBaseURL! + "/portal/sharing/rest/portals/self")!))
+        }
+        #expect(error?.message.contains("identity-aware proxy") == true)
+        #expect(error?.message.contains("portal-auth login --config") == true)
+        #expect(emulator.counters().proxyRequestsByToken["rejected"] == 1)
+    }
+}
+
+/// Records the pages a user agent was asked to show.
+final class PresentedPages: AuthorizationUserAgent {
+    private let shown = Mutex<[URL]>([])
+    var pages: [URL] { shown.withLock { $0 } }
+    func present(_ url: URL, redirectURI: String) async throws { shown.withLock { $0.append(url) } }
+    func readPastedResponse(_ prompt: String) async throws -> String { "" }
+}
+
