@@ -60,6 +60,13 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
     /// How to sign in again.
     public var signInCommand: String? { "portal-auth login --config IAP.json (the proxy's configuration file)" }
 
+    /// Signs out: shows Entra's ``logoutURL`` through `userAgent` (the browser; the CLI prints it
+    /// with `--no-browser`) and removes the credential from `store`.
+    public func invalidate(userAgent: any AuthorizationUserAgent, store: ProxyCredentialStore) async throws {
+        try await userAgent.present(configuration.logoutURL, redirectURI: "")
+        try await store.remove(proxyIdentifier)
+    }
+
     /// Signs a user in at Entra ID: the browser part through ``AuthorizationCodeFlow`` (PKCE,
     /// the configured scopes and prompt), then the code is redeemed at `token_url`.
     public static func signIn(_ configuration: IAPConfiguration, userAgent: any AuthorizationUserAgent,

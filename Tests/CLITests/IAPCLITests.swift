@@ -80,6 +80,29 @@ func writeIAPConfig(_ emulator: PortalEmulator, _ change: (inout [String: Any]) 
         #expect(refused.stderr.contains("identity-aware proxy") && refused.stderr.contains("portal-auth login --config"))
     }
 
+    /// 50 `portal-auth token --format header` processes with an IAP token inside the refresh
+    /// window: one refresh at Entra ID, one token printed by all.
+    @Test func concurrentProcessesRefreshTheProxyTokenOnce() async throws {
+        let emulator = try await startEmulator { $0.proxyPort = 0; $0.entraTokenLifetimeSeconds = 120 }
+        let keyring = try await PrivateKeyring.start()
+        let env = keyring.environment
+        let config = try writeIAPConfig(emulator)
+        defer { Task { await keyring.stop(); try? await emulator.shutdown(); try? FileManager.default.removeItem(atPath: config) } }
+        let proxied = emulator.proxyBaseURL! + "/portal"
+        #expect(try await CLI.portalAuth(["login", "--config", config], emulator: emulator, environment: scriptedBrowser(emulator).merging(env) { $1 }).status == 0)
+        emulator.setEntraTokenLifetime(seconds: 3600)
+        let results = try await withThrowingTaskGroup(of: CLIResult.self) { group in
+            for _ in 0..<50 { group.addTask { try await CLI.portalAuth(["token", proxied, "--format", "header"], emulator: emulator, environment: env) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.allSatisfy { $0.status == 0 }, "\(results.first { $0.status != 0 }?.stderr ?? "")")
+        #expect(Set(results.map(\.trimmedStdout)).count == 1)
+        #expect(emulator.counters().entraRefreshTokenGrants == 1)
+        let request = try await CLI.portalAuth(["request", proxied + "/sharing/rest/portals/self"], emulator: emulator, environment: env)
+        #expect(request.status == 0)
+        #expect(emulator.counters().entraRefreshTokenGrants == 1)
+    }
+
     @Test func aBadIAPConfigNamesTheKeyAndStoresNothing() async throws {
         let emulator = try await startEmulator { $0.proxyPort = 0 }
         defer { Task { try? await emulator.shutdown() } }

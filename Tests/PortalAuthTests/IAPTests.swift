@@ -247,6 +247,12 @@ struct IAPFixture {
         _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
         #expect(try await f.manager.invalidateProxyCredentials(for: URL(string: "https://elsewhere.example.com/")!, userAgent: agent).isEmpty)
         #expect(try await f.manager.clearCredentialStores() == 1)
+        // The credential's own invalidate() does the same.
+        _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
+        let credential = try #require(try await f.manager.proxyCredentialStore.allCredentials(reload: true).first as? IAPCredential)
+        try await credential.invalidate(userAgent: agent, store: f.manager.proxyCredentialStore)
+        #expect(agent.pages.count == 2)
+        #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
     }
 
     @Test func aSilentPromptThatCannotSucceedIsAClearErrorAndStoresNothing() async throws {
