@@ -46,7 +46,7 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
                 bearerToken: BearerToken = .accessToken, timeout: TimeInterval = 300) throws {
         for (name, url) in [("authorize_url", authorizeURL), ("token_url", tokenURL), ("logout_url", logoutURL)] {
             guard Self.isSecureOrLoopback(url) else {
-                throw PortalAuthError(.invalidConfiguration, "\"\(name)\" must be an https URL (http only for 127.0.0.1 or localhost), not \(URLRedaction.redact(url.absoluteString))")
+                throw PortalAuthError(.invalidConfiguration, "\"\(name)\" must be an https URL (http only for 127.0.0.1, localhost or ::1), not \(URLRedaction.redact(url.absoluteString))")
             }
         }
         guard !clientID.isEmpty else { throw PortalAuthError(.invalidConfiguration, "\"client_id\" must be the proxy app's client ID, not empty") }
@@ -59,7 +59,8 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
         guard Self.promptTypes.contains(authorizationPromptType) else {
             throw PortalAuthError(.invalidConfiguration, "\"authorization_prompt_type\" must be one of \"\", \"none\", \"login\", \"consent\", \"select_account\", not \"\(authorizationPromptType)\"")
         }
-        do { _ = try AuthorizationRedirect(redirectURL) } catch {
+        // Entra ID has no out-of-band redirect.
+        guard let redirect = try? AuthorizationRedirect(redirectURL), redirect != .outOfBand else {
             throw PortalAuthError(.invalidConfiguration, "\"redirect_url\" must be http://127.0.0.1[:PORT]/path or the app's registered URL, not \(redirectURL)")
         }
         guard timeout > 0 else { throw PortalAuthError(.invalidConfiguration, "the sign-in timeout must be a positive number of seconds") }
@@ -96,8 +97,9 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
     }
 
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
-        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host(percentEncoded: false)?.lowercased() == b.host(percentEncoded: false)?.lowercased()
-            && (a.port ?? 443) == (b.port ?? 443)
+        func port(_ url: URL) -> Int { url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443) }
+        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host(percentEncoded: false)?.lowercased() == b.host(percentEncoded: false)?.lowercased()
+            && port(a) == port(b)
     }
 }
 
@@ -114,6 +116,12 @@ struct HostPattern: Equatable {
         guard !text.isEmpty, !text.contains("/"), !text.contains("://") else { return nil }
         if text == "*" { kind = .everyHost; port = nil; return }
         port = nil
+        let colons = text.filter { $0 == ":" }.count
+        if colons > 1, !text.hasPrefix("[") {
+            // A bare IPv6 address (no port can be given without brackets).
+            kind = .host(text)
+            return
+        }
         if let colon = text.lastIndex(of: ":"), !text.hasSuffix("]") {
             guard let number = Int(text[text.index(after: colon)...]), (1...65535).contains(number) else { return nil }
             port = number
@@ -155,7 +163,7 @@ extension IAPConfiguration {
         func url(_ key: String) throws -> URL {
             let text = try file.string(key)
             guard let url = URL(string: text), url.host(percentEncoded: false) != nil, Self.isSecureOrLoopback(url) else {
-                throw PortalAuthError(.invalidConfiguration, "\(file.source): \"\(key)\" must be an https URL (http only for 127.0.0.1 or localhost), not \(text)")
+                throw PortalAuthError(.invalidConfiguration, "\(file.source): \"\(key)\" must be an https URL (http only for 127.0.0.1, localhost or ::1), not \(text)")
             }
             return url
         }
@@ -166,7 +174,7 @@ extension IAPConfiguration {
         do {
             try self.init(authorizeURL: try url("authorize_url"), tokenURL: try url("token_url"), logoutURL: try url("logout_url"),
                           clientID: try file.string("client_id"), redirectURL: try file.string("redirect_url"),
-                          scopes: try file.strings("scope"), hostsBehindProxy: try file.strings("hosts_behind_proxy", nonEmpty: true),
+                          scopes: try file.strings("scope", nonEmpty: true), hostsBehindProxy: try file.strings("hosts_behind_proxy", nonEmpty: true),
                           authorizationPromptType: try file.optionalString("authorization_prompt_type") ?? "",
                           bearerToken: bearer, timeout: TimeInterval(try file.optionalPositiveInteger("timeout_seconds") ?? 300))
         } catch let error as PortalAuthError where !error.message.hasPrefix(file.source) {

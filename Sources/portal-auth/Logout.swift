@@ -73,6 +73,7 @@ struct Logout: AsyncParsableCommand {
             switch report.outcome {
             case .revoked: output("Revoked the OAuth tokens of \(report.username ?? "?") @ \(report.serverContext).")
             case .failed(let why): output("Could not revoke the OAuth tokens of \(report.username ?? "?") @ \(report.serverContext) (\(why)); the local credential is removed anyway.")
+            case .notRevocable(let why): printInfo("The proxy tokens of \(report.username ?? "?") @ \(report.serverContext) cannot be revoked (\(why)).")
             }
         }
     }

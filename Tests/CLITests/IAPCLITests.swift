@@ -125,6 +125,17 @@ func writeIAPConfig(_ emulator: PortalEmulator, _ change: (inout [String: Any]) 
         #expect(!(try await CLI.keyringItems(server: emulator.entraBaseURL + "/token#client_id=iap-client")).contains("label"))
     }
 
+    @Test func aPortalSignInBehindTheProxyBeforeTheProxySignInSaysWhatToDo() async throws {
+        let emulator = try await startEmulator { $0.proxyPort = 0 }
+        defer { Task { try? await emulator.shutdown() } }
+        let r = try await CLI.portalAuth(["login", "--portal", emulator.proxyBaseURL! + "/portal", "--username", "alice", "--password-stdin"],
+                                         emulator: emulator, stdin: alicePassword)
+        #expect(r.status != 0)
+        #expect(r.oneLineError, "\(r.stderr)")
+        #expect(r.stderr.contains("is behind an identity-aware proxy") && r.stderr.contains("portal-auth login --config"), "\(r.stderr)")
+        #expect(emulator.counters().generateTokenRequests == 0)
+    }
+
     @Test func aDeniedProxySignInStoresNothing() async throws {
         let emulator = try await startEmulator { $0.proxyPort = 0 }
         let config = try writeIAPConfig(emulator)

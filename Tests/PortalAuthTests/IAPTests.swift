@@ -57,6 +57,8 @@ func parseIAP(_ object: [String: Any]) throws -> IAPConfiguration {
     /// (key, what the message says, the key's new value as JSON text)
     static let invalidValues: [(String, String, String)] = [
         ("scope", "\"scope\" must be an array", #""openid""#),
+        ("scope", "\"scope\" must be a non-empty array", "[]"),
+        ("redirect_url", "\"redirect_url\" must be", #""urn:ietf:wg:oauth:2.0:oob""#),
         ("hosts_behind_proxy", "\"hosts_behind_proxy\" must be an array", #""*.example.com""#),
         ("hosts_behind_proxy", "\"hosts_behind_proxy\" must be a non-empty array", "[]"),
         ("hosts_behind_proxy", "\"hosts_behind_proxy\" has \"https://x.example.com\"", #"["https://x.example.com"]"#),
@@ -90,7 +92,7 @@ func parseIAP(_ object: [String: Any]) throws -> IAPConfiguration {
         let configuration = try IAPConfiguration(
             authorizeURL: URL(string: "https://login.example.net/t/oauth2/v2.0/authorize")!, tokenURL: URL(string: "https://login.example.net/t/oauth2/v2.0/token")!,
             logoutURL: URL(string: "https://login.example.net/t/oauth2/v2.0/logout")!, clientID: "c", scopes: ["openid"],
-            hostsBehindProxy: ["*.Domain.com", "gis.example.org", "maps.example.org:8443", "[::1]:9443"])
+            hostsBehindProxy: ["*.Domain.com", "gis.example.org", "maps.example.org:8443", "[::1]:9443", "fd00::5"])
         func matches(_ url: String) -> Bool { configuration.canBeUsed(for: URL(string: url)!) }
         #expect(matches("https://portal.domain.com/portal"))
         #expect(matches("https://a.b.DOMAIN.com:7443/portal"))
@@ -104,6 +106,7 @@ func parseIAP(_ object: [String: Any]) throws -> IAPConfiguration {
         #expect(!matches("https://other.example.org/portal"))
         #expect(matches("https://[::1]:9443/portal"))
         #expect(!matches("https://[::1]:9444/portal"))
+        #expect(matches("https://[fd00::5]:7443/portal"))  // a bare IPv6 entry: any port
 
         let everything = try IAPConfiguration(
             authorizeURL: URL(string: "https://login.example.net/t/authorize")!, tokenURL: URL(string: "https://login.example.net/t/token")!,
@@ -238,6 +241,11 @@ struct IAPFixture {
         let f = try await IAPFixture.make()
         defer { Task { await f.shutdown() } }
         _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
+        let reports = try await f.manager.revokeOAuthTokens()
+        #expect(reports.count == 1)
+        guard case .notRevocable(let why)? = reports.first?.outcome else { Issue.record("\(reports)"); return }
+        #expect(why.contains("/logout"))
+        #expect(reports.first?.username == "alice@example.com")
         let agent = PresentedPages()
         let removed = try await f.manager.invalidateProxyCredentials(for: f.proxiedSelf, userAgent: agent)
         #expect(removed.count == 1)

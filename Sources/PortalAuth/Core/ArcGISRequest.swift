@@ -129,11 +129,19 @@ public struct AuthenticationServices: Sendable {
 
     /// Sends a request with no credential; a TLS challenge becomes its error.
     func sendWithoutCredential(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let response: HTTPResponse
         do {
-            return try await transport.send(request, options: TransportOptions())
+            response = try await transport.send(request, options: TransportOptions())
         } catch let challenge as TransportChallengeError {
             throw challenge.error
         }
+        // A proxy in front of the host sends API calls to its identity provider's sign-in page.
+        if [302, 303, 307].contains(response.status), let location = response.header("Location").flatMap({ URL(string: $0, relativeTo: request.url)?.absoluteURL }),
+           (try? ServerContext.host(of: location)) != (try? ServerContext.host(of: request.url)),
+           location.path(percentEncoded: false).lowercased().hasSuffix("/authorize") {
+            throw PortalAuthError(.authenticationRequired, "\(ServerContext.describe(request.url)) is behind an identity-aware proxy that wants sign-in (HTTP \(response.status) to \(ServerContext.describe(location))): run portal-auth login --config IAP.json (see config/iap.example.json) first", cause: .httpStatus(response.status))
+        }
+        return response
     }
 
     /// GETs `url?f=json` without any credential and returns the JSON body.

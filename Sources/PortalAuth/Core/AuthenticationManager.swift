@@ -486,7 +486,10 @@ public final class AuthenticationManager: Sendable {
     }
 
     /// Revokes the tokens of every stored credential that can be revoked (OAuth user credentials)
-    /// at its portal, and reports the outcome of each. Credentials stay in the store; call
+    /// at its portal, and reports the outcome of each. Proxy (IAP) credentials are reported as
+    /// ``RevocationReport/Outcome/notRevocable(_:)``: an identity provider such as Entra ID
+    /// offers clients no revocation endpoint, so ``invalidateProxyCredentials(for:userAgent:)``
+    /// (its sign-out page) is the way to end them. Credentials stay in the store; call
     /// ``clearCredentialStores()`` to remove them.
     public func revokeOAuthTokens(for context: ServerContext? = nil) async throws -> [RevocationReport] {
         var reports: [RevocationReport] = []
@@ -500,6 +503,14 @@ public final class AuthenticationManager: Sendable {
                 reports.append(RevocationReport(serverContext: revocable.serverContext, username: revocable.username, outcome: .failed(error.message)))
             }
         }
+        for proxy in try await proxyCredentialStore.allCredentials(reload: true) {
+            if let context, let url = URL(string: context.url), !proxy.canBeUsed(for: url) { continue }
+            guard let identifier = URL(string: proxy.proxyIdentifier), let identityProvider = try? ServerContext.host(of: identifier) else { continue }
+            let signOut = proxy.logoutURL.map { ": sign out at \(URLRedaction.redact($0.absoluteString))" } ?? ""
+            let expiry = proxy.tokenInfo.expirationDate.map { "; its token expires \($0.formatted(.iso8601))" } ?? ""
+            reports.append(RevocationReport(serverContext: identityProvider, username: proxy.username,
+                                            outcome: .notRevocable("the identity provider offers no revocation\(signOut)\(expiry)")))
+        }
         return reports
     }
 }
@@ -512,6 +523,9 @@ public struct RevocationReport: Sendable, Equatable {
         case revoked
         /// The revocation failed, and why.
         case failed(String)
+        /// The credential's tokens cannot be revoked by a client (an identity-aware proxy's
+        /// Entra tokens), and what to do instead.
+        case notRevocable(String)
     }
     /// The credential's server context.
     public var serverContext: ServerContext
