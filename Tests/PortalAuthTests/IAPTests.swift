@@ -83,6 +83,17 @@ func parseIAP(_ object: [String: Any]) throws -> IAPConfiguration {
         #expect(error?.message.contains("\n") == false)
     }
 
+    @Test func theShippedExampleIsValid() throws {
+        var url = URL(fileURLWithPath: #filePath)
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("config/iap.example.json").path), url.path != "/" {
+            url = url.deletingLastPathComponent()
+        }
+        let configuration = try IAPConfiguration(contentsOf: url.appendingPathComponent("config/iap.example.json").path)
+        #expect(configuration.clientID == "iap-client")
+        #expect(configuration.canBeUsed(for: URL(string: "https://127.0.0.1:8444/portal")!))
+        #expect(!configuration.canBeUsed(for: URL(string: "https://127.0.0.1:8443/portal")!))
+    }
+
     @Test func httpIsAllowedForLoopbackIdentityProviders() throws {
         let configuration = try parseIAP(iapFile(nil) { $0["token_url"] = "http://127.0.0.1:9/token" })
         #expect(configuration.tokenURL.scheme == "http")
