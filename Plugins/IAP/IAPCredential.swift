@@ -96,7 +96,9 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
         services.logger.debug("refreshing iap token", metadata: ["identity provider": "\(ServerContext.describe(configuration.tokenURL))"])
         do {
             let response = try await EntraTokenEndpoint(url: configuration.tokenURL).request(parameters, services: services)
-            return IAPCredential(configuration: configuration, redirectURI: redirectURI, accessToken: response.accessToken, idToken: response.idToken ?? idToken,
+            return IAPCredential(configuration: configuration, redirectURI: redirectURI, accessToken: response.accessToken,
+                                 // A refresh without a new ID token: an old one would expire as before and be refreshed on every use.
+                                 idToken: response.idToken ?? (configuration.bearerToken == .idToken ? nil : idToken),
                                  refreshToken: response.refreshToken ?? refreshToken, grantedScopes: response.scopes.isEmpty ? grantedScopes : response.scopes,
                                  username: response.username ?? username)
         } catch let error as PortalAuthError where error.code == .authenticationFailed {

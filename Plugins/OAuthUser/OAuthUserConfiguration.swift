@@ -31,6 +31,11 @@ public struct OAuthUserConfiguration: Sendable, Equatable {
         guard refreshTokenExpirationMinutes > 0 else { throw PortalAuthError(.invalidArgument, "the refresh token expiration must be a positive number of minutes") }
         guard timeout > 0 else { throw PortalAuthError(.invalidArgument, "the sign-in timeout must be a positive number of seconds") }
         _ = try AuthorizationRedirect(redirectURL)
+        // The user types the password into the portal's page: never over plain http (loopback aside).
+        let host = portalURL.host(percentEncoded: false)?.lowercased() ?? ""
+        guard portalURL.scheme?.lowercased() == "https" || ["127.0.0.1", "localhost", "::1"].contains(host) else {
+            throw PortalAuthError(.insecureTransport, "the portal URL \(URLRedaction.redact(portalURL.absoluteString)) is not https: the sign-in page would send the password in the clear; use the https URL")
+        }
         self.portalURL = portalURL
         self.clientID = clientID
         self.redirectURL = redirectURL

@@ -100,7 +100,9 @@ func exitCode(for code: PortalAuthError.Code) -> Int32 {
 }
 
 func printError(_ message: String) {
-    var line = "portal-auth: " + message + "\n"
+    // Messages can quote servers (ArcGIS and Entra error texts): no control characters reach the terminal.
+    let printable = String(message.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+    var line = "portal-auth: " + printable + "\n"
     writeAll(2, &line)
 }
 

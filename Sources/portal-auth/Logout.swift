@@ -47,6 +47,11 @@ struct Logout: AsyncParsableCommand {
                 output("Removed \(removed) credential\(removed == 1 ? "" : "s") from the \(manager.arcGISCredentialStore.backend.name) store.")
                 return
             }
+            if proxy, portal == nil, try await manager.arcGISCredentialStore.summaries().isEmpty {
+                // Only a proxy is signed in: sign out of it (them).
+                try await signOutOfProxies(manager, url: nil)
+                return
+            }
             let target = try await resolveTarget(portal, manager: manager)
             let context = try ServerContext(url: target)
             let reports = try await manager.revokeOAuthTokens(for: context)

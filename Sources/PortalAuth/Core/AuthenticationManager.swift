@@ -55,7 +55,7 @@ public final class AuthenticationManager: Sendable {
         self.proxyCredentialStore = proxyStore
         self.usesCrossProcessLocks = arcGISCredentialStore.backend.name != "memory"
         let proxies = ProxyAuthorization(store: proxyStore, services: AuthenticationServices(transport: transport, logger: logger),
-                                         usesCrossProcessLocks: usesCrossProcessLocks)
+                                         usesCrossProcessLocks: proxyStore.backend.name != "memory")
         self.proxies = proxies
         self.services = AuthenticationServices(transport: ProxyAuthorizingTransport(base: transport, proxies: proxies), logger: logger)
     }
@@ -100,6 +100,7 @@ public final class AuthenticationManager: Sendable {
         var answeredNetwork = Set<String>()
         var answeredProxy = Set<String>()
         _ = try ServerContext.host(of: url)
+        try Self.refuseDotSegments(url)
 
         while true {
             let credential = try await credentialForUse(url)
@@ -127,7 +128,7 @@ public final class AuthenticationManager: Sendable {
             }
 
             // An identity-aware proxy in front of the host wants sign-in.
-            if let challenge = proxyChallenge(url: url, response: response) {
+            if let challenge = try await proxyChallenge(url: url, response: response) {
                 let key = "\(host.url) proxy"
                 let sent = try await proxyCredentialStore.credential(for: url)
                 if answeredProxy.contains(key) {
@@ -145,7 +146,17 @@ public final class AuthenticationManager: Sendable {
                     throw PortalAuthError(.httpError, "\(ServerContext.describe(url)) redirected too often or to an invalid location: check the URL", cause: .httpStatus(response.status))
                 }
                 logger.debug("redirect", metadata: ["from": "\(URLRedaction.redact(url.absoluteString))", "to": "\(URLRedaction.redact(next.absoluteString))"])
-                if response.status != 307 && response.status != 308 { method = .get }
+                try Self.refuseDotSegments(next)
+                let sameContext = credential.map { $0.serverContext.contains(next) } ?? ((try? ServerContext.host(of: next)) == host)
+                if response.status != 307 && response.status != 308 {
+                    // The Location is the whole new request: parameters are not sent again.
+                    method = .get
+                    let query = next.query(percentEncoded: true) ?? ""
+                    let hasFormat = query.split(separator: "&").contains { $0.lowercased().hasPrefix("f=") }
+                    parameters = request.expectsJSON && !hasFormat ? [("f", "json")] : []
+                } else if !sameContext {
+                    throw PortalAuthError(.httpError, "\(ServerContext.describe(url)) redirected a request with its parameters to \(ServerContext.describe(next)), another server: refusing to resend them there; use the new URL directly if you trust it", cause: .httpStatus(response.status))
+                }
                 url = next
                 continue
             }
@@ -229,13 +240,23 @@ public final class AuthenticationManager: Sendable {
                 // Another task or process may have renewed it while we waited for the lock: a
                 // different, unexpired token is that renewal (even when its lifetime is shorter
                 // than the leeway, renewing again would only repeat it).
-                if let stored = try await arcGISCredentialStore.credential(for: context, reload: usesCrossProcessLocks),
-                   !stored.tokenInfo.expires(within: stored.renewalLeeway)
+                let stored = try await arcGISCredentialStore.credential(for: context, reload: usesCrossProcessLocks)
+                if let stored, !stored.tokenInfo.expires(within: stored.renewalLeeway)
                     || (stored.tokenInfo.accessToken != credential.tokenInfo.accessToken && !stored.tokenInfo.expires(within: 30)) {
                     return stored
                 }
+                // Signed out meanwhile (another process ran logout): do not bring it back.
+                if usesCrossProcessLocks, stored == nil { return nil }
                 logger.debug("renewing credential", metadata: ["server": "\(context)", "kind": "\(type(of: credential).kind)"])
-                if let renewed = try await credential.renewed(using: services) {
+                let renewed: (any ArcGISCredential)?
+                do {
+                    renewed = try await credential.renewed(using: services)
+                } catch let error as PortalAuthError where error.code != .authenticationFailed && !credential.tokenInfo.isExpired() {
+                    // A passing failure at the token service: the current token is still good.
+                    logger.warning("renewal failed; using the current token until it expires", metadata: ["server": "\(context)", "error": "\(error.code)"])
+                    return credential
+                }
+                if let renewed {
                     try await arcGISCredentialStore.add(any: renewed)
                     return renewed
                 }
@@ -341,7 +362,15 @@ public final class AuthenticationManager: Sendable {
             // ArcGIS Online hosted services accept the portal token itself.
             credential = FederatedTokenCredential(serverContext: server, portal: portal.serverContext, tokenInfo: portal.tokenInfo, username: portal.username, referer: portal.referer)
         } else {
-            let serviceURL = tokenServiceURL ?? URL(string: portal.serverContext.url + "/sharing/rest/generateToken")!
+            // The challenging server names the token service, but the portal token only ever goes
+            // to the portal itself: a service URL outside the portal's context is ignored.
+            let ownService = URL(string: portal.serverContext.url + "/sharing/rest/generateToken")!
+            var serviceURL = ownService
+            if let tokenServiceURL, tokenServiceURL.scheme?.lowercased() == "https", portal.serverContext.contains(tokenServiceURL) {
+                serviceURL = tokenServiceURL
+            } else if let tokenServiceURL {
+                logger.warning("ignoring a token service outside the portal", metadata: ["server": "\(server)", "named": "\(ServerContext.describe(tokenServiceURL))", "portal": "\(portal.serverContext)"])
+            }
             var parameters = [("token", portal.tokenInfo.accessToken), ("serverUrl", server.url)]
             var headers: [(name: String, value: String)] = []
             if let referer = portal.referer {
@@ -406,17 +435,31 @@ public final class AuthenticationManager: Sendable {
         }
     }
 
+    /// Refuses URLs with `.` or `..` path segments: the credential is chosen by path, and the
+    /// server (or libcurl) would resolve them to another path, maybe outside the credential's context.
+    static func refuseDotSegments(_ url: URL) throws {
+        let segments = url.path(percentEncoded: false).split(separator: "/", omittingEmptySubsequences: false)
+        if segments.contains(where: { $0 == "." || $0 == ".." }) {
+            throw PortalAuthError(.invalidURL, "\(ServerContext.describe(url)) has a . or .. path segment: give the URL without them")
+        }
+    }
+
     // MARK: - Identity-aware proxies
 
     /// A proxy's sign-in demand: 401 with `WWW-Authenticate: Bearer` from a host a proxy credential
     /// or plugin covers, or a redirect that a plugin recognizes as its identity provider's sign-in.
-    func proxyChallenge(url: URL, response: HTTPResponse) -> ProxyAuthenticationChallenge? {
+    func proxyChallenge(url: URL, response: HTTPResponse) async throws -> ProxyAuthenticationChallenge? {
         let isRedirect = [302, 303, 307].contains(response.status)
         let isBearer401 = response.status == 401 && response.headers(named: "WWW-Authenticate").contains { $0.lowercased().hasPrefix("bearer") }
         guard isRedirect || isBearer401 else { return nil }
         let location = response.header("Location").flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
         let challenge = ProxyAuthenticationChallenge(requestURL: url, status: response.status, location: location)
-        if isBearer401 { return challenge }
+        if isBearer401 {
+            // Only where a proxy credential or plugin covers the host: elsewhere a Bearer 401 is
+            // the server's own business (HTTP authentication handles the other schemes).
+            let covered = try await proxyCredentialStore.credential(for: url) != nil || handlers.contains { $0.canHandle(.proxy(challenge)) }
+            return covered ? challenge : nil
+        }
         // An API call sent to another origin's OAuth/OpenID authorization page is a proxy's
         // sign-in demand (Entra Application Proxy redirects to .../oauth2/v2.0/authorize).
         if let location, (try? ServerContext.host(of: location)) != (try? ServerContext.host(of: url)),
@@ -428,14 +471,17 @@ public final class AuthenticationManager: Sendable {
 
     private func resolveProxyChallenge(_ challenge: ProxyAuthenticationChallenge, sent: (any ProxyAuthorizationCredential)?) async throws {
         let host = try ServerContext.host(of: challenge.requestURL)
-        let obtained = try await proxyFlights.run(host.url) { [self] () -> (any ProxyAuthorizationCredential)? in
+        // One flight per proxy sign-in: hosts behind the same proxy share it.
+        let key = sent?.proxyIdentifier ?? host.url
+        let obtained = try await proxyFlights.run(key) { [self] () -> (any ProxyAuthorizationCredential)? in
             // Stored since the request was sent (another task or process signed in or renewed).
-            if let current = try await proxyCredentialStore.credential(for: challenge.requestURL, reload: usesCrossProcessLocks),
+            if let current = try await proxyCredentialStore.credential(for: challenge.requestURL, reload: proxies.usesCrossProcessLocks),
                current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired() {
                 return current
             }
-            if let sent, let renewed = try await sent.renewed(using: proxies.services) {
-                try await proxyCredentialStore.add(any: renewed)
+            // The refused token is renewed under the same single-flight and lock as any renewal.
+            if let sent, let renewed = try await proxies.renew(sent, refused: true),
+               renewed.tokenInfo.accessToken != sent.tokenInfo.accessToken {
                 return renewed
             }
             var routed = challenge
@@ -463,11 +509,12 @@ public final class AuthenticationManager: Sendable {
         var removed: [any ProxyAuthorizationCredential] = []
         for credential in try await proxyCredentialStore.allCredentials(reload: true) {
             if let url, !credential.canBeUsed(for: url) { continue }
+            // Removed first: a sign-out page that cannot be shown leaves nothing behind.
+            try await proxyCredentialStore.remove(credential.proxyIdentifier)
+            removed.append(credential)
             if let logout = credential.logoutURL, let userAgent {
                 try await userAgent.present(logout, redirectURI: "")
             }
-            try await proxyCredentialStore.remove(credential.proxyIdentifier)
-            removed.append(credential)
         }
         return removed
     }

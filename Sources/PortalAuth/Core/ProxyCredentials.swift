@@ -157,21 +157,33 @@ final class ProxyAuthorization: Sendable {
 
     /// Renews once across tasks and processes; returns the renewed credential, the old one while
     /// it has not expired, or nil once it has.
-    func renew(_ credential: any ProxyAuthorizationCredential) async throws -> (any ProxyAuthorizationCredential)? {
+    ///
+    /// - Parameter refused: the proxy refused this credential's token: renew it even though it
+    ///   has not expired (unless another task or process already replaced it).
+    func renew(_ credential: any ProxyAuthorizationCredential, refused: Bool = false) async throws -> (any ProxyAuthorizationCredential)? {
         let key = credential.proxyIdentifier
-        return try await flights.run(key) { [self] in
+        return try await flights.run(key + (refused ? " refused" : "")) { [self] in
             let work: () async throws -> (any ProxyAuthorizationCredential)? = { [self] in
                 let stored = try await store.allCredentials(reload: usesCrossProcessLocks).first { $0.proxyIdentifier == key }
-                if let stored, !stored.tokenInfo.expires(within: stored.renewalLeeway)
-                    || (stored.tokenInfo.accessToken != credential.tokenInfo.accessToken && !stored.tokenInfo.expires(within: 30)) {
+                if let stored, stored.tokenInfo.accessToken != credential.tokenInfo.accessToken, !stored.tokenInfo.expires(within: 30) {
                     return stored
                 }
+                if !refused, let stored, !stored.tokenInfo.expires(within: stored.renewalLeeway) { return stored }
+                // Signed out meanwhile (another process ran logout): do not bring it back.
+                if usesCrossProcessLocks, stored == nil { return nil }
                 services.logger.debug("renewing proxy credential", metadata: ["kind": "\(type(of: credential).kind)"])
-                if let renewed = try await (stored ?? credential).renewed(using: services) {
+                let renewed: (any ProxyAuthorizationCredential)?
+                do {
+                    renewed = try await (stored ?? credential).renewed(using: services)
+                } catch let error as PortalAuthError where error.code != .authenticationFailed && !refused && !credential.tokenInfo.isExpired() {
+                    services.logger.warning("proxy token renewal failed; using the current token until it expires", metadata: ["error": "\(error.code)"])
+                    return credential
+                }
+                if let renewed {
                     try await store.add(any: renewed)
                     return renewed
                 }
-                return credential.tokenInfo.isExpired() ? nil : credential
+                return refused || credential.tokenInfo.isExpired() ? nil : credential
             }
             if usesCrossProcessLocks { return try await CrossProcessLock.withLock("renew proxy " + key, work) }
             return try await work()
