@@ -22,7 +22,7 @@ struct EntraIdentityProvider: Sendable {
         case "token": return token(request)
         case "logout":
             context.counters.update { $0.entraLogouts += 1 }
-            return .html(Self.page(title: "Signed out", body: "<h1>You signed out of your account</h1><p>It's a good idea to close all browser windows.</p>"))
+            return .html(Rendering.htmlPage(title: "Signed out", body: "<h1>You signed out of your account</h1><p>It's a good idea to close all browser windows.</p>"))
         default: return .notFound(request.path)
         }
     }
@@ -105,7 +105,7 @@ struct EntraIdentityProvider: Sendable {
             return "<input type=\"hidden\" name=\"\(name)\" value=\"\(Rendering.escapeHTML(value))\">"
         }.joined(separator: "\n")
         let error = message.map { "<p class=\"error\" role=\"alert\">\(Rendering.escapeHTML($0))</p>" } ?? ""
-        return Self.page(title: "Sign in to your account", body: """
+        return Rendering.htmlPage(title: "Sign in to your account", body: """
             <h1>Sign in</h1>
             <p>to continue to \(Rendering.escapeHTML(app.name))</p>
             \(error)
@@ -208,20 +208,7 @@ struct EntraIdentityProvider: Sendable {
     }
 
     private static func errorPage(_ message: String) -> OutgoingResponse {
-        .html(page(title: "Sign in to your account", body: "<h1>Sorry, but we're having trouble signing you in.</h1><p>\(Rendering.escapeHTML(message))</p>"), status: 400)
-    }
-
-    private static func page(title: String, body: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head><meta charset="utf-8"><title>\(Rendering.escapeHTML(title))</title></head>
-        <body>
-        \(body)
-        </body>
-        </html>
-
-        """
+        .html(Rendering.htmlPage(title: "Sign in to your account", body: "<h1>Sorry, but we're having trouble signing you in.</h1><p>\(Rendering.escapeHTML(message))</p>"), status: 400)
     }
 }
 

@@ -51,10 +51,5 @@ final class EntraTokens: Sendable {
             + "." + base64URL(Array(TokenStore.randomToken().utf8))
     }
 
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    static func base64URL(_ bytes: [UInt8]) -> String { FormCoding.base64URL(bytes) }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// `application/x-www-form-urlencoded` decoding (also used for query strings).
 enum FormCoding {
     /// Parses `a=1&b=2` into ordered pairs, decoding `+` and `%XX`.
@@ -51,6 +53,14 @@ enum FormCoding {
             }
         }
         return out
+    }
+
+    /// Base64url without padding (RFC 4648 §5), as tokens and PKCE challenges use it.
+    static func base64URL(_ bytes: some Sequence<UInt8>) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -35,6 +35,20 @@ enum Rendering {
         """
     }
 
+    /// A small HTML page (sign-in, approval and sign-out pages); `title` is escaped, `body` is HTML.
+    static func htmlPage(title: String, body: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head><meta charset="utf-8"><title>\(escapeHTML(title))</title></head>
+        <body>
+        \(body)
+        </body>
+        </html>
+
+        """
+    }
+
     /// Escapes `&`, `<`, `>` and `"` for HTML text.
     static func escapeHTML(_ text: String) -> String {
         var out = ""

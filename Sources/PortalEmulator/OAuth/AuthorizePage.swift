@@ -57,7 +57,7 @@ struct AuthorizePage: Sendable {
     /// The out-of-band approval page: the code in the title, as the ArcGIS Python API expects.
     func approval(_ request: IncomingRequest) -> OutgoingResponse {
         if let code = request.parameter("code") {
-            return .html(Self.page(
+            return .html(Rendering.htmlPage(
                 title: "SUCCESS code=\(code)",
                 body: """
                 <h1>Signed in</h1>
@@ -67,7 +67,7 @@ struct AuthorizePage: Sendable {
         }
         let error = request.parameter("error") ?? "invalid_request"
         let description = request.parameter("error_description") ?? ""
-        return .html(Self.page(
+        return .html(Rendering.htmlPage(
             title: "DENIED error=\(error)",
             body: "<h1>Not signed in</h1><p>\(Rendering.escapeHTML(description))</p>"))
     }
@@ -97,7 +97,7 @@ struct AuthorizePage: Sendable {
             return "<input type=\"hidden\" name=\"\(name)\" value=\"\(Rendering.escapeHTML(value))\">"
         }.joined(separator: "\n")
         let error = message.map { "<p class=\"error\" role=\"alert\">\(Rendering.escapeHTML($0))</p>" } ?? ""
-        return Self.page(
+        return Rendering.htmlPage(
             title: "Sign in to \(context.configuration.portalName)",
             body: """
             <h1>Sign in to \(Rendering.escapeHTML(context.configuration.portalName))</h1>
@@ -115,20 +115,7 @@ struct AuthorizePage: Sendable {
 
     /// The page shown instead of a redirect when the app or redirect URI is not to be trusted.
     private static func errorPage(_ title: String, detail: String) -> OutgoingResponse {
-        .html(page(title: "ERROR: \(title)", body: "<h1>\(Rendering.escapeHTML(title))</h1><p>\(Rendering.escapeHTML(detail))</p>"),
+        .html(Rendering.htmlPage(title: "ERROR: \(title)", body: "<h1>\(Rendering.escapeHTML(title))</h1><p>\(Rendering.escapeHTML(detail))</p>"),
               status: 400)
-    }
-
-    private static func page(title: String, body: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head><meta charset="utf-8"><title>\(Rendering.escapeHTML(title))</title></head>
-        <body>
-        \(body)
-        </body>
-        </html>
-
-        """
     }
 }

@@ -178,9 +178,6 @@ struct OAuthTokenService: Sendable {
 
     /// BASE64URL(SHA256(ASCII(verifier))) without padding (RFC 7636 §4.2).
     static func s256(_ verifier: String) -> String {
-        Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        FormCoding.base64URL(SHA256.hash(data: Data(verifier.utf8)))
     }
 }

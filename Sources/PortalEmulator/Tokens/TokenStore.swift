@@ -96,10 +96,7 @@ final class TokenStore: Sendable {
     static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<48).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let base64 = Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let base64 = FormCoding.base64URL(bytes)
         let chars = Array(base64)
         return String(chars[0..<32]) + "." + String(chars[32...])
     }
