@@ -251,6 +251,20 @@ import Testing
         #expect(emulator.counters().generateTokenRequests == 0)
     }
 
+    /// `token` reads with one libsecret call; a collection locked after sign-in is reported as locked.
+    @Test func tokenFromALockedCollectionSaysHowToFixIt() async throws {
+        let r = try await CLI.inPrivateKeyring(#"""
+            printf %s tok-123 | "$PA" login --url https://locked.invalid/portal --token-stdin --expires-in 3600 >/dev/null
+            "$PA" token https://locked.invalid/portal; echo "first=$?"
+            C=$(gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.ReadAlias default | grep -o "/org/freedesktop/secrets/collection/[A-Za-z0-9_]*")
+            gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.Lock "[\"$C\"]" >/dev/null
+            timeout 30 "$PA" token https://locked.invalid/portal; echo "second=$?"
+            """#)
+        #expect(r.stdout.contains("tok-123\nfirst=0"), "\(r.stdout) \(r.stderr)")
+        #expect(r.stdout.contains("second=5"), "\(r.stdout) \(r.stderr)")
+        #expect(r.stderr.contains("portal-auth: the keyring's default collection is locked"))
+    }
+
     @Test func logoutAllClearsEveryItemOfAPrivateKeyring() async throws {
         let emulator = try await startEmulator()
         defer { Task { try? await emulator.shutdown() } }

@@ -109,16 +109,23 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
     // MARK: CredentialStorageBackend
 
     /// The secret of the first item matching the query.
+    ///
+    /// The fast path of `portal-auth token`: one libsecret call (the same D-Bus round trips as
+    /// `secret-tool lookup`). Only when it finds nothing or fails is the Secret Service examined,
+    /// so that a missing service or a locked collection is reported as such.
     public func lookup(_ query: CredentialQuery) throws -> String? {
-        try run {
-            try Self.withAttributes(Self.pairs(query)) { table in
+        try Self.lock.withLock { _ in
+            try Self.checkBus()
+            let (secret, error) = Self.withAttributes(Self.pairs(query)) { table -> (String?, pa_secret_error) in
                 var error = pa_secret_error()
-                let secret = pa_secret_lookup(table, &error)
-                if error.set != 0 { throw Self.failure("read a credential", error) }
-                guard let secret else { return nil }
+                guard let secret = pa_secret_lookup(table, &error) else { return (nil, error) }
                 defer { pa_secret_free(secret) }
-                return String(cString: secret)
+                return (String(cString: secret), error)
             }
+            if let secret, error.set == 0 { return secret }
+            try Self.checkService()
+            if error.set != 0 { throw Self.failure("read a credential", error) }
+            return nil
         }
     }
 
