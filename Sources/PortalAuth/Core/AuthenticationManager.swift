@@ -103,17 +103,37 @@ public final class AuthenticationManager: Sendable {
         try Self.refuseDotSegments(url)
 
         while true {
-            let credential = try await credentialForUse(url)
             let host = try ServerContext.host(of: url)
+            // While a sign-in for this server is under way, requests wait for its credential
+            // instead of going out without one only to be challenged again.
+            if let pending = pendingArcGISChallenge(for: url) { _ = try? await pending.value }
+            let gate = requestGate(for: host)
+            await gate.acquire()
+            let credential: (any ArcGISCredential)?
+            let http: HTTPRequest
             var options = TransportOptions()
-            for network in try await networkCredentialStore.credentials(for: host) { network.apply(to: &options) }
-            let http = makeHTTPRequest(url: url, parameters: parameters, method: method, placement: request.tokenPlacement, credential: credential)
+            do {
+                credential = try await credentialForUse(url)
+                if credential == nil, pendingArcGISChallenge(for: url) != nil {
+                    gate.release()
+                    continue
+                }
+                for network in try await networkCredentialStore.credentials(for: host) { network.apply(to: &options) }
+                http = makeHTTPRequest(url: url, parameters: parameters, method: method, placement: request.tokenPlacement, credential: credential)
+            } catch {
+                gate.release()
+                throw error
+            }
             logger.debug("request", metadata: ["method": "\(http.method.rawValue)", "url": "\(URLRedaction.redact(url.absoluteString))", "credential": "\(credential.map { type(of: $0).kind } ?? "none")"])
 
+            let sent: Result<HTTPResponse, any Error>
+            do { sent = .success(try await transport.send(http, options: options)) } catch { sent = .failure(error) }
+            gate.release()
             let response: HTTPResponse
-            do {
-                response = try await transport.send(http, options: options)
-            } catch let challengeError as TransportChallengeError {
+            switch sent {
+            case .success(let answer):
+                response = answer
+            case .failure(let challengeError as TransportChallengeError):
                 let kind: NetworkAuthenticationChallenge.Kind
                 switch challengeError.challenge {
                 case .serverTrust(_, _, let reason, _): kind = .serverTrust(reason: reason)
@@ -125,6 +145,8 @@ public final class AuthenticationManager: Sendable {
                 try await resolveNetworkChallenge(challenge, unanswered: challengeError.error)
                 answeredNetwork.insert(key)
                 continue
+            case .failure(let error):
+                throw error
             }
 
             // An identity-aware proxy in front of the host wants sign-in.
@@ -196,6 +218,27 @@ public final class AuthenticationManager: Sendable {
             let json = request.expectsJSON ? try JSONValue.parse(response.body, source: ServerContext.describe(url)) : nil
             return ArcGISResponse(http: response, json: json)
         }
+    }
+
+    /// How many requests to one host the manager has in the transport at once (twice libcurl's
+    /// default connections per host, so connections never idle): the rest wait here, where they
+    /// still see a credential that arrives meanwhile.
+    static let requestsInFlightPerHost = 16
+    private let gates = Mutex<[String: AsyncGate]>([:])
+
+    func requestGate(for host: ServerContext) -> AsyncGate {
+        gates.withLock { gates in
+            if let gate = gates[host.url] { return gate }
+            let gate = AsyncGate(limit: Self.requestsInFlightPerHost)
+            gates[host.url] = gate
+            return gate
+        }
+    }
+
+    /// The ArcGIS challenge being resolved for `url`'s server (the key ``resolveArcGISChallenge(url:error:sent:interactive:)`` uses).
+    func pendingArcGISChallenge(for url: URL) -> Task<(any ArcGISCredential)?, any Error>? {
+        guard !Self.insideChallenge, let key = (ServerContext.arcGISServerRoot(of: url) ?? (try? ServerContext(url: url)))?.url else { return nil }
+        return arcGISFlights.running(key)
     }
 
     func makeHTTPRequest(url: URL, parameters: [(String, String)], method: ArcGISRequest.Method, placement: ArcGISRequest.TokenPlacement, credential: (any ArcGISCredential)?) -> HTTPRequest {
@@ -306,7 +349,7 @@ public final class AuthenticationManager: Sendable {
     func resolveArcGISChallenge(url: URL, error: ArcGISError, sent: (any ArcGISCredential)?, interactive: Bool = true) async throws -> (any ArcGISCredential)? {
         let serverRoot = ServerContext.arcGISServerRoot(of: url)
         let key = try (serverRoot ?? ServerContext(url: url)).url
-        return try await arcGISFlights.run(key) { [self] in
+        return try await arcGISFlights.run(key) { [self] in try await Self.$insideChallenge.withValue(true) {
             // A credential stored since this request was sent answers it without asking anyone.
             if let current = try await arcGISCredentialStore.credential(for: url),
                current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired() {
@@ -325,8 +368,12 @@ public final class AuthenticationManager: Sendable {
             guard interactive else { throw PortalAuthError(.noCredential, "no credential for \(context): \(Self.loginHint(for: context, credential: stored))") }
             let challenge = ArcGISAuthenticationChallenge(requestURL: url, serverContext: stored?.serverContext ?? context, error: error, previousCredential: sent ?? stored)
             return try await routeArcGIS(challenge)
-        }
+        } }
     }
+
+    /// True inside a challenge's resolution: a plugin's own requests through the manager must not
+    /// wait for the very challenge they are part of.
+    @TaskLocal static var insideChallenge = false
 
     /// A challenge from an ArcGIS Server: federated servers get a token from their portal.
     private func resolveServerChallenge(url: URL, root: ServerContext, error: ArcGISError, sent: (any ArcGISCredential)?, interactive: Bool) async throws -> (any ArcGISCredential)? {

@@ -25,6 +25,43 @@ final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
         return try await task.value
     }
+
+    /// The run under way for `key`, if any (to wait for it without starting one).
+    func running(_ key: Key) -> Task<Value, any Error>? {
+        tasks.withLock { $0[key] }
+    }
+}
+
+/// An async counting semaphore: at most `limit` holders at once, the others wait in order.
+final class AsyncGate: Sendable {
+    private struct State {
+        var available: Int
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state: Mutex<State>
+
+    init(limit: Int) { state = Mutex(State(available: limit)) }
+
+    /// Waits for a free place.
+    func acquire() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let go = state.withLock { s -> Bool in
+                if s.available > 0 { s.available -= 1; return true }
+                s.waiters.append(continuation)
+                return false
+            }
+            if go { continuation.resume() }
+        }
+    }
+
+    /// Gives the place to the next waiter, or frees it.
+    func release() {
+        let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            if s.waiters.isEmpty { s.available += 1; return nil }
+            return s.waiters.removeFirst()
+        }
+        next?.resume()
+    }
 }
 
 /// An advisory lock shared by every portal-auth process of this user (flock on a file in
