@@ -92,30 +92,18 @@ struct EntraIdentityProvider: Sendable {
     private var codeScopes: ScopeBook { context.entraScopes }
 
     private func redirect(_ redirectURI: String, _ parameters: [(String, String)], state: String?) -> OutgoingResponse {
-        var parameters = parameters
-        if let state { parameters.append(("state", state)) }
-        let query = parameters.map { "\($0.0)=\(FormCoding.encode($0.1))" }.joined(separator: "&")
-        return .redirect(to: redirectURI + (redirectURI.contains("?") ? "&" : "?") + query)
+        .redirect(to: redirectURI, adding: parameters, state: state)
     }
 
     private func signInPage(_ request: IncomingRequest, app: EmulatorApp, message: String?) -> String {
-        let carried = ["client_id", "response_type", "redirect_uri", "state", "scope", "code_challenge", "code_challenge_method", "prompt"]
-        let hidden = carried.compactMap { name -> String? in
-            guard let value = request.parameter(name) else { return nil }
-            return "<input type=\"hidden\" name=\"\(name)\" value=\"\(Rendering.escapeHTML(value))\">"
-        }.joined(separator: "\n")
-        let error = message.map { "<p class=\"error\" role=\"alert\">\(Rendering.escapeHTML($0))</p>" } ?? ""
+        let form = Rendering.signInForm(
+            request, action: request.path,
+            carried: ["client_id", "response_type", "redirect_uri", "state", "scope", "code_challenge", "code_challenge_method", "prompt"],
+            usernameLabel: "Email, phone, or Skype", message: message)
         return Rendering.htmlPage(title: "Sign in to your account", body: """
             <h1>Sign in</h1>
             <p>to continue to \(Rendering.escapeHTML(app.name))</p>
-            \(error)
-            <form method="post" action="\(Rendering.escapeHTML(request.path))">
-            \(hidden)
-            <label>Email, phone, or Skype <input type="text" name="username" autocomplete="username"></label>
-            <label>Password <input type="password" name="password" autocomplete="current-password"></label>
-            <button type="submit" name="action" value="approve">Sign in</button>
-            <button type="submit" name="action" value="deny">Cancel</button>
-            </form>
+            \(form)
             """)
     }
 

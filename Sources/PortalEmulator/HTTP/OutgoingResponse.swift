@@ -43,6 +43,15 @@ struct OutgoingResponse: Sendable {
         )
     }
 
+    /// A 302 to `target` with `parameters` (and `state`, when given) added to its query, as an
+    /// authorization server answers a redirect URI.
+    static func redirect(to target: String, adding parameters: [(String, String)], state: String?) -> OutgoingResponse {
+        var parameters = parameters
+        if let state { parameters.append(("state", state)) }
+        let query = parameters.map { "\($0.0)=\(FormCoding.encode($0.1))" }.joined(separator: "&")
+        return .redirect(to: target + (target.contains("?") ? "&" : "?") + query)
+    }
+
     /// Drop the connection without an answer.
     static var reset: OutgoingResponse {
         var response = OutgoingResponse()

@@ -49,6 +49,26 @@ enum Rendering {
         """
     }
 
+    /// A sign-in form posting to `action`: the `carried` request parameters as hidden fields,
+    /// username, password, and approve/deny buttons (what scripts/scripted-browser.py fills in).
+    static func signInForm(_ request: IncomingRequest, action: String, carried: [String], usernameLabel: String, message: String?) -> String {
+        let hidden = carried.compactMap { name -> String? in
+            guard let value = request.parameter(name) else { return nil }
+            return "<input type=\"hidden\" name=\"\(name)\" value=\"\(escapeHTML(value))\">"
+        }.joined(separator: "\n")
+        let error = message.map { "<p class=\"error\" role=\"alert\">\(escapeHTML($0))</p>" } ?? ""
+        return """
+            \(error)
+            <form method="post" action="\(escapeHTML(action))">
+            \(hidden)
+            <label>\(usernameLabel) <input type="text" name="username" autocomplete="username"></label>
+            <label>Password <input type="password" name="password" autocomplete="current-password"></label>
+            <button type="submit" name="action" value="approve">Sign in</button>
+            <button type="submit" name="action" value="deny">Cancel</button>
+            </form>
+            """
+    }
+
     /// Escapes `&`, `<`, `>` and `"` for HTML text.
     static func escapeHTML(_ text: String) -> String {
         var out = ""

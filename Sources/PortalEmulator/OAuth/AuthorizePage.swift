@@ -79,37 +79,24 @@ struct AuthorizePage: Sendable {
 
     /// A redirect to `redirectURI` (or to the approval page for out-of-band) with parameters and state.
     private func redirect(_ redirectURI: String, parameters: [(String, String)], state: String?) -> OutgoingResponse {
-        var parameters = parameters
-        if let state { parameters.append(("state", state)) }
-        let query = parameters.map { "\($0.0)=\(FormCoding.encode($0.1))" }.joined(separator: "&")
         let target = redirectURI == Self.outOfBand
             ? context.urls.portalURL + "/sharing/rest/oauth2/approval"
             : redirectURI
-        return .redirect(to: target + (target.contains("?") ? "&" : "?") + query)
+        return .redirect(to: target, adding: parameters, state: state)
     }
 
     /// The sign-in form: every authorize parameter travels along as a hidden field.
     private func signInPage(_ request: IncomingRequest, app: EmulatorApp, message: String?) -> String {
-        let carried = ["client_id", "response_type", "redirect_uri", "state", "code_challenge",
-                       "code_challenge_method", "expiration"]
-        let hidden = carried.compactMap { name -> String? in
-            guard let value = request.parameter(name) else { return nil }
-            return "<input type=\"hidden\" name=\"\(name)\" value=\"\(Rendering.escapeHTML(value))\">"
-        }.joined(separator: "\n")
-        let error = message.map { "<p class=\"error\" role=\"alert\">\(Rendering.escapeHTML($0))</p>" } ?? ""
+        let form = Rendering.signInForm(
+            request, action: "/portal/sharing/rest/oauth2/authorize",
+            carried: ["client_id", "response_type", "redirect_uri", "state", "code_challenge", "code_challenge_method", "expiration"],
+            usernameLabel: "Username", message: message)
         return Rendering.htmlPage(
             title: "Sign in to \(context.configuration.portalName)",
             body: """
             <h1>Sign in to \(Rendering.escapeHTML(context.configuration.portalName))</h1>
             <p>\(Rendering.escapeHTML(app.name)) would like to access your account.</p>
-            \(error)
-            <form method="post" action="/portal/sharing/rest/oauth2/authorize">
-            \(hidden)
-            <label>Username <input type="text" name="username" autocomplete="username"></label>
-            <label>Password <input type="password" name="password" autocomplete="current-password"></label>
-            <button type="submit" name="action" value="approve">Sign in</button>
-            <button type="submit" name="action" value="deny">Cancel</button>
-            </form>
+            \(form)
             """)
     }
 
