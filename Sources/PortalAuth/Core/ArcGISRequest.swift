@@ -136,9 +136,7 @@ public struct AuthenticationServices: Sendable {
             throw challenge.error
         }
         // A proxy in front of the host sends API calls to its identity provider's sign-in page.
-        if [302, 303, 307].contains(response.status), let location = response.header("Location").flatMap({ URL(string: $0, relativeTo: request.url)?.absoluteURL }),
-           (try? ServerContext.host(of: location)) != (try? ServerContext.host(of: request.url)),
-           location.path(percentEncoded: false).lowercased().hasSuffix("/authorize") {
+        if let location = ProxyAuthenticationChallenge.signInRedirect(from: request.url, response: response) {
             throw PortalAuthError(.authenticationRequired, "\(ServerContext.describe(request.url)) is behind an identity-aware proxy that wants sign-in (HTTP \(response.status) to \(ServerContext.describe(location))): run portal-auth login --config IAP.json (see config/iap.example.json) first", cause: .httpStatus(response.status))
         }
         return response

@@ -507,12 +507,8 @@ public final class AuthenticationManager: Sendable {
             let covered = try await proxyCredentialStore.credential(for: url) != nil || handlers.contains { $0.canHandle(.proxy(challenge)) }
             return covered ? challenge : nil
         }
-        // An API call sent to another origin's OAuth/OpenID authorization page is a proxy's
-        // sign-in demand (Entra Application Proxy redirects to .../oauth2/v2.0/authorize).
-        if let location, (try? ServerContext.host(of: location)) != (try? ServerContext.host(of: url)),
-           location.path(percentEncoded: false).lowercased().hasSuffix("/authorize") {
-            return challenge
-        }
+        // An API call sent to another origin's authorization page is a proxy's sign-in demand.
+        if ProxyAuthenticationChallenge.signInRedirect(from: url, response: response) != nil { return challenge }
         return handlers.contains { $0.canHandle(.proxy(challenge)) } ? challenge : nil
     }
 

@@ -127,6 +127,16 @@ final class CredentialStoreEngine: Sendable {
         }
     }
 
+    /// Non-secret summaries of every item of this store; `expiry` reads an expiration date from
+    /// a credential that decodes (unreadable items are listed without one).
+    func summaries(expiry: ((any StorableCredential) -> Date?)? = nil) async throws -> [CredentialSummary] {
+        try await list(CredentialQuery()).map { item in
+            let date = expiry.flatMap { expiry in item.secret.flatMap { try? decode($0, server: item.attributes.server) }.flatMap(expiry) }
+            return CredentialSummary(store: storeName, kind: item.attributes.kind, server: item.attributes.server,
+                                     username: item.attributes.username, expirationDate: date, backend: backend.name)
+        }
+    }
+
     func delete(_ query: CredentialQuery) async throws -> Int {
         let backend = self.backend
         var query = query
@@ -220,12 +230,7 @@ public final class ArcGISCredentialStore: Sendable {
 
     /// Non-secret summaries of every stored item (unreadable items are listed without expiry).
     public func summaries() async throws -> [CredentialSummary] {
-        try await engine.list(CredentialQuery()).map { item in
-            let credential = item.secret.flatMap { try? engine.decode($0, server: item.attributes.server) } as? any ArcGISCredential
-            return CredentialSummary(store: Self.storeName, kind: item.attributes.kind, server: item.attributes.server,
-                                     username: item.attributes.username, expirationDate: credential?.tokenInfo.expirationDate,
-                                     backend: engine.backend.name)
-        }
+        try await engine.summaries { ($0 as? any ArcGISCredential)?.tokenInfo.expirationDate }
     }
 
     /// Forgets cached credentials so the next read goes to the backend.
@@ -287,10 +292,7 @@ public final class NetworkCredentialStore: Sendable {
 
     /// Non-secret summaries of every stored item.
     public func summaries() async throws -> [CredentialSummary] {
-        try await engine.list(CredentialQuery()).map {
-            CredentialSummary(store: Self.storeName, kind: $0.attributes.kind, server: $0.attributes.server,
-                              username: $0.attributes.username, expirationDate: nil, backend: engine.backend.name)
-        }
+        try await engine.summaries()
     }
 }
 

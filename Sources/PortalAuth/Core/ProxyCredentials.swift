@@ -53,6 +53,18 @@ public struct ProxyAuthenticationChallenge: Sendable {
     /// The proxy credential the request carried, if any.
     public var previousCredential: (any ProxyAuthorizationCredential)?
 
+    /// Where `response` (to a request for `url`) sends an API client to sign in: a redirect to an
+    /// OAuth/OpenID authorization page (a path ending in `/authorize`) on another origin, as
+    /// Entra Application Proxy answers requests without a token. Nil for any other answer.
+    static func signInRedirect(from url: URL, response: HTTPResponse) -> URL? {
+        guard [302, 303, 307].contains(response.status),
+              let location = response.header("Location").flatMap({ URL(string: $0, relativeTo: url)?.absoluteURL }),
+              (try? ServerContext.host(of: location)) != (try? ServerContext.host(of: url)),
+              location.path(percentEncoded: false).lowercased().hasSuffix("/authorize")
+        else { return nil }
+        return location
+    }
+
     /// Creates a challenge.
     public init(requestURL: URL, status: Int, location: URL?, previousCredential: (any ProxyAuthorizationCredential)? = nil) {
         self.requestURL = requestURL
@@ -123,12 +135,7 @@ public final class ProxyCredentialStore: Sendable {
 
     /// Non-secret summaries of every stored item.
     public func summaries() async throws -> [CredentialSummary] {
-        try await engine.list(CredentialQuery()).map { item in
-            let credential = item.secret.flatMap { try? engine.decode($0, server: item.attributes.server) } as? any ProxyAuthorizationCredential
-            return CredentialSummary(store: Self.storeName, kind: item.attributes.kind, server: item.attributes.server,
-                                     username: item.attributes.username, expirationDate: credential?.tokenInfo.expirationDate,
-                                     backend: engine.backend.name)
-        }
+        try await engine.summaries { ($0 as? any ProxyAuthorizationCredential)?.tokenInfo.expirationDate }
     }
 }
 
