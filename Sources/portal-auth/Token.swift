@@ -49,49 +49,47 @@ struct Token: AsyncParsableCommand {
         }
     }
 
+    /// The ArcGIS credential's part and the proxy's part, either of which may be absent (not both).
     func render(_ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?) -> String {
-        guard let credential else {
-            // Only the proxy's token.
-            let info = proxy!.tokenInfo
-            switch format {
-            case .plain: return info.accessToken
-            case .json:
-                return JSONValue.object(["proxyToken": .string(info.accessToken), "proxyTokenExpires": info.expirationDate.map { .string($0.iso8601) } ?? .null]).description
-            case .header: return "Authorization: Bearer \(info.accessToken)"
-            case .env:
-                var lines = ["export PORTAL_AUTH_PROXY_TOKEN=\(shellQuote(info.accessToken))"]
-                if let date = info.expirationDate { lines.append("export PORTAL_AUTH_PROXY_TOKEN_EXPIRES=\(shellQuote(date.iso8601))") }
-                return lines.joined(separator: "\n")
-            }
-        }
-        let info = credential.tokenInfo
+        let info = credential?.tokenInfo
+        let proxyInfo = proxy?.tokenInfo
         switch format {
         case .plain:
-            return info.accessToken
+            return info?.accessToken ?? proxyInfo?.accessToken ?? ""
         case .json:
-            var object: [String: JSONValue] = [
-                "token": .string(info.accessToken),
-                "expires": info.expirationDate.map { .string($0.iso8601) } ?? .null,
-                "ssl": .bool(info.isSSLRequired),
-                "server": .string(credential.serverContext.url),
-            ]
-            if let referer = credential.referer { object["referer"] = .string(referer) }
-            if let proxy {
-                object["proxyToken"] = .string(proxy.tokenInfo.accessToken)
-                object["proxyTokenExpires"] = proxy.tokenInfo.expirationDate.map { .string($0.iso8601) } ?? .null
+            var object: [String: JSONValue] = [:]
+            if let credential, let info {
+                object["token"] = .string(info.accessToken)
+                object["expires"] = info.expirationDate.map { .string($0.iso8601) } ?? .null
+                object["ssl"] = .bool(info.isSSLRequired)
+                object["server"] = .string(credential.serverContext.url)
+                if let referer = credential.referer { object["referer"] = .string(referer) }
+            }
+            if let proxyInfo {
+                object["proxyToken"] = .string(proxyInfo.accessToken)
+                object["proxyTokenExpires"] = proxyInfo.expirationDate.map { .string($0.iso8601) } ?? .null
             }
             return JSONValue.object(object).description
         case .header:
-            var lines = ["X-Esri-Authorization: Bearer \(info.accessToken)"]
-            if let referer = credential.referer { lines.append("Referer: \(referer)") }
-            if let proxy { lines.append("Authorization: Bearer \(proxy.tokenInfo.accessToken)") }
+            var lines: [String] = []
+            if let credential, let info {
+                lines.append("X-Esri-Authorization: Bearer \(info.accessToken)")
+                if let referer = credential.referer { lines.append("Referer: \(referer)") }
+            }
+            if let proxyInfo { lines.append("Authorization: Bearer \(proxyInfo.accessToken)") }
             return lines.joined(separator: "\n")
         case .env:
-            var lines = ["export PORTAL_AUTH_TOKEN=\(shellQuote(info.accessToken))",
-                         "export PORTAL_AUTH_SERVER=\(shellQuote(credential.serverContext.url))"]
-            if let date = info.expirationDate { lines.append("export PORTAL_AUTH_TOKEN_EXPIRES=\(shellQuote(date.iso8601))") }
-            if let referer = credential.referer { lines.append("export PORTAL_AUTH_REFERER=\(shellQuote(referer))") }
-            if let proxy { lines.append("export PORTAL_AUTH_PROXY_TOKEN=\(shellQuote(proxy.tokenInfo.accessToken))") }
+            var lines: [String] = []
+            if let credential, let info {
+                lines.append("export PORTAL_AUTH_TOKEN=\(shellQuote(info.accessToken))")
+                lines.append("export PORTAL_AUTH_SERVER=\(shellQuote(credential.serverContext.url))")
+                if let date = info.expirationDate { lines.append("export PORTAL_AUTH_TOKEN_EXPIRES=\(shellQuote(date.iso8601))") }
+                if let referer = credential.referer { lines.append("export PORTAL_AUTH_REFERER=\(shellQuote(referer))") }
+            }
+            if let proxyInfo {
+                lines.append("export PORTAL_AUTH_PROXY_TOKEN=\(shellQuote(proxyInfo.accessToken))")
+                if let date = proxyInfo.expirationDate { lines.append("export PORTAL_AUTH_PROXY_TOKEN_EXPIRES=\(shellQuote(date.iso8601))") }
+            }
             return lines.joined(separator: "\n")
         }
     }
