@@ -47,9 +47,7 @@ final class EntraTokens: Sendable {
     static func jwt(_ claims: [(String, JSONValue)]) -> String {
         let header = JSONValue.object([("typ", .string("JWT")), ("alg", .string("none")), ("kid", .string("emulator"))])
         let payload = JSONValue.object(claims + [("jti", .string(TokenStore.randomToken()))])
-        return base64URL(Array(header.serialized(pretty: false).utf8)) + "." + base64URL(Array(payload.serialized(pretty: false).utf8))
-            + "." + base64URL(Array(TokenStore.randomToken().utf8))
+        return FormCoding.base64URL(header.serialized(pretty: false).utf8) + "." + FormCoding.base64URL(payload.serialized(pretty: false).utf8)
+            + "." + FormCoding.base64URL(TokenStore.randomToken().utf8)
     }
-
-    static func base64URL(_ bytes: [UInt8]) -> String { FormCoding.base64URL(bytes) }
 }
