@@ -14,6 +14,15 @@ packages=(
   curl openssl ca-certificates pkg-config
   procps                 # ps/pkill used by the scripts
   python3                # the scripted browser of the sign-in tests (scripts/scripted-browser.py)
+  # Real servers the network-credential tests start on loopback (Tests/TestSupport/WebTier.swift);
+  # none of them runs as a system service: the install below keeps their daemons from starting.
+  nginx                  # https blocks: self-signed, client certificates, Basic (auth_basic)
+  apache2                # Digest (mod_auth_digest) and Negotiate (mod_auth_gssapi)
+  apache2-utils          # htpasswd and htdigest: the password files of those blocks
+  libapache2-mod-auth-gssapi # mod_auth_gssapi: Negotiate/Kerberos for Apache
+  krb5-kdc               # krb5kdc and kdb5_util: a private KDC and its database
+  krb5-admin-server      # kadmin.local: principals and the HTTP/localhost keytab
+  krb5-user              # kinit, klist, kdestroy: client tickets
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -23,6 +32,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Services must not start during the install (there is no init system here to manage them,
+  # and a system nginx, Apache or KDC would hold ports 80, 88 and 749): a policy-rc.d that
+  # refuses every start, for the time of the install only, unless the machine already has one.
+  policy=/usr/sbin/policy-rc.d
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\n# portal-auth setup.sh: no service starts during the install\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+    $SUDO chmod 755 "$policy"
+    trap '$SUDO rm -f "$policy"' EXIT
+  fi
+  # krb5-config asks for a default realm and its servers: no questions, no realm (the tests
+  # write their own krb5.conf).
+  DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true \
+    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Should a package have started its daemon anyway, stop it (tests start their own copies).
+  for service in nginx apache2 krb5-kdc krb5-admin-server; do
+    [ -x "/etc/init.d/$service" ] && $SUDO "/etc/init.d/$service" stop >/dev/null 2>&1 || true
+  done
 fi
 command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6.2 or later is needed)" >&2; exit 1; }
