@@ -2,15 +2,51 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/pkcs12.h>
+#include <openssl/provider.h>
+#include <openssl/x509.h>
 
-typedef struct evp_md_st EVP_MD;
-typedef struct engine_st ENGINE;
-
+/* Every libcrypto call goes through these pointers (libcrypto is not linked). */
 static struct {
     int (*rand_bytes)(unsigned char *, int);
     const EVP_MD *(*evp_sha256)(void);
     int (*evp_digest)(const void *, size_t, unsigned char *, unsigned int *, const EVP_MD *, ENGINE *);
     const char *(*version)(int);
+    OSSL_PROVIDER *(*provider_load)(OSSL_LIB_CTX *, const char *);
+    PKCS12 *(*d2i_pkcs12)(PKCS12 **, const unsigned char **, long);
+    int (*pkcs12_mac_present)(const PKCS12 *);
+    int (*pkcs12_verify_mac)(PKCS12 *, const char *, int);
+    int (*pkcs12_parse)(PKCS12 *, const char *, EVP_PKEY **, X509 **, STACK_OF(X509) **);
+    void (*pkcs12_free)(PKCS12 *);
+    void (*x509_free)(X509 *);
+    void (*pkey_free)(EVP_PKEY *);
+    void (*sk_pop_free)(OPENSSL_STACK *, void (*)(void *));
+    int (*i2d_x509)(const X509 *, unsigned char **);
+    X509_PUBKEY *(*x509_get_pubkey)(const X509 *);
+    int (*i2d_pubkey)(const X509_PUBKEY *, unsigned char **);
+    X509_NAME *(*subject_name)(const X509 *);
+    X509_NAME *(*issuer_name)(const X509 *);
+    int (*name_print)(BIO *, const X509_NAME *, int, unsigned long);
+    const ASN1_TIME *(*not_before)(const X509 *);
+    const ASN1_TIME *(*not_after)(const X509 *);
+    int (*time_to_tm)(const ASN1_TIME *, struct tm *);
+    BIO *(*bio_new_mem_buf)(const void *, int);
+    BIO *(*bio_new)(const BIO_METHOD *);
+    const BIO_METHOD *(*bio_s_mem)(void);
+    int (*bio_read)(BIO *, void *, int);
+    int (*bio_free)(BIO *);
+    X509 *(*pem_read_x509)(BIO *, X509 **, pem_password_cb *, void *);
+    unsigned long (*err_get)(void);
+    void (*err_string)(unsigned long, char *, size_t);
+    void (*err_clear)(void);
+    void (*crypto_free)(void *, const char *, int);
 } api;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -34,6 +70,34 @@ static void load(void) {
     RESOLVE(evp_sha256, "EVP_sha256");
     RESOLVE(evp_digest, "EVP_Digest");
     RESOLVE(version, "OpenSSL_version");
+    RESOLVE(provider_load, "OSSL_PROVIDER_load");
+    RESOLVE(d2i_pkcs12, "d2i_PKCS12");
+    RESOLVE(pkcs12_mac_present, "PKCS12_mac_present");
+    RESOLVE(pkcs12_verify_mac, "PKCS12_verify_mac");
+    RESOLVE(pkcs12_parse, "PKCS12_parse");
+    RESOLVE(pkcs12_free, "PKCS12_free");
+    RESOLVE(x509_free, "X509_free");
+    RESOLVE(pkey_free, "EVP_PKEY_free");
+    RESOLVE(sk_pop_free, "OPENSSL_sk_pop_free");
+    RESOLVE(i2d_x509, "i2d_X509");
+    RESOLVE(x509_get_pubkey, "X509_get_X509_PUBKEY");
+    RESOLVE(i2d_pubkey, "i2d_X509_PUBKEY");
+    RESOLVE(subject_name, "X509_get_subject_name");
+    RESOLVE(issuer_name, "X509_get_issuer_name");
+    RESOLVE(name_print, "X509_NAME_print_ex");
+    RESOLVE(not_before, "X509_get0_notBefore");
+    RESOLVE(not_after, "X509_get0_notAfter");
+    RESOLVE(time_to_tm, "ASN1_TIME_to_tm");
+    RESOLVE(bio_new_mem_buf, "BIO_new_mem_buf");
+    RESOLVE(bio_new, "BIO_new");
+    RESOLVE(bio_s_mem, "BIO_s_mem");
+    RESOLVE(bio_read, "BIO_read");
+    RESOLVE(bio_free, "BIO_free");
+    RESOLVE(pem_read_x509, "PEM_read_bio_X509");
+    RESOLVE(err_get, "ERR_get_error");
+    RESOLVE(err_string, "ERR_error_string_n");
+    RESOLVE(err_clear, "ERR_clear_error");
+    RESOLVE(crypto_free, "CRYPTO_free");
     status = 0;
 }
 
@@ -62,4 +126,136 @@ int pa_crypto_sha256(const unsigned char *data, size_t n, unsigned char *out) {
 
 const char *pa_crypto_version(void) {
     return status == 0 ? api.version(0) : NULL;
+}
+
+static pthread_once_t legacy_once = PTHREAD_ONCE_INIT;
+static int legacy_status = -1;
+
+static void load_legacy(void) {
+    if (pa_crypto_load(NULL, 0) != 0) return;
+    /* Loading any provider explicitly stops the default one from loading by itself: load both. */
+    if (!api.provider_load(NULL, "default")) return;
+    legacy_status = api.provider_load(NULL, "legacy") ? 0 : -1;
+    api.err_clear();
+}
+
+int pa_crypto_enable_legacy(char *err, size_t errlen) {
+    if (pa_crypto_load(err, errlen) != 0) return -1;
+    pthread_once(&legacy_once, load_legacy);
+    if (legacy_status != 0 && err && errlen) snprintf(err, errlen, "OpenSSL's legacy provider (ossl-modules/legacy.so) could not be loaded");
+    return legacy_status;
+}
+
+static void last_error(char *err, size_t errlen, const char *fallback) {
+    unsigned long code = api.err_get(), next;
+    while ((next = api.err_get()) != 0) code = next; /* the innermost reason is the last one */
+    if (!err || !errlen) return;
+    if (code) api.err_string(code, err, errlen);
+    else snprintf(err, errlen, "%s", fallback);
+}
+
+static long long epoch(const ASN1_TIME *time) {
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    if (!time || api.time_to_tm(time, &tm) != 1) return 0;
+    return (long long)timegm(&tm);
+}
+
+static void print_name(const X509_NAME *name, char *out, size_t size) {
+    out[0] = 0;
+    BIO *bio = api.bio_new(api.bio_s_mem());
+    if (!bio) return;
+    if (api.name_print(bio, name, 0, XN_FLAG_RFC2253) >= 0) {
+        int n = api.bio_read(bio, out, (int)size - 1);
+        out[n > 0 ? n : 0] = 0;
+    }
+    api.bio_free(bio);
+}
+
+static int describe(X509 *cert, pa_x509_info *out) {
+    memset(out, 0, sizeof *out);
+    unsigned char *der = NULL;
+    int len = api.i2d_x509(cert, &der);
+    if (len <= 0) return -1;
+    out->der = malloc((size_t)len);
+    if (!out->der) { api.crypto_free(der, __FILE__, __LINE__); return -1; }
+    memcpy(out->der, der, (size_t)len);
+    out->der_len = (size_t)len;
+    api.crypto_free(der, __FILE__, __LINE__);
+
+    unsigned char *spki = NULL;
+    int spki_len = api.i2d_pubkey(api.x509_get_pubkey(cert), &spki);
+    if (spki_len <= 0) return -1;
+    int digest = pa_crypto_sha256(spki, (size_t)spki_len, out->spki_sha256);
+    api.crypto_free(spki, __FILE__, __LINE__);
+    if (digest != 0) return -1;
+
+    print_name(api.subject_name(cert), out->subject, sizeof out->subject);
+    print_name(api.issuer_name(cert), out->issuer, sizeof out->issuer);
+    out->not_before = epoch(api.not_before(cert));
+    out->not_after = epoch(api.not_after(cert));
+    return 0;
+}
+
+void pa_x509_info_free(pa_x509_info *info) {
+    free(info->der);
+    info->der = NULL;
+    info->der_len = 0;
+}
+
+int pa_x509_from_pem(const char *pem, size_t len, pa_x509_info *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    if (pa_crypto_load(err, errlen) != 0) return -1;
+    api.err_clear();
+    BIO *bio = api.bio_new_mem_buf(pem, (int)len);
+    if (!bio) { snprintf(err, errlen, "out of memory"); return -1; }
+    X509 *cert = api.pem_read_x509(bio, NULL, NULL, NULL);
+    api.bio_free(bio);
+    if (!cert) { last_error(err, errlen, "no certificate in the PEM text"); return -1; }
+    int rc = describe(cert, out);
+    api.x509_free(cert);
+    if (rc != 0) { pa_x509_info_free(out); last_error(err, errlen, "the certificate could not be encoded"); }
+    return rc;
+}
+
+int pa_pkcs12_inspect(const unsigned char *data, size_t n, const char *password, pa_x509_info *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    if (pa_crypto_load(err, errlen) != 0) return PA_P12_UNAVAILABLE;
+    char legacy[256] = {0};
+    int have_legacy = pa_crypto_enable_legacy(legacy, sizeof legacy) == 0;
+    api.err_clear();
+    const unsigned char *cursor = data;
+    PKCS12 *p12 = api.d2i_pkcs12(NULL, &cursor, (long)n);
+    if (!p12) { last_error(err, errlen, "not a PKCS#12 file"); return PA_P12_CORRUPT; }
+    /* An empty password may have been encoded as no password at all. */
+    const char *pass = password;
+    if (api.pkcs12_mac_present(p12)) {
+        if (api.pkcs12_verify_mac(p12, pass, -1) != 1) {
+            if (pass[0] == 0 && api.pkcs12_verify_mac(p12, NULL, 0) == 1) pass = NULL;
+            else { api.err_clear(); snprintf(err, errlen, "mac verify failure"); api.pkcs12_free(p12); return PA_P12_WRONG_PASSWORD; }
+        }
+    }
+    EVP_PKEY *key = NULL;
+    X509 *cert = NULL;
+    STACK_OF(X509) *chain = NULL;
+    int parsed = api.pkcs12_parse(p12, pass, &key, &cert, &chain);
+    api.pkcs12_free(p12);
+    if (!parsed) {
+        unsigned long code = 0, next;
+        while ((next = api.err_get()) != 0) code = next;
+        if (err && errlen) {
+            if (code) api.err_string(code, err, errlen); else snprintf(err, errlen, "PKCS12_parse failed");
+        }
+        int unsupported = ERR_GET_REASON(code) == EVP_R_UNSUPPORTED_ALGORITHM || (err && strstr(err, "unsupported"));
+        if (unsupported && !have_legacy && err && errlen) snprintf(err, errlen, "%s", legacy);
+        return unsupported ? PA_P12_UNSUPPORTED : PA_P12_CORRUPT;
+    }
+    int rc = PA_P12_OK;
+    if (!key) { rc = PA_P12_NO_KEY; snprintf(err, errlen, "no private key"); }
+    else if (!cert) { rc = PA_P12_NO_CERTIFICATE; snprintf(err, errlen, "no certificate for the private key"); }
+    else if (describe(cert, out) != 0) { rc = PA_P12_CORRUPT; pa_x509_info_free(out); last_error(err, errlen, "the certificate could not be encoded"); }
+    if (key) api.pkey_free(key);
+    if (cert) api.x509_free(cert);
+    if (chain) api.sk_pop_free((OPENSSL_STACK *)chain, (void (*)(void *))api.x509_free);
+    return rc;
 }

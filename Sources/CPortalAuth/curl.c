@@ -32,6 +32,7 @@ static void load(void) {
     RESOLVE(easy_setopt, "curl_easy_setopt");
     RESOLVE(easy_getinfo, "curl_easy_getinfo");
     RESOLVE(easy_init, "curl_easy_init");
+    RESOLVE(easy_perform, "curl_easy_perform");
     RESOLVE(easy_cleanup, "curl_easy_cleanup");
     RESOLVE(easy_reset, "curl_easy_reset");
     RESOLVE(easy_strerror, "curl_easy_strerror");
@@ -180,4 +181,37 @@ int pa_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result) {
         }
     }
     return 0;
+}
+
+CURLcode pa_curl_peer_certificate(const char *url, const char *cainfo, int verify, long timeout_ms, char **pem, char *err) {
+    *pem = NULL;
+    err[0] = 0;
+    if (pa_curl_load(err, CURL_ERROR_SIZE) != 0) return CURLE_FAILED_INIT;
+    CURL *easy = pa_curl.easy_init();
+    if (!easy) return CURLE_OUT_OF_MEMORY;
+    pa_curl.easy_setopt(easy, CURLOPT_URL, url);
+    pa_curl.easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    pa_curl.easy_setopt(easy, CURLOPT_CONNECT_ONLY, 1L);
+    pa_curl.easy_setopt(easy, CURLOPT_CERTINFO, 1L);
+    pa_curl.easy_setopt(easy, CURLOPT_ERRORBUFFER, err);
+    pa_curl.easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+    pa_curl.easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
+    pa_curl.easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, verify ? 1L : 0L);
+    pa_curl.easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, verify ? 2L : 0L);
+    if (cainfo) pa_curl.easy_setopt(easy, CURLOPT_CAINFO, cainfo);
+    CURLcode code = pa_curl.easy_perform(easy);
+    if (code == CURLE_OK) {
+        struct curl_certinfo *info = NULL;
+        if (pa_curl.easy_getinfo(easy, CURLINFO_CERTINFO, &info) == CURLE_OK && info && info->num_of_certs > 0) {
+            for (struct curl_slist *item = info->certinfo[0]; item; item = item->next) {
+                if (strncmp(item->data, "Cert:", 5) == 0) {
+                    *pem = strdup(item->data + 5);
+                    break;
+                }
+            }
+        }
+    }
+    if (code != CURLE_OK && !err[0]) snprintf(err, CURL_ERROR_SIZE, "%s", pa_curl.easy_strerror(code));
+    pa_curl.easy_cleanup(easy);
+    return code;
 }

@@ -69,6 +69,17 @@ public struct HTTPResponse: Sendable {
         headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
     }
 
+    /// Whether a web server answers in HTTP that it wants a (valid) client certificate, as nginx
+    /// does with `ssl_verify_client on` (400 "No required SSL certificate was sent" or "The SSL
+    /// certificate error", 495/496) and IIS with 403.7, instead of ending the TLS handshake.
+    public var demandsClientCertificate: Bool {
+        guard [400, 403, 495, 496].contains(status) else { return false }
+        let text = String(decoding: body.prefix(4096), as: UTF8.self).lowercased()
+        if status == 495 || status == 496 { return true }
+        if text.contains("no required ssl certificate was sent") || text.contains("the ssl certificate error") { return true }
+        return status == 403 && (text.contains("403.7") || text.contains("client certificate required"))
+    }
+
     /// The body as UTF-8 text (invalid sequences replaced).
     public var text: String { String(decoding: body, as: UTF8.self) }
 }
@@ -78,7 +89,7 @@ public struct HTTPResponse: Sendable {
 /// The transport applies them to this request only: nothing here changes another host's requests.
 public struct TransportOptions: Sendable, Equatable {
     /// HTTP authentication schemes.
-    public struct HTTPAuthSchemes: OptionSet, Sendable, Hashable {
+    public struct HTTPAuthSchemes: OptionSet, Sendable, Hashable, Codable {
         /// The raw bit mask.
         public let rawValue: Int
         /// Creates a set from its bit mask.
@@ -192,6 +203,17 @@ public protocol HTTPTransport: Sendable {
     /// could answer throws a ``PortalAuthError`` with code ``PortalAuthError/Code/untrustedServer``
     /// or ``PortalAuthError/Code/tlsFailure`` and a ``TransportChallengeError`` reachable through ``transportChallenge(of:)``.
     func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse
+
+    /// Connects to `host:port` over TLS without sending a request and reports the server's
+    /// certificate and whether it verifies (for server trust decisions).
+    func serverCertificate(host: String, port: Int) async throws -> ServerCertificateReport
+}
+
+extension HTTPTransport {
+    /// Transports that cannot inspect certificates say so.
+    public func serverCertificate(host: String, port: Int) async throws -> ServerCertificateReport {
+        throw PortalAuthError(.internalError, "this transport (\(type(of: self))) cannot read a server's certificate: use CurlTransport")
+    }
 }
 
 /// An error that carries a ``TransportChallenge`` a network handler may answer.

@@ -3,11 +3,13 @@
 /* C shims of portal-auth. Each part lives in its own header and .c file:
  *   pa_curl.h    libcurl, loaded with dlopen on first use; typed wrappers for variadic calls
  *   pa_crypto.h  libcrypto (OpenSSL), loaded with dlopen on first use: random, SHA-256, PKCS#12
+ *   pa_gss.h     GSS-API (MIT Kerberos), loaded with dlopen on first use: tickets for Negotiate
  *   pa_secret.h  libsecret: the portal-auth SecretSchema and GHashTable helpers
  *   pa_spawn.h   child processes that inherit exactly three descriptors (browser, tests)
  */
 #include "pa_curl.h"
 #include "pa_crypto.h"
+#include "pa_gss.h"
 #include "pa_secret.h"
 #include "pa_spawn.h"
 #endif

@@ -32,7 +32,9 @@ public final class AuthenticationManager: Sendable {
     private let handlerList = Mutex<[any AuthenticationChallengeHandler]>([])
     private let arcGISFlights = SingleFlight<String, (any ArcGISCredential)?>()
     private let renewalFlights = SingleFlight<String, (any ArcGISCredential)?>()
-    private let networkFlights = SingleFlight<String, Bool>()
+    private let networkFlights = SingleFlight<String, ProvisionalNetworkCredential?>()
+    /// The last answer to each host's network challenges (`scheme://host:port category`).
+    private let recentNetworkAnswers = Mutex<[String: ProvisionalNetworkCredential]>([:])
     private let proxyFlights = SingleFlight<String, (any ProxyAuthorizationCredential)?>()
     private let proxies: ProxyAuthorization
 
@@ -54,10 +56,14 @@ public final class AuthenticationManager: Sendable {
         let proxyStore = proxyCredentialStore ?? ProxyCredentialStore(backend: arcGISCredentialStore.backend)
         self.proxyCredentialStore = proxyStore
         self.usesCrossProcessLocks = arcGISCredentialStore.backend.name != "memory"
-        let proxies = ProxyAuthorization(store: proxyStore, services: AuthenticationServices(transport: transport, logger: logger),
+        // Every request, plugins' own included, carries its host's network credentials (a pinned
+        // key, a client certificate, an HTTP password)...
+        let networked = NetworkCredentialTransport(base: transport, store: networkCredentialStore)
+        let proxies = ProxyAuthorization(store: proxyStore, services: AuthenticationServices(transport: networked, logger: logger),
                                          usesCrossProcessLocks: proxyStore.backend.name != "memory")
         self.proxies = proxies
-        self.services = AuthenticationServices(transport: ProxyAuthorizingTransport(base: transport, proxies: proxies), logger: logger)
+        // ...and, behind an identity-aware proxy, the proxy's token.
+        self.services = AuthenticationServices(transport: ProxyAuthorizingTransport(base: networked, proxies: proxies), logger: logger)
     }
 
     /// Creates a manager whose two stores share one backend.
@@ -91,6 +97,11 @@ public final class AuthenticationManager: Sendable {
     /// challenges through the plugins, retries once, follows redirects without carrying a
     /// credential to another context, and checks the answer for ArcGIS errors.
     public func send(_ request: ArcGISRequest) async throws -> ArcGISResponse {
+        try await send(request, presetting: nil)
+    }
+
+    /// ``send(_:)`` with a network credential that is being registered (see ``signIn(with:verifying:)``).
+    private func send(_ request: ArcGISRequest, presetting preset: ProvisionalNetworkCredential?) async throws -> ArcGISResponse {
         var url = request.url
         var parameters = request.parameters
         if request.expectsJSON, !parameters.contains(where: { $0.0 == "f" }) { parameters.append(("f", "json")) }
@@ -98,6 +109,18 @@ public final class AuthenticationManager: Sendable {
         var redirects = 0
         var answeredArcGISChallenge = false
         var answeredNetwork = Set<String>()
+        // Network credentials a plugin just gave: used for this request and stored only once the
+        // server accepts them (a refused password or certificate is never stored).
+        var provisional: [ProvisionalNetworkCredential] = []
+        if let preset {
+            // The server's refusal of a credential being registered is final, not a new challenge.
+            provisional.append(preset)
+            var options = TransportOptions()
+            preset.credential.apply(to: &options)
+            if options.httpAuthentication != nil { answeredNetwork.insert("\(preset.credential.host.url) http-auth") }
+            if options.clientCertificate != nil { answeredNetwork.insert("\(preset.credential.host.url) client-certificate") }
+            if options.pinnedPublicKey != nil { answeredNetwork.insert("\(preset.credential.host.url) server-trust") }
+        }
         var answeredProxy = Set<String>()
         _ = try ServerContext.host(of: url)
         try Self.refuseDotSegments(url)
@@ -119,6 +142,7 @@ public final class AuthenticationManager: Sendable {
                     continue
                 }
                 for network in try await networkCredentialStore.credentials(for: host) { network.apply(to: &options) }
+                for fresh in provisional where fresh.credential.host == host { fresh.credential.apply(to: &options) }
                 http = makeHTTPRequest(url: url, parameters: parameters, method: method, placement: request.tokenPlacement, credential: credential)
             } catch {
                 gate.release()
@@ -130,23 +154,43 @@ public final class AuthenticationManager: Sendable {
             do { sent = .success(try await transport.send(http, options: options)) } catch { sent = .failure(error) }
             gate.release()
             let response: HTTPResponse
+            // A TLS-level demand (a certificate that does not verify, a client certificate wanted in
+            // the handshake) or a web server's HTTP answer that it wants a client certificate.
+            var networkDemand: (kind: NetworkAuthenticationChallenge.Kind, error: PortalAuthError)?
             switch sent {
             case .success(let answer):
                 response = answer
-            case .failure(let challengeError as TransportChallengeError):
-                let kind: NetworkAuthenticationChallenge.Kind
-                switch challengeError.challenge {
-                case .serverTrust(_, _, let reason, _): kind = .serverTrust(reason: reason)
-                case .clientCertificate: kind = .clientCertificate
+                let refused = answer.httpAuthenticationOffer != nil || answer.demandsClientCertificate
+                if !refused {
+                    for fresh in provisional { try await fresh.commit(to: networkCredentialStore) }
+                    provisional.removeAll()
                 }
-                let key = "\(host.url) \(kind)"
-                guard !answeredNetwork.contains(key) else { throw challengeError.error }
-                let challenge = NetworkAuthenticationChallenge(requestURL: url, host: host, kind: kind, message: challengeError.error.message)
-                try await resolveNetworkChallenge(challenge, unanswered: challengeError.error)
-                answeredNetwork.insert(key)
-                continue
+                if answer.demandsClientCertificate {
+                    networkDemand = (.clientCertificate, PortalAuthError(.authenticationRequired, "\(host.host):\(host.port) requires a client certificate (HTTP \(answer.status)): sign in with portal-auth login --url \(host.url) --p12 FILE --password-stdin", cause: .httpStatus(answer.status)))
+                }
+            case .failure(let challengeError as TransportChallengeError):
+                switch challengeError.challenge {
+                case .serverTrust(_, _, let reason, _): networkDemand = (.serverTrust(reason: reason), challengeError.error)
+                case .clientCertificate: networkDemand = (.clientCertificate, challengeError.error)
+                }
+                response = HTTPResponse(status: 0, headers: [], body: [], url: url)
             case .failure(let error):
                 throw error
+            }
+            if let (kind, error) = networkDemand {
+                let key = "\(host.url) \(kind.category)"
+                guard !answeredNetwork.contains(key) else {
+                    forgetNetworkAnswers(provisional)
+                    if case .clientCertificate = kind {
+                        throw PortalAuthError(.authenticationFailed, "\(host.host):\(host.port) refused the client certificate it was just given: the certificate is not for this server or not from a CA it trusts; nothing was stored", cause: error.cause)
+                    }
+                    throw error
+                }
+                let previous = Self.contributor(of: kind, among: try await networkCredentialStore.credentials(for: host) + provisional.map(\.credential))
+                let challenge = NetworkAuthenticationChallenge(requestURL: url, host: host, kind: kind, message: error.message, previousCredential: previous)
+                provisional.append(try await resolveNetworkChallenge(challenge, unanswered: error, used: provisional))
+                answeredNetwork.insert(key)
+                continue
             }
 
             // An identity-aware proxy in front of the host wants sign-in.
@@ -186,12 +230,15 @@ public final class AuthenticationManager: Sendable {
             if response.status == 401, let offered = HTTPAuthenticationHeader.parse(response.headers(named: "WWW-Authenticate")) {
                 let key = "\(host.url) http-auth"
                 if answeredNetwork.contains(key) {
-                    throw PortalAuthError(.authenticationFailed, "\(host.host):\(host.port) refused the username and password (HTTP 401 again after sign-in): check them and sign in again", cause: .httpStatus(401))
+                    forgetNetworkAnswers(provisional)
+                    throw PortalAuthError(.authenticationFailed, "\(host.host):\(host.port) refused the username and password (HTTP 401 again right after they were given): the password or user name is wrong; nothing was stored", cause: .httpStatus(401))
                 }
-                let challenge = NetworkAuthenticationChallenge(requestURL: url, host: host, kind: .httpAuthentication(schemes: offered.schemes, realm: offered.realm),
-                                                               message: "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication")
-                try await resolveNetworkChallenge(challenge, unanswered: PortalAuthError(.authenticationRequired,
-                    "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication: run portal-auth login --url \(host.url) --username USER --password-stdin", cause: .httpStatus(401)))
+                let kind = NetworkAuthenticationChallenge.Kind.httpAuthentication(schemes: offered.schemes, realm: offered.realm)
+                let previous = Self.contributor(of: kind, among: try await networkCredentialStore.credentials(for: host))
+                let challenge = NetworkAuthenticationChallenge(requestURL: url, host: host, kind: kind,
+                                                               message: "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication", previousCredential: previous)
+                provisional.append(try await resolveNetworkChallenge(challenge, unanswered: PortalAuthError(.authenticationRequired,
+                    "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication: run portal-auth login --url \(url.absoluteString) --username USER --password-stdin", cause: .httpStatus(401)), used: provisional))
                 answeredNetwork.insert(key)
                 continue
             }
@@ -454,14 +501,60 @@ public final class AuthenticationManager: Sendable {
         }
     }
 
-    private func resolveNetworkChallenge(_ challenge: NetworkAuthenticationChallenge, unanswered: PortalAuthError) async throws {
+    /// Asks the plugins (one flight per host and kind) and returns the credential they give, not
+    /// yet stored: the request stores it once the server accepts it.
+    ///
+    /// A request challenged just after another one's flight ended gets that flight's answer
+    /// (`used` says which answers it already sent), so concurrent requests ask once.
+    private func resolveNetworkChallenge(_ challenge: NetworkAuthenticationChallenge, unanswered: PortalAuthError, used: [ProvisionalNetworkCredential]) async throws -> ProvisionalNetworkCredential {
+        let recentKey = "\(challenge.host.url) \(challenge.kind.category)"
+        if let recent = recentNetworkAnswers.withLock({ $0[recentKey] }), !used.contains(where: { $0 === recent }) { return recent }
         let key = "\(challenge.host.url) \(challenge.kind)"
-        let answered = try await networkFlights.run(key) { [self] in
-            guard handlers.contains(where: { $0.canHandle(.network(challenge)) }) else { return false }
-            guard case .network? = try await route(.network(challenge)) else { return false }
-            return true
+        let answer = try await networkFlights.run(key) { [self] () -> ProvisionalNetworkCredential? in
+            guard handlers.contains(where: { $0.canHandle(.network(challenge)) }) else { return nil }
+            guard case .network(let credential)? = try await route(.network(challenge)) else { return nil }
+            let fresh = ProvisionalNetworkCredential(credential)
+            recentNetworkAnswers.withLock { $0[recentKey] = fresh }
+            return fresh
         }
-        if !answered { throw unanswered }
+        guard let answer else { throw unanswered }
+        return answer
+    }
+
+    /// Forgets answers a server refused, so the next challenge asks again.
+    private func forgetNetworkAnswers(_ refused: [ProvisionalNetworkCredential]) {
+        recentNetworkAnswers.withLock { answers in
+            answers = answers.filter { _, answer in !refused.contains { $0 === answer } }
+        }
+    }
+
+    /// The credential among `credentials` whose options answer challenges of `kind` (the one that
+    /// was used and refused), if any.
+    static func contributor(of kind: NetworkAuthenticationChallenge.Kind, among credentials: [any NetworkCredential]) -> (any NetworkCredential)? {
+        credentials.last { credential in
+            var options = TransportOptions()
+            credential.apply(to: &options)
+            switch kind {
+            case .httpAuthentication: return options.httpAuthentication != nil
+            case .clientCertificate: return options.clientCertificate != nil
+            case .serverTrust: return options.pinnedPublicKey != nil
+            }
+        }
+    }
+
+    /// A network credential's registration with the server: sends `url` with `credential` and
+    /// stores the credential only when the server accepts it (a 401 again, a refused certificate
+    /// or a key that does not match throws, and nothing is stored). Returns the server's answer.
+    @discardableResult
+    public func signIn(with credential: any NetworkCredential, verifying url: URL) async throws -> ArcGISResponse {
+        let host = try ServerContext.host(of: url)
+        guard credential.host == host else {
+            throw PortalAuthError(.invalidArgument, "the credential is for \(credential.host), not \(host): give a URL on \(credential.host)")
+        }
+        let fresh = ProvisionalNetworkCredential(credential)
+        let response = try await send(ArcGISRequest(url: url, expectsJSON: false), presetting: fresh)
+        try await fresh.commit(to: networkCredentialStore)
+        return response
     }
 
     /// Asks the first accepting plugin; stores what it returns.
@@ -471,7 +564,7 @@ public final class AuthenticationManager: Sendable {
         case .continueWithCredential(let credential):
             switch credential {
             case .arcGIS(let c): try await arcGISCredentialStore.add(any: c)
-            case .network(let c): try await networkCredentialStore.add(any: c)
+            case .network: break // stored by the request once the server accepts it
             case .proxy(let c): try await proxyCredentialStore.add(any: c)
             }
             return credential
@@ -632,6 +725,15 @@ public struct RevocationReport: Sendable, Equatable {
     }
 }
 
+extension HTTPResponse {
+    /// The HTTP authentication schemes (Basic, Digest, NTLM, Negotiate) and realm a 401 offers
+    /// in its `WWW-Authenticate` headers; `nil` for any other answer.
+    public var httpAuthenticationOffer: (schemes: TransportOptions.HTTPAuthSchemes, realm: String?)? {
+        guard status == 401, let offer = HTTPAuthenticationHeader.parse(headers(named: "WWW-Authenticate")) else { return nil }
+        return (offer.schemes, offer.realm)
+    }
+}
+
 /// The schemes and realm of `WWW-Authenticate` headers.
 struct HTTPAuthenticationHeader: CustomStringConvertible {
     var schemes: TransportOptions.HTTPAuthSchemes
@@ -661,5 +763,33 @@ struct HTTPAuthenticationHeader: CustomStringConvertible {
 
     var description: String {
         names.joined(separator: "/") + (realm.map { " (realm \"\($0)\")" } ?? "")
+    }
+}
+
+/// A network credential a plugin just gave (or a program registers), stored once, when a server
+/// first accepts it.
+final class ProvisionalNetworkCredential: Sendable {
+    let credential: any NetworkCredential
+    private let stored = Mutex(false)
+
+    init(_ credential: any NetworkCredential) { self.credential = credential }
+
+    func commit(to store: NetworkCredentialStore) async throws {
+        let first = stored.withLock { stored -> Bool in
+            defer { stored = true }
+            return !stored
+        }
+        if first { try await store.add(any: credential) }
+    }
+}
+
+extension NetworkAuthenticationChallenge.Kind {
+    /// `http-auth`, `client-certificate` or `server-trust`: what a credential answers.
+    var category: String {
+        switch self {
+        case .httpAuthentication: return "http-auth"
+        case .clientCertificate: return "client-certificate"
+        case .serverTrust: return "server-trust"
+        }
     }
 }

@@ -215,4 +215,31 @@ struct ProxyAuthorizingTransport: HTTPTransport {
         }
         return try await base.send(request, options: options)
     }
+
+    func serverCertificate(host: String, port: Int) async throws -> ServerCertificateReport {
+        try await base.serverCertificate(host: host, port: port)
+    }
+}
+
+/// A transport that gives every request the stored network credentials of its host (a trusted
+/// server's pinned key, a client certificate, an HTTP password) unless the request brings its own,
+/// so plugins' own requests (token services, identity providers) reach such hosts too.
+struct NetworkCredentialTransport: HTTPTransport {
+    let base: any HTTPTransport
+    let store: NetworkCredentialStore
+
+    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+        var merged = TransportOptions()
+        if let host = try? ServerContext.host(of: request.url) {
+            for credential in try await store.credentials(for: host) { credential.apply(to: &merged) }
+        }
+        if let own = options.httpAuthentication { merged.httpAuthentication = own }
+        if let own = options.clientCertificate { merged.clientCertificate = own }
+        if let own = options.pinnedPublicKey { merged.pinnedPublicKey = own }
+        return try await base.send(request, options: merged)
+    }
+
+    func serverCertificate(host: String, port: Int) async throws -> ServerCertificateReport {
+        try await base.serverCertificate(host: host, port: port)
+    }
 }

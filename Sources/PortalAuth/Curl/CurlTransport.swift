@@ -61,6 +61,17 @@ public final class CurlTransport: HTTPTransport, Sendable {
             throw PortalAuthError(.invalidURL, "'\(URLRedaction.redact(request.url.absoluteString))' is not an absolute http(s) URL")
         }
         let port = request.url.port ?? (scheme == "https" ? 443 : 80)
+        var options = options
+        if var auth = options.httpAuthentication, auth.schemes.contains(.negotiate), !auth.password.isEmpty, !auth.username.isEmpty {
+            // libcurl's Negotiate uses only a Kerberos ticket: get one with the password when the user has none.
+            do {
+                try await KerberosTicket.ensure(principal: auth.username, password: auth.password, for: "\(host):\(port)")
+            } catch is PortalAuthError where auth.schemes != [.negotiate] {
+                // The server offers other schemes too: use them instead.
+                auth.schemes.remove(.negotiate)
+                options.httpAuthentication = auth
+            }
+        }
         let loop = try eventLoop()
         let transfer = loop.takeTransfer()
         guard let transfer else { throw PortalAuthError(.internalError, "libcurl could not create a transfer (out of memory?)") }
@@ -80,6 +91,41 @@ public final class CurlTransport: HTTPTransport, Sendable {
             loop.cancel(job)
         }
         return try outcome.response(for: request, job: job)
+    }
+
+    /// Connects to `host:port`, completes the TLS handshake without sending a request, and reports
+    /// the server's certificate and whether it verifies against the trusted CAs (the CA bundle of
+    /// ``configuration`` or the system's). Nothing is sent to the server.
+    public func serverCertificate(host: String, port: Int) async throws -> ServerCertificateReport {
+        try Self.loadLibcurl()
+        let authority = host.contains(":") ? "[\(host)]" : host
+        let url = "https://\(authority):\(port)/"
+        let caBundle = configuration.caBundlePath
+        let timeout = Int(configuration.connectTimeout * 1000)
+        // Blocking handshakes: on a thread of their own, off the concurrency pool.
+        let (verified, inspected) = await withCheckedContinuation { (continuation: CheckedContinuation<((Int32, String), (Int32, String, String?)), Never>) in
+            BlockingIO.detached {
+                func probe(verify: Bool) -> (Int32, String, String?) {
+                    var pem: UnsafeMutablePointer<CChar>?
+                    var error = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE))
+                    let code = pa_curl_peer_certificate(url, caBundle, verify ? 1 : 0, timeout, &pem, &error)
+                    let text = pem.map { String(cString: $0) }
+                    free(pem)
+                    return (Int32(code.rawValue), CString.text(error), text)
+                }
+                let checked = probe(verify: true)
+                continuation.resume(returning: ((checked.0, checked.1), checked.0 == 0 && checked.2 != nil ? checked : probe(verify: false)))
+            }
+        }
+        guard inspected.0 == 0, let pem = inspected.2 else {
+            if inspected.0 == 0 {
+                throw PortalAuthError(.tlsFailure, "\(host):\(port) presented no certificate: check that it speaks HTTPS on this port")
+            }
+            throw CurlErrors.error(code: inspected.0, text: inspected.1, host: host, port: port)
+        }
+        let certificate = try CertificateSummary(pem: pem)
+        let failure: ServerTrustFailure? = verified.0 == 0 ? nil : (verified.0 == 60 || verified.0 == 51 ? CurlErrors.trustFailure(verified.1) : .other)
+        return ServerCertificateReport(host: host, port: port, certificate: certificate, failure: failure, failureText: verified.0 == 0 ? "" : verified.1)
     }
 
     private func configure(_ transfer: OpaquePointer, _ request: HTTPRequest, _ options: TransportOptions) throws {
@@ -138,6 +184,8 @@ public final class CurlTransport: HTTPTransport, Sendable {
             try check(pa_easy_setopt_str(easy, CURLOPT_PASSWORD, auth.password), "PASSWORD")
         }
         if let certificate = options.clientCertificate {
+            // libcurl's OpenSSL reads the PKCS#12 itself: files with older ciphers need the legacy provider.
+            PKCS12Bundle.enableLegacyCiphers()
             try certificate.pkcs12.withUnsafeBytes { bytes in
                 try check(pa_easy_setopt_blob(easy, CURLOPT_SSLCERT_BLOB, bytes.baseAddress, bytes.count), "SSLCERT_BLOB")
             }
@@ -337,6 +385,16 @@ final class CurlEventLoop: @unchecked Sendable {
 
 /// CURLcode → PortalAuthError, with the host and port and what to do.
 enum CurlErrors {
+    /// Why a certificate did not verify, from libcurl's (OpenSSL's) words.
+    static func trustFailure(_ text: String) -> ServerTrustFailure {
+        let lower = text.lowercased()
+        if lower.contains("self-signed") || lower.contains("self signed") { return .selfSigned }
+        if lower.contains("expired") || lower.contains("not yet valid") { return .expired }
+        if lower.contains("subject name") || lower.contains("does not match") || lower.contains("no alternative") { return .wrongHost }
+        if lower.contains("issuer") || lower.contains("unknown ca") { return .unknownCA }
+        return .other
+    }
+
     static func error(code: Int32, text: String, host: String, port: Int) -> any Error {
         let cause = PortalAuthError.Cause.curl(code: code, message: text)
         let place = "\(host):\(port)"
@@ -356,12 +414,7 @@ enum CurlErrors {
         case 52, 55, 56 where !lower.contains("certificate required") && !lower.contains("alert"):
             return PortalAuthError(.connectionFailed, "the connection to \(place) was closed or reset before a full answer: try again; if it persists the server is failing", cause: cause)
         case 60, 51:
-            let reason: ServerTrustFailure
-            if lower.contains("self-signed") || lower.contains("self signed") { reason = .selfSigned }
-            else if lower.contains("expired") || lower.contains("not yet valid") { reason = .expired }
-            else if lower.contains("subject name") || lower.contains("does not match") || lower.contains("no alternative") { reason = .wrongHost }
-            else if lower.contains("issuer") || lower.contains("unknown ca") { reason = .unknownCA }
-            else { reason = .other }
+            let reason = trustFailure(text)
             let error = PortalAuthError(.untrustedServer, "the certificate of \(place) is not trusted (\(reason.rawValue)): pass --cacert FILE (or set PORTAL_AUTH_CA_BUNDLE) with its CA, or trust it with portal-auth trust \(place)", cause: cause)
             return TransportChallengeError(challenge: .serverTrust(host: host, port: port, reason: reason, message: text), error: error)
         case 90:

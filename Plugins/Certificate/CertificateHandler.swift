@@ -1,0 +1,62 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+public import PortalAuth
+import Logging
+
+/// Supplies a client certificate when a TLS server asks for one.
+public protocol ClientCertificateProvider: Sendable {
+    /// The certificate for the challenge's host, or `nil` to let the request fail. Throw a
+    /// ``PortalAuth/PortalAuthError`` that says what to do when none can be had.
+    func certificate(for challenge: NetworkAuthenticationChallenge) async throws -> CertificateCredential?
+}
+
+/// A provider that opens a PKCS#12 file with its password, for programs that hold both.
+public struct PKCS12FileProvider: ClientCertificateProvider {
+    let path: String
+    let password: String
+    /// Creates the provider.
+    public init(path: String, password: String) {
+        self.path = path
+        self.password = password
+    }
+    /// Reads and opens the file for the challenge's host.
+    public func certificate(for challenge: NetworkAuthenticationChallenge) async throws -> CertificateCredential? {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PortalAuthError(.invalidArgument, "cannot read the PKCS#12 file \(path): check the path and its permissions")
+        }
+        return try CertificateCredential(host: challenge.host, pkcs12: Array(data), password: password, name: path)
+    }
+}
+
+/// Answers "this server wants a client certificate" with a ``CertificateCredential`` from the
+/// provider. Without a provider, stored certificates are still presented (they are read back
+/// from the store), and a new challenge fails with what to run.
+public struct CertificateHandler: AuthenticationChallengeHandler {
+    let provider: (any ClientCertificateProvider)?
+
+    /// Creates the handler.
+    public init(provider: (any ClientCertificateProvider)? = nil) {
+        self.provider = provider
+    }
+
+    /// ``CertificateCredential``.
+    public var networkCredentialTypes: [any NetworkCredential.Type] { [CertificateCredential.self] }
+
+    /// Client-certificate challenges, when there is a provider.
+    public func canHandle(_ challenge: AuthenticationChallenge) -> Bool {
+        guard provider != nil, case .network(let network) = challenge, case .clientCertificate = network.kind else { return false }
+        return true
+    }
+
+    /// Asks the provider; warns about an expired certificate (the server will likely refuse it).
+    public func handle(_ challenge: AuthenticationChallenge, services: AuthenticationServices) async throws -> ChallengeDisposition {
+        guard case .network(let network) = challenge, let provider, let credential = try await provider.certificate(for: network) else { return .continueWithoutCredential }
+        if credential.isExpired {
+            services.logger.warning("the client certificate has expired", metadata: ["subject": "\(credential.certificate.subject)", "notAfter": "\(credential.certificate.notAfter)"])
+        }
+        return .continueWithCredential(.network(credential))
+    }
+}

@@ -1,0 +1,74 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+public import PortalAuth
+import Logging
+
+/// Supplies a username and password when a server answers HTTP 401 with `WWW-Authenticate`.
+///
+/// The CLI's provider prompts on a terminal without echo or uses `--password-stdin`; programs
+/// inject their own.
+public protocol NetworkPasswordProvider: Sendable {
+    /// The username and password for the challenge (its ``PortalAuth/NetworkAuthenticationChallenge/host``
+    /// and the realm of its kind), or `nil` to cancel. Throw a ``PortalAuth/PortalAuthError`` that says
+    /// what to do when no password can be had.
+    func usernameAndPassword(for challenge: NetworkAuthenticationChallenge) async throws -> (username: String, password: String)?
+}
+
+/// A provider with fixed credentials, for programs that already hold them.
+public struct StaticNetworkPasswordProvider: NetworkPasswordProvider {
+    let username: String
+    let password: String
+    /// Creates the provider.
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
+    }
+    /// Returns the fixed credentials.
+    public func usernameAndPassword(for challenge: NetworkAuthenticationChallenge) async throws -> (username: String, password: String)? {
+        (username, password)
+    }
+}
+
+/// Answers HTTP 401 challenges (Basic, Digest, NTLM, Negotiate) with a ``PasswordCredential``
+/// restricted to the schemes the server offered.
+///
+/// For a Negotiate-only server, a Kerberos ticket the user already has (from `kinit`) is used
+/// without asking; otherwise the provider is asked and a ticket is obtained with the password.
+public struct PasswordHandler: AuthenticationChallengeHandler {
+    let provider: any NetworkPasswordProvider
+    let allowsBasicOverHTTP: Bool
+
+    /// Creates the handler. `allowsBasicOverHTTP` lets Basic send passwords over plain http (off by default).
+    public init(provider: any NetworkPasswordProvider, allowsBasicOverHTTP: Bool = false) {
+        self.provider = provider
+        self.allowsBasicOverHTTP = allowsBasicOverHTTP
+    }
+
+    /// ``PasswordCredential``.
+    public var networkCredentialTypes: [any NetworkCredential.Type] { [PasswordCredential.self] }
+
+    /// HTTP authentication challenges.
+    public func canHandle(_ challenge: AuthenticationChallenge) -> Bool {
+        if case .network(let network) = challenge, case .httpAuthentication = network.kind { return true }
+        return false
+    }
+
+    /// Uses a Kerberos ticket for Negotiate when there is one; otherwise asks the provider.
+    public func handle(_ challenge: AuthenticationChallenge, services: AuthenticationServices) async throws -> ChallengeDisposition {
+        guard case .network(let network) = challenge, case .httpAuthentication(let schemes, let realm) = network.kind else { return .continueWithoutCredential }
+        // Refused before anyone is asked for a password: Basic alone over plain http.
+        _ = try PasswordCredential.usableSchemes(schemes, on: network.host, allowsBasicOverHTTP: allowsBasicOverHTTP)
+        let refusedTicket = (network.previousCredential as? PasswordCredential)?.usesKerberosTicket == true
+        if schemes.contains(.negotiate), !refusedTicket, let principal = KerberosTicket.current() {
+            services.logger.debug("using the Kerberos ticket", metadata: ["host": "\(network.host)"])
+            return .continueWithCredential(.network(try PasswordCredential(host: network.host, realm: realm, username: principal, password: "", schemes: [.negotiate])))
+        }
+        guard let (username, password) = try await provider.usernameAndPassword(for: network) else { return .cancel }
+        let credential = try PasswordCredential(host: network.host, realm: realm, username: username, password: password,
+                                                schemes: schemes, allowsBasicOverHTTP: allowsBasicOverHTTP)
+        return .continueWithCredential(.network(credential))
+    }
+}

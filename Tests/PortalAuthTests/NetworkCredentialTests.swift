@@ -1,0 +1,328 @@
+import Foundation
+import PortalAuth
+import PortalAuthCertificate
+import PortalAuthPassword
+import PortalAuthServerTrust
+import Synchronization
+import Testing
+import TestSupport
+
+/// A password provider that counts its calls.
+final class CountingNetworkPasswordProvider: NetworkPasswordProvider {
+    let username: String
+    let password: String
+    private let count = Mutex(0)
+    init(username: String = "alice", password: String) {
+        self.username = username
+        self.password = password
+    }
+    var calls: Int { count.withLock { $0 } }
+    func usernameAndPassword(for challenge: NetworkAuthenticationChallenge) async throws -> (username: String, password: String)? {
+        count.withLock { $0 += 1 }
+        return (username, password)
+    }
+}
+
+/// A trust decider with a fixed answer that records what it was shown.
+final class RecordingTrustDecider: ServerTrustDecider {
+    let answer: Bool
+    private let shown = Mutex<[ServerCertificateReport]>([])
+    init(_ answer: Bool) { self.answer = answer }
+    var reports: [ServerCertificateReport] { shown.withLock { $0 } }
+    func shouldTrust(_ report: ServerCertificateReport) async throws -> Bool {
+        shown.withLock { $0.append(report) }
+        return answer
+    }
+}
+
+/// Everything against the real web tier: nginx (self-signed TLS, client certificates, Basic),
+/// Apache (Digest, Negotiate) and an MIT Kerberos KDC, all on loopback, with credentials in the
+/// real keyring. Serialized: the tests share the tier's hosts and their keyring items.
+@Suite("Network credentials against nginx, Apache and a KDC", .serialized)
+struct NetworkCredentialTests {
+    let tier: WebTier
+
+    init() async throws {
+        tier = try await WebTier.shared()
+    }
+
+    /// A manager over the real keyring, with the web tier's CA trusted and the given plugins.
+    func manager(_ handlers: [any AuthenticationChallengeHandler], trustTestCA: Bool = true) -> AuthenticationManager {
+        let manager = AuthenticationManager(backend: KeyringCredentialBackend(),
+                                            transport: CurlTransport(configuration: TransportConfiguration(caBundlePath: trustTestCA ? tier.caBundlePath : nil, timeout: 30)))
+        // Stored credentials of every kind are read back, as a new process would.
+        manager.networkCredentialStore.register(PasswordCredential.self)
+        manager.networkCredentialStore.register(CertificateCredential.self)
+        manager.networkCredentialStore.register(ServerTrust.self)
+        for handler in handlers { manager.register(handler) }
+        return manager
+    }
+
+    /// What the keyring holds for a host, read by a fresh store (no cache).
+    func stored(_ url: URL) async throws -> [any NetworkCredential] {
+        let store = NetworkCredentialStore(backend: KeyringCredentialBackend())
+        store.register(PasswordCredential.self)
+        store.register(CertificateCredential.self)
+        store.register(ServerTrust.self)
+        return try await store.credentials(for: try ServerContext.host(of: url))
+    }
+
+    func forget(_ url: URL) async throws {
+        try await NetworkCredentialStore(backend: KeyringCredentialBackend()).remove(try ServerContext.host(of: url))
+    }
+
+    func data(_ base: URL) -> URL { base.appendingPathComponent("data.json") }
+
+    func served(_ response: ArcGISResponse) -> String? { response.json?["served"]?.stringValue }
+
+    // MARK: - Server trust (nginx with a self-signed certificate)
+
+    @Test func aSelfSignedServerIsRefusedWithItsReasonAndNothingIsStored() async throws {
+        try await forget(tier.selfSignedURL)
+        let error = await expectPortalAuthError(.untrustedServer) {
+            try await manager([ServerTrustHandler()]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
+        }
+        #expect(error?.message.contains("self-signed") == true)
+        #expect(error?.message.contains("portal-auth trust") == true)
+        #expect(try await stored(tier.selfSignedURL).isEmpty)
+    }
+
+    @Test func trustingPinsTheKeyForThatHostAndPortOnly() async throws {
+        try await forget(tier.selfSignedURL)
+        try await forget(tier.rotatingSelfSignedURL)
+        defer { Task { try? await forget(tier.selfSignedURL) } }
+        let decider = RecordingTrustDecider(true)
+        let response = try await manager([ServerTrustHandler(decider: decider)]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
+        #expect(served(response) == "self-signed")
+        // The decider saw the certificate, why it failed, and its fingerprint as openssl writes it.
+        #expect(decider.reports.count == 1)
+        #expect(decider.reports.first?.failure == .selfSigned)
+        #expect(decider.reports.first?.certificate.sha256Fingerprint == tier.selfSignedFingerprint)
+
+        // In the keyring: the pin of that server's key, used by a new manager without asking.
+        let trusts = try await stored(tier.selfSignedURL).compactMap { $0 as? ServerTrust }
+        #expect(trusts.count == 1)
+        #expect(trusts.first?.certificate.publicKeyPin == tier.selfSignedPublicKeyPin)
+        let again = try await manager([ServerTrustHandler()]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
+        #expect(served(again) == "self-signed")
+
+        // Another port on the same host is not covered by the pin.
+        await expectPortalAuthError(.untrustedServer) {
+            try await manager([ServerTrustHandler()]).send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+        }
+        // Nor is the same port under another host name.
+        var components = URLComponents(url: tier.selfSignedURL, resolvingAgainstBaseURL: false)!
+        components.host = components.host == "localhost" ? "127.0.0.1" : "localhost"
+        await expectPortalAuthError(.untrustedServer) {
+            try await manager([ServerTrustHandler()]).send(ArcGISRequest(url: data(components.url!)))
+        }
+    }
+
+    @Test func aRefusedTrustStoresNothing() async throws {
+        try await forget(tier.selfSignedURL)
+        let decider = RecordingTrustDecider(false)
+        await expectPortalAuthError(.cancelled) {
+            try await manager([ServerTrustHandler(decider: decider)]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
+        }
+        #expect(decider.reports.count == 1)
+        #expect(try await stored(tier.selfSignedURL).isEmpty)
+    }
+
+    @Test func aTrustedServerWhoseKeyChangedFailsLoudlyNamingBothFingerprints() async throws {
+        try await forget(tier.rotatingSelfSignedURL)
+        defer { Task { try? await forget(tier.rotatingSelfSignedURL) } }
+        let old = tier.rotatingSelfSignedFingerprint
+        _ = try await manager([ServerTrustHandler(decider: RecordingTrustDecider(true))]).send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+        let new = try await tier.rotateSelfSignedCertificate()
+        #expect(new != old)
+
+        // A decider that would trust anything is not even asked: a changed key is never re-trusted silently.
+        let decider = RecordingTrustDecider(true)
+        let error = await expectPortalAuthError(.untrustedServer) {
+            try await manager([ServerTrustHandler(decider: decider)]).send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+        }
+        #expect(error?.message.contains(old) == true)
+        #expect(error?.message.contains(new) == true)
+        #expect(error?.message.contains("CHANGED") == true)
+        #expect(decider.reports.isEmpty)
+        // The trusted key is still the old one.
+        let trusts = try await stored(tier.rotatingSelfSignedURL).compactMap { $0 as? ServerTrust }
+        #expect(trusts.map(\.certificate.sha256Fingerprint) == [old])
+    }
+
+    @Test func aVerifyingServerReportsNoFailure() async throws {
+        let transport = CurlTransport(configuration: TransportConfiguration(caBundlePath: tier.caBundlePath))
+        let report = try await transport.serverCertificate(host: tier.basicURL.host()!, port: tier.basicURL.port!)
+        #expect(report.failure == nil)
+        #expect(report.certificate.issuer.contains("CN="))
+        let untrusted = try await CurlTransport().serverCertificate(host: tier.basicURL.host()!, port: tier.basicURL.port!)
+        #expect(untrusted.failure == .unknownCA)
+    }
+
+    @Test func fingerprintsAreAcceptedWithOrWithoutColonsInEitherCase() throws {
+        let canonical = tier.selfSignedFingerprint
+        #expect(CertificateSummary.normalizedFingerprint(canonical) == canonical)
+        #expect(CertificateSummary.normalizedFingerprint(canonical.replacingOccurrences(of: ":", with: "").lowercased()) == canonical)
+        #expect(CertificateSummary.normalizedFingerprint("sha256 Fingerprint=" + canonical) == canonical)
+        #expect(CertificateSummary.normalizedFingerprint(String(canonical.dropLast(3))) == nil)
+        #expect(CertificateSummary.normalizedFingerprint(canonical.replacingOccurrences(of: "A", with: "G")) == (canonical.contains("A") ? nil : canonical))
+    }
+
+    // MARK: - Client certificates (nginx with ssl_verify_client on)
+
+    func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+    @Test func pkcs12FilesOpenOrSayPreciselyWhyNot() async throws {
+        let pki = tier.pki
+        let modern = try PKCS12Bundle(bytes: try bytes(pki.clientP12Path), password: pki.p12Password)
+        #expect(modern.certificate.subject.contains("CN="))
+        #expect(!modern.certificate.isExpired())
+        // Made with -legacy (RC2/3DES): opens through OpenSSL's legacy provider.
+        let legacy = try PKCS12Bundle(bytes: try bytes(pki.legacyClientP12Path), password: pki.p12Password)
+        #expect(legacy.certificate.sha256Fingerprint == modern.certificate.sha256Fingerprint)
+
+        let wrong = await expectPortalAuthError(.authenticationFailed) {
+            try PKCS12Bundle(bytes: try bytes(pki.clientP12Path), password: "not-the-password", name: "alice.p12")
+        }
+        #expect(wrong?.message.contains("password of alice.p12 is wrong") == true)
+        #expect(wrong?.message.contains("not-the-password") == false)
+        var corrupt = try bytes(pki.clientP12Path)
+        corrupt.replaceSubrange(8..<40, with: [UInt8](repeating: 0x5A, count: 32))
+        let damaged = await expectPortalAuthError(.invalidArgument) { try PKCS12Bundle(bytes: corrupt, password: pki.p12Password) }
+        #expect(damaged?.message.contains("not a readable PKCS#12 file") == true)
+        let noKey = await expectPortalAuthError(.invalidArgument) { try PKCS12Bundle(bytes: try bytes(pki.certificateOnlyP12Path), password: pki.p12Password) }
+        #expect(noKey?.message.contains("no private key") == true)
+    }
+
+    @Test func aClientCertificateIsPresentedOnDemandAndStoredOnceAccepted() async throws {
+        try await forget(tier.clientCertificateURL)
+        defer { Task { try? await forget(tier.clientCertificateURL) } }
+        // Without a certificate: the server's demand, with the command to run.
+        let demand = await expectPortalAuthError(.authenticationRequired) {
+            try await manager([CertificateHandler()]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
+        }
+        #expect(demand?.message.contains("--p12") == true)
+
+        let provider = PKCS12FileProvider(path: tier.pki.legacyClientP12Path, password: tier.pki.p12Password)
+        let response = try await manager([CertificateHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
+        #expect(served(response) == "client-certificate")
+        let certificates = try await stored(tier.clientCertificateURL).compactMap { $0 as? CertificateCredential }
+        #expect(certificates.count == 1)
+        // The bytes themselves are kept, not a path.
+        #expect(certificates.first?.pkcs12 == (try bytes(tier.pki.legacyClientP12Path)))
+        // A new manager presents the stored certificate without a provider.
+        let again = try await manager([CertificateHandler()]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
+        #expect(served(again) == "client-certificate")
+    }
+
+    @Test func aCertificateFromAnotherCAIsRefusedAndNothingIsStored() async throws {
+        try await forget(tier.clientCertificateURL)
+        let provider = PKCS12FileProvider(path: tier.pki.otherCAClientP12Path, password: tier.pki.p12Password)
+        let error = await expectPortalAuthError(.authenticationFailed) {
+            try await manager([CertificateHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
+        }
+        #expect(error?.message.contains("refused the client certificate") == true)
+        #expect(try await stored(tier.clientCertificateURL).isEmpty)
+    }
+
+    @Test func aCertificateIsPresentedOnlyToTheHostItIsRegisteredFor() async throws {
+        var other = URLComponents(url: tier.clientCertificateURL, resolvingAgainstBaseURL: false)!
+        other.host = other.host == "localhost" ? "127.0.0.1" : "localhost"
+        try await forget(tier.clientCertificateURL)
+        try await forget(other.url!)
+        defer { Task { try? await forget(tier.clientCertificateURL) } }
+        let manager = manager([CertificateHandler()])
+        let credential = try CertificateCredential(host: try ServerContext.host(of: tier.clientCertificateURL),
+                                                   pkcs12: try bytes(tier.pki.clientP12Path), password: tier.pki.p12Password)
+        try await manager.signIn(with: credential, verifying: data(tier.clientCertificateURL))
+        #expect(try await stored(tier.clientCertificateURL).count == 1)
+        // The same server under another name is another host: the certificate is not presented.
+        await expectPortalAuthError(.authenticationRequired) {
+            try await manager.send(ArcGISRequest(url: data(other.url!)))
+        }
+        // A credential for one host cannot be registered with another host's URL.
+        await expectPortalAuthError(.invalidArgument) {
+            try await manager.signIn(with: credential, verifying: data(other.url!))
+        }
+        #expect(try await stored(other.url!).isEmpty)
+    }
+
+    // MARK: - HTTP passwords (nginx Basic, Apache Digest and Negotiate)
+
+    @Test func basicOverHTTPSAsksOnceAndStoresThePasswordOnceAccepted() async throws {
+        try await forget(tier.basicURL)
+        defer { Task { try? await forget(tier.basicURL) } }
+        let provider = CountingNetworkPasswordProvider(password: tier.basicPassword)
+        let manager = manager([PasswordHandler(provider: provider)])
+        // Concurrent requests share one prompt.
+        let responses = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<8 { group.addTask { served(try await manager.send(ArcGISRequest(url: data(tier.basicURL)))) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(responses == Array(repeating: "basic", count: 8))
+        #expect(provider.calls == 1)
+        let passwords = try await stored(tier.basicURL).compactMap { $0 as? PasswordCredential }
+        #expect(passwords.map(\.username) == ["alice"])
+        #expect(passwords.first?.schemes == [.basic])
+        #expect(passwords.first?.realm == tier.basicRealm)
+        // A new manager uses the stored password without asking.
+        let silent = CountingNetworkPasswordProvider(password: "unused")
+        #expect(served(try await self.manager([PasswordHandler(provider: silent)]).send(ArcGISRequest(url: data(tier.basicURL)))) == "basic")
+        #expect(silent.calls == 0)
+    }
+
+    @Test func aWrongPasswordIsReportedOnceAndNothingIsStoredOrLost() async throws {
+        try await forget(tier.basicURL)
+        defer { Task { try? await forget(tier.basicURL) } }
+        let provider = CountingNetworkPasswordProvider(password: "wrong-password")
+        let error = await expectPortalAuthError(.authenticationFailed) {
+            try await manager([PasswordHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.basicURL)))
+        }
+        #expect(error?.message.contains("wrong") == true)
+        #expect(error?.message.contains("wrong-password") == false)
+        #expect(provider.calls == 1)
+        #expect(try await stored(tier.basicURL).isEmpty)
+
+        // A stored, working password stays when a new one is refused.
+        let host = try ServerContext.host(of: tier.basicURL)
+        let manager = manager([])
+        try await manager.signIn(with: try PasswordCredential(host: host, realm: nil, username: "alice", password: tier.basicPassword, schemes: [.basic]), verifying: data(tier.basicURL))
+        await expectPortalAuthError(.authenticationFailed) {
+            try await manager.signIn(with: try PasswordCredential(host: host, realm: nil, username: "alice", password: "wrong-password", schemes: [.basic]), verifying: data(tier.basicURL))
+        }
+        let kept = try await stored(tier.basicURL).compactMap { $0 as? PasswordCredential }
+        #expect(kept.map(\.password) == [tier.basicPassword])
+    }
+
+    @Test func basicOverPlainHTTPIsRefusedBeforeAnyoneIsAsked() async throws {
+        try await forget(tier.basicPlainURL)
+        let provider = CountingNetworkPasswordProvider(password: tier.basicPassword)
+        let error = await expectPortalAuthError(.insecureTransport) {
+            try await manager([PasswordHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.basicPlainURL)))
+        }
+        #expect(error?.message.contains("in clear") == true)
+        #expect(provider.calls == 0)
+        #expect(try await stored(tier.basicPlainURL).isEmpty)
+        // Allowed explicitly, it works.
+        defer { Task { try? await forget(tier.basicPlainURL) } }
+        let allowed = try await manager([PasswordHandler(provider: provider, allowsBasicOverHTTP: true)]).send(ArcGISRequest(url: data(tier.basicPlainURL)))
+        #expect(served(allowed) == "basic-plain")
+    }
+
+    @Test func digestWithApache() async throws {
+        try await forget(tier.digestURL)
+        defer { Task { try? await forget(tier.digestURL) } }
+        let provider = CountingNetworkPasswordProvider(password: tier.digestPassword)
+        let response = try await manager([PasswordHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.digestURL)))
+        #expect(served(response) == "digest")
+        let passwords = try await stored(tier.digestURL).compactMap { $0 as? PasswordCredential }
+        #expect(passwords.first?.schemes == [.digest])
+        #expect(passwords.first?.realm == tier.digestRealm)
+        // The wrong password: one attempt, a clear message, the stored one intact.
+        await expectPortalAuthError(.authenticationFailed) {
+            try await manager([]).signIn(with: try PasswordCredential(host: try ServerContext.host(of: tier.digestURL), realm: tier.digestRealm, username: "alice", password: "nope", schemes: [.digest]),
+                                         verifying: data(tier.digestURL))
+        }
+        #expect(try await stored(tier.digestURL).compactMap { ($0 as? PasswordCredential)?.password } == [tier.digestPassword])
+    }
+}
