@@ -134,7 +134,16 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
         try run {
             try Self.withAttributes(Self.pairs(query)) { table in
                 var error = pa_secret_error()
-                guard let list = pa_secret_search(table, withSecrets ? 1 : 0, &error) else {
+                var found = pa_secret_search(table, withSecrets ? 1 : 0, &error)
+                // An item another process replaced between the Secret Service's search and
+                // libsecret's loading of it has vanished: search again (a few times at most).
+                var attempts = 1
+                while found == nil, attempts < 5, Self.text(error.message).contains("No such secret item") {
+                    attempts += 1
+                    error = pa_secret_error()
+                    found = pa_secret_search(table, withSecrets ? 1 : 0, &error)
+                }
+                guard let list = found else {
                     throw Self.failure("list credentials", error)
                 }
                 defer { pa_secret_item_list_free(list) }
