@@ -10,7 +10,7 @@ let strict: [SwiftSetting] = [
 ]
 
 /// One library target and product per challenge-handler plugin; each depends only on the core.
-let pluginNames = ["Token", "PregeneratedToken", "OAuthUser", "OAuthApplication", "IAP"]
+let pluginNames = ["Token", "PregeneratedToken", "OAuthUser", "OAuthApplication", "IAP", "Password", "Certificate", "ServerTrust"]
 
 let package = Package(
     name: "portal-auth",
