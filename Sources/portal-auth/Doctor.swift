@@ -11,7 +11,7 @@ import Glibc
 
 /// `portal-auth doctor`: which store is in use and why any is unavailable.
 struct Doctor: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Check the credential stores, libcurl, the CA bundle and proxies, and say how to fix what fails.")
+    static let configuration = CommandConfiguration(abstract: "Check the credential stores, libcurl, the CA bundle, Kerberos and proxies, and say how to fix what fails.")
 
     @OptionGroup var global: GlobalOptions
 
@@ -40,6 +40,11 @@ struct Doctor: AsyncParsableCommand {
                 else { output("[failed] CA bundle: \(bundle) cannot be read: check the path given by --cacert or PORTAL_AUTH_CA_BUNDLE"); selectedOK = false }
             } else {
                 output("[ok]     CA bundle: the system's trusted CAs (set --cacert or PORTAL_AUTH_CA_BUNDLE to change)")
+            }
+            if let principal = KerberosTicket.current() {
+                output("[ok]     Kerberos: a ticket for \(principal) (Negotiate servers use it)")
+            } else {
+                output("[info]   Kerberos: no ticket (Negotiate servers use a stored password, or run kinit)")
             }
             let env = ProcessInfo.processInfo.environment
             for name in ["https_proxy", "HTTPS_PROXY", "http_proxy", "no_proxy", "NO_PROXY"] {

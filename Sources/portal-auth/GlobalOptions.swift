@@ -3,8 +3,11 @@ import Logging
 import PortalAuth
 import PortalAuthIAP
 import PortalAuthOAuthApplication
+import PortalAuthCertificate
 import PortalAuthOAuthUser
+import PortalAuthPassword
 import PortalAuthPregeneratedToken
+import PortalAuthServerTrust
 import PortalAuthToken
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -60,10 +63,23 @@ struct GlobalOptions: ParsableArguments {
     /// Builds the manager with every plugin registered. Nothing is loaded that the command does
     /// not use: libcurl is loaded by the transport on its first request.
     func makeManager(provider: (any UsernamePasswordProvider)? = nil) throws -> AuthenticationManager {
+        try makeManager(provider: provider, transport: makeTransport())
+    }
+
+    /// The transport the manager sends through (the CLI's probes use it directly).
+    func makeTransport() -> CurlTransport {
+        CurlTransport(configuration: TransportConfiguration(caBundlePath: caBundlePath))
+    }
+
+    func makeManager(provider: (any UsernamePasswordProvider)?, transport: CurlTransport) throws -> AuthenticationManager {
         bootstrapLogging()
         let backend = try storeChoice().kind.makeBackend()
-        let transport = CurlTransport(configuration: TransportConfiguration(caBundlePath: caBundlePath))
         let manager = AuthenticationManager(backend: backend, transport: transport, logger: Logger(label: "portal-auth"))
+        // Network credentials: trust decisions first (a changed key must stop everything), then
+        // client certificates (stored ones are presented; new ones come from login --p12), then passwords.
+        manager.register(ServerTrustHandler(decider: stdinIsTerminal ? TerminalServerTrustDecider() : nil))
+        manager.register(CertificateHandler())
+        manager.register(PasswordHandler(provider: TerminalNetworkPasswordProvider()))
         manager.register(PregeneratedTokenHandler())
         manager.register(TokenAuthenticationHandler(provider: provider ?? TerminalPasswordProvider()))
         // Stored OAuth credentials renew themselves; a new browser sign-in only starts on a terminal.
@@ -104,6 +120,11 @@ func printError(_ message: String) {
     let printable = String(message.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
     var line = "portal-auth: " + printable + "\n"
     writeAll(2, &line)
+}
+
+/// A warning on stderr: something works but is likely to fail later.
+func printWarning(_ message: String) {
+    printInfo("portal-auth: warning: " + message)
 }
 
 /// Prints to stdout.

@@ -2,7 +2,9 @@ import ArgumentParser
 import PortalAuth
 import PortalAuthOAuthApplication
 import PortalAuthOAuthUser
+import PortalAuthCertificate
 import PortalAuthIAP
+import PortalAuthPassword
 import PortalAuthPregeneratedToken
 import PortalAuthToken
 #if canImport(FoundationEssentials)
@@ -24,6 +26,12 @@ struct Login: AsyncParsableCommand {
               portal-auth login --portal https://host/portal --client-id APPID [--redirect-url URL | --oob] [--no-browser]
             OAuth application (client credentials):
               printf '%s' "$SECRET" | portal-auth login --portal https://host/portal --client-id APPID --client-secret-stdin
+            A server secured at the web tier (HTTP Basic, Digest, NTLM or Negotiate: it answers 401):
+              printf '%s' "$PASS" | portal-auth login --url https://host/arcgis --username alice --password-stdin
+              (Negotiate uses your Kerberos ticket from kinit when there is one: portal-auth login --url URL --kerberos)
+            A client certificate (PKI; the PKCS#12 file and its password are kept in the store):
+              printf '%s' "$P12PASS" | portal-auth login --url https://host/arcgis --p12 me.p12 --password-stdin
+            A server with a self-signed certificate: portal-auth trust HOST[:PORT]
             From a JSON file (see config/), including a portal behind Microsoft Entra Application Proxy:
               portal-auth login --config oauth.json
               portal-auth login --config iap.json [--no-browser]
@@ -78,11 +86,22 @@ struct Login: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A JSON file describing the sign-in (see config/).", valueName: "file"))
     var config: String?
 
+    @Option(help: ArgumentHelp("A PKCS#12 (.p12/.pfx) client certificate to present to --url's host; its password comes from --password-stdin or the prompt.", valueName: "file"))
+    var p12: String?
+
+    @Flag(help: "Let HTTP Basic send the password over plain http (it travels in clear; off by default).")
+    var allowBasicOverHttp = false
+
+    @Flag(help: "Sign in to a Negotiate (Kerberos) server with your current ticket (from kinit), without a password.")
+    var kerberos = false
+
     /// The kind of sign-in the options ask for.
-    enum Mode { case password, pregenerated, oauthUser, oauthApplication, configFile }
+    enum Mode { case password, pregenerated, oauthUser, oauthApplication, configFile, clientCertificate, kerberosTicket }
 
     var mode: Mode {
         if config != nil { return .configFile }
+        if p12 != nil { return .clientCertificate }
+        if kerberos { return .kerberosTicket }
         if tokenStdin { return .pregenerated }
         if clientID != nil { return clientSecretStdin || ProcessInfo.processInfo.environment["PORTAL_AUTH_CLIENT_SECRET"].map { !$0.isEmpty } == true ? .oauthApplication : .oauthUser }
         return .password
@@ -112,6 +131,13 @@ struct Login: AsyncParsableCommand {
             guard username == nil, !passwordStdin else { throw ValidationError("an OAuth sign-in never takes a username or password: drop --username/--password-stdin (the password is typed in the portal's page)") }
             if redirectURL != nil && oob { throw ValidationError("--redirect-url and --oob cannot be used together") }
             if mode == .oauthApplication, browserOptions { throw ValidationError("an app sign-in (--client-secret-stdin) uses no browser: drop --redirect-url, --oob and --no-browser") }
+        case .clientCertificate, .kerberosTicket:
+            let what = mode == .clientCertificate ? "--p12" : "--kerberos"
+            guard url != nil, portal == nil else { throw ValidationError("\(what) needs --url URL (the https server to present it to)") }
+            guard config == nil, clientID == nil, !tokenStdin else { throw ValidationError("\(what) cannot be combined with --config, --client-id or --token-stdin") }
+            if mode == .clientCertificate, username != nil { throw ValidationError("--p12 signs in with the certificate: drop --username") }
+            if mode == .kerberosTicket, passwordStdin { throw ValidationError("--kerberos uses your ticket and no password: drop --password-stdin (or drop --kerberos and give --username)") }
+            if mode == .clientCertificate, kerberos { throw ValidationError("--p12 and --kerberos cannot be used together") }
         case .password:
             guard portal != nil || url != nil else { throw ValidationError("say where to sign in: --portal URL --username USER [--password-stdin], --portal URL --client-id ID, --url URL --token-stdin, or --config FILE") }
             guard username != nil else { throw ValidationError("--username is required for a password sign-in (or use --client-id for OAuth, --token-stdin for a pregenerated token)") }
@@ -134,6 +160,10 @@ struct Login: AsyncParsableCommand {
                 try await loginWithOAuthApplication(portal: try ServerContext(url: try parseURL(portal!)), clientID: clientID!, expirationMinutes: expiration ?? 120)
             case .configFile:
                 try await loginWithConfigFile(config!)
+            case .clientCertificate:
+                try await loginWithClientCertificate(path: p12!)
+            case .kerberosTicket:
+                try await loginWithKerberosTicket()
             }
         }
     }
@@ -198,21 +228,31 @@ struct Login: AsyncParsableCommand {
         output("Signed in to \(portal) as app \(clientID)\(credential.tokenInfo.expirationDate.map { "; the app token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name)).")
     }
 
+    /// The password from --password-stdin or the terminal.
+    private func readPassword(for place: String, who: String) throws -> String {
+        if passwordStdin {
+            return try readSecretFromStdin(what: "password", flag: "--password-stdin")
+        } else if stdinIsTerminal {
+            let password = try promptHidden("Password for \(who) @ \(place): ")
+            guard !password.isEmpty else { throw PortalAuthError(.secretMissing, "no password was typed") }
+            return password
+        }
+        throw PortalAuthError(.secretMissing, "no password: stdin is not a terminal, so pipe the password and add --password-stdin")
+    }
+
     private func loginWithPassword() async throws {
         let target = try parseURL(portal ?? url!)
         let context = try ServerContext(url: target)
-        let manager = try global.makeManager()
+        let transport = global.makeTransport()
+        let manager = try global.makeManager(provider: nil, transport: transport)
         // Fail on an unusable store before the password goes anywhere.
         try manager.arcGISCredentialStore.backend.checkAvailable()
-        let password: String
-        if passwordStdin {
-            password = try readSecretFromStdin(what: "password", flag: "--password-stdin")
-        } else if stdinIsTerminal {
-            password = try promptHidden("Password for \(username!) @ \(context): ")
-            guard !password.isEmpty else { throw PortalAuthError(.secretMissing, "no password was typed") }
-        } else {
-            throw PortalAuthError(.secretMissing, "no password: stdin is not a terminal, so pipe the password and add --password-stdin")
+        // --url: a server secured at the web tier answers 401; anything else signs in with a token.
+        if portal == nil, let offer = try await webTierOffer(target, manager: manager, transport: transport) {
+            try await loginWithNetworkPassword(target, offer: offer, manager: manager)
+            return
         }
+        let password = try readPassword(for: context.description, who: username!)
         let isPortal = ServerContext.arcGISServerRoot(of: target) == nil
         let tokenServiceURL = await manager.services.tokenServiceURL(for: context, isPortal: isPortal)
         let credential = try await TokenCredential.generate(serverContext: context, tokenServiceURL: tokenServiceURL, username: username!, password: password,
@@ -220,6 +260,63 @@ struct Login: AsyncParsableCommand {
                                                             keepPassword: false, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
         output("Signed in to \(context) as \(username!)\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name)).")
+    }
+
+    /// What `target` asks for when sent without an HTTP password (other stored network
+    /// credentials, such as a trusted server's key, still apply): the 401's offer, or nil.
+    private func webTierOffer(_ target: URL, manager: AuthenticationManager, transport: CurlTransport) async throws -> (schemes: TransportOptions.HTTPAuthSchemes, realm: String?)? {
+        var options = TransportOptions()
+        for credential in try await manager.networkCredentialStore.credentials(for: try ServerContext.host(of: target)) where !(credential is PasswordCredential) {
+            credential.apply(to: &options)
+        }
+        do {
+            return try await transport.send(HTTPRequest(url: target), options: options).httpAuthenticationOffer
+        } catch let challenge as TransportChallengeError {
+            throw challenge.error
+        }
+    }
+
+    private func loginWithNetworkPassword(_ target: URL, offer: (schemes: TransportOptions.HTTPAuthSchemes, realm: String?), manager: AuthenticationManager) async throws {
+        let host = try ServerContext.host(of: target)
+        let place = "\(host.host):\(host.port)"
+        // Refused before the password is even read: Basic over plain http.
+        _ = try PasswordCredential.usableSchemes(offer.schemes, on: host, allowsBasicOverHTTP: allowBasicOverHttp)
+        let password = try readPassword(for: place, who: username!)
+        let credential = try PasswordCredential(host: host, realm: offer.realm, username: username!, password: password,
+                                                schemes: offer.schemes, allowsBasicOverHTTP: allowBasicOverHttp)
+        try await manager.signIn(with: credential, verifying: target)
+        let schemes = schemeNames(offer.schemes)
+        output("Signed in to \(host) as \(username!) with HTTP \(schemes)\(offer.realm.map { " (realm \"\($0)\")" } ?? "") (stored in \(manager.networkCredentialStore.backend.name)).")
+    }
+
+    private func loginWithKerberosTicket() async throws {
+        let target = try parseURL(url!)
+        let host = try ServerContext.host(of: target)
+        let manager = try global.makeManager()
+        try manager.networkCredentialStore.backend.checkAvailable()
+        guard let principal = KerberosTicket.current() else {
+            throw PortalAuthError(.secretMissing, "you have no Kerberos ticket (klist shows none, or it expired): run kinit, or sign in with --username USER --password-stdin")
+        }
+        let credential = try PasswordCredential(host: host, realm: nil, username: principal, password: "", schemes: [.negotiate])
+        try await manager.signIn(with: credential, verifying: target)
+        output("Signed in to \(host) as \(principal) with your Kerberos ticket (Negotiate); renew it with kinit (stored in \(manager.networkCredentialStore.backend.name)).")
+    }
+
+    private func loginWithClientCertificate(path: String) async throws {
+        let target = try parseURL(url!)
+        let host = try ServerContext.host(of: target)
+        let manager = try global.makeManager()
+        try manager.networkCredentialStore.backend.checkAvailable()
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PortalAuthError(.invalidArgument, "cannot read the PKCS#12 file \(path): check the path and its permissions; nothing was stored")
+        }
+        let password = try readPassword(for: path, who: "the PKCS#12 file")
+        let credential = try CertificateCredential(host: host, pkcs12: Array(data), password: password, name: path)
+        if credential.isExpired {
+            printWarning("the certificate \(credential.certificate.subject) is not valid now (valid \(credential.certificate.notBefore.iso8601) to \(credential.certificate.notAfter.iso8601)): the server will likely refuse it")
+        }
+        try await manager.signIn(with: credential, verifying: target)
+        output("Stored the client certificate \(credential.certificate.subject) (issued by \(credential.certificate.issuer), valid until \(credential.certificate.notAfter.iso8601)) for \(host) (in \(manager.networkCredentialStore.backend.name)).")
     }
 
     private func loginWithPregeneratedToken() async throws {
@@ -231,4 +328,10 @@ struct Login: AsyncParsableCommand {
         try await manager.arcGISCredentialStore.add(credential)
         output("Stored a pregenerated token for \(credential.serverContext)\(credential.tokenInfo.expirationDate.map { "; it expires \($0.iso8601)" } ?? " with no expiry") (in \(manager.arcGISCredentialStore.backend.name)).")
     }
+}
+
+/// "Basic/Digest" for an offer.
+func schemeNames(_ schemes: TransportOptions.HTTPAuthSchemes) -> String {
+    [(TransportOptions.HTTPAuthSchemes.basic, "Basic"), (.digest, "Digest"), (.ntlm, "NTLM"), (.negotiate, "Negotiate")]
+        .filter { schemes.contains($0.0) }.map(\.1).joined(separator: "/")
 }

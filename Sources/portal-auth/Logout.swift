@@ -1,5 +1,7 @@
 import ArgumentParser
 import PortalAuth
+import PortalAuthCertificate
+import PortalAuthPassword
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -14,7 +16,9 @@ struct Logout: AsyncParsableCommand {
             Without options, signs out of the only signed-in portal. --proxy also signs out of the
             identity-aware proxy (Entra Application Proxy) in front of it: its sign-out page opens
             in the browser (printed with --no-browser) and its credential is removed. --all signs
-            out of everything, proxies included.
+            out of everything, proxies included. The HTTP password and client certificate stored for
+            the URL's host and port go too; a server trusted with portal-auth trust stays trusted
+            (portal-auth untrust forgets it).
             """
     )
 
@@ -22,6 +26,9 @@ struct Logout: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The portal or server to sign out of.", valueName: "url"))
     var portal: String?
+
+    @Option(help: ArgumentHelp("The same as --portal, for servers signed in to with login --url.", valueName: "url"))
+    var url: String?
 
     @Flag(help: "Sign out of everything: every portal-auth credential in the store.")
     var all = false
@@ -33,7 +40,8 @@ struct Logout: AsyncParsableCommand {
     var noBrowser = false
 
     func validate() throws {
-        if all && portal != nil { throw ValidationError("--all and --portal cannot be used together") }
+        if all && (portal != nil || url != nil) { throw ValidationError("--all and --portal/--url cannot be used together") }
+        if portal != nil && url != nil { throw ValidationError("give --portal or --url, not both") }
     }
 
     func run() async throws {
@@ -47,6 +55,7 @@ struct Logout: AsyncParsableCommand {
                 output("Removed \(removed) credential\(removed == 1 ? "" : "s") from the \(manager.arcGISCredentialStore.backend.name) store.")
                 return
             }
+            let portal = self.portal ?? self.url
             if proxy, portal == nil, try await manager.arcGISCredentialStore.summaries().isEmpty {
                 // Only a proxy is signed in: sign out of it (them).
                 try await signOutOfProxies(manager, url: nil)
@@ -56,7 +65,11 @@ struct Logout: AsyncParsableCommand {
             let context = try ServerContext(url: target)
             let reports = try await manager.revokeOAuthTokens(for: context)
             printReports(reports)
-            let removed = try await manager.arcGISCredentialStore.remove(context)
+            var removed = try await manager.arcGISCredentialStore.remove(context)
+            let host = try ServerContext.host(of: target)
+            for kind in [PasswordCredential.kind, CertificateCredential.kind] {
+                removed += try await manager.networkCredentialStore.remove(host, kind: kind)
+            }
             if proxy { try await signOutOfProxies(manager, url: target) }
             if removed == 0 {
                 output("No credential was stored for \(context); nothing to remove.")

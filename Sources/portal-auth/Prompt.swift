@@ -1,4 +1,6 @@
 import PortalAuth
+import PortalAuthPassword
+import PortalAuthServerTrust
 import PortalAuthToken
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -97,4 +99,44 @@ struct FixedPasswordProvider: UsernamePasswordProvider {
     func usernameAndPassword(for challenge: ArcGISAuthenticationChallenge) async throws -> (username: String, password: String)? {
         (username, password)
     }
+}
+
+/// The CLI's provider for HTTP 401 challenges: asks on the terminal when stdin is one, and
+/// otherwise fails with the command to run.
+struct TerminalNetworkPasswordProvider: NetworkPasswordProvider {
+    func usernameAndPassword(for challenge: NetworkAuthenticationChallenge) async throws -> (username: String, password: String)? {
+        let place = "\(challenge.host.host):\(challenge.host.port)"
+        let user = challenge.previousCredential?.username
+        guard stdinIsTerminal else {
+            throw PortalAuthError(.authenticationRequired, "\(challenge.message) and stdin is not a terminal: run portal-auth login --url \(challenge.requestURL.absoluteString) --username \(user ?? "USER") --password-stdin")
+        }
+        var realm = ""
+        if case .httpAuthentication(_, let named?) = challenge.kind { realm = " (realm \"\(named)\")" }
+        let name = try user ?? promptVisible("Username for \(place)\(realm): ")
+        guard !name.isEmpty else { return nil }
+        let password = try promptHidden("Password for \(name) @ \(place): ")
+        guard !password.isEmpty else { throw PortalAuthError(.secretMissing, "no password was typed for \(name) @ \(place)") }
+        return (name, password)
+    }
+}
+
+/// The CLI's server-trust decider: shows the certificate and asks on the terminal; without a
+/// terminal it trusts nothing (portal-auth trust HOST --fingerprint confirms non-interactively).
+struct TerminalServerTrustDecider: ServerTrustDecider {
+    func shouldTrust(_ report: ServerCertificateReport) async throws -> Bool {
+        printInfo(describeCertificate(report))
+        let answer = try promptVisible("Trust this certificate for \(report.host):\(report.port) (its key is pinned for this host and port only)? [y/N] ")
+        return ["y", "yes"].contains(answer.filter { !$0.isWhitespace }.lowercased())
+    }
+}
+
+/// The lines `trust` and the prompt show about a server's certificate.
+func describeCertificate(_ report: ServerCertificateReport) -> String {
+    let certificate = report.certificate
+    var lines = ["The certificate of \(report.host):\(report.port)\(report.failure.map { " is not trusted (\($0.rawValue))" } ?? " verifies against the trusted CAs"):"]
+    lines.append("  subject:  \(certificate.subject)")
+    lines.append("  issuer:   \(certificate.issuer)")
+    lines.append("  valid:    \(certificate.notBefore.iso8601) to \(certificate.notAfter.iso8601)\(certificate.isExpired() ? " (EXPIRED)" : "")")
+    lines.append("  SHA-256:  \(certificate.sha256Fingerprint)")
+    return lines.joined(separator: "\n")
 }
