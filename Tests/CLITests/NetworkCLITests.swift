@@ -1,4 +1,5 @@
 import Foundation
+import PortalEmulator
 import Testing
 import TestSupport
 
@@ -295,5 +296,32 @@ struct NetworkCLITests {
         // The tickets stayed in the processes' memory: the user's cache is still empty.
         let klist = try await CLI.run("/usr/bin/klist", ["-s"], environment: env)
         #expect(klist.status != 0)
+    }
+
+    // MARK: - The whole path: a portal behind a web tier that wants a password
+
+    @Test func aPortalBehindBasicAuthSignsInAndAnswersThroughTheStoredPassword() async throws {
+        let keyring = try await PrivateKeyring.start()
+        defer { Task { await keyring.stop() } }
+        let emulator = try await startEmulator()
+        defer { Task { try? await emulator.shutdown() } }
+        let front = try await tier.addProxy(to: URL(string: emulator.baseURL)!, front: .basic)
+        let portal = front.appendingPathComponent("portal").absoluteString
+
+        // The web tier's password first (for its host and port), then the portal's token sign-in
+        // through it: the token request carries the stored password.
+        let web = try await pa(["login", "--url", portal + "/sharing/rest/info", "--username", "alice", "--password-stdin"], keyring, stdin: tier.basicPassword)
+        #expect(web.status == 0, "\(web.stderr)")
+        #expect(web.stdout.contains("HTTP Basic"))
+        let arcgis = try await pa(["login", "--portal", portal, "--username", "alice", "--password-stdin"], keyring, stdin: alicePassword)
+        #expect(arcgis.status == 0, "\(arcgis.stderr)")
+        let token = try await pa(["token", portal], keyring)
+        #expect(token.status == 0, "\(token.stderr)")
+        #expect(!token.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
+        let whoami = try await pa(["whoami", "--portal", portal, "--json"], keyring)
+        #expect(whoami.status == 0, "\(whoami.stderr)")
+        #expect(whoami.stdout.contains("\"alice\""))
+        let status = try await pa(["status"], keyring)
+        #expect(status.stdout.contains("http-password") && status.stdout.contains("token"))
     }
 }

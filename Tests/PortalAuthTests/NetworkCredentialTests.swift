@@ -47,7 +47,7 @@ struct NetworkCredentialTests {
     }
 
     /// A manager over the real keyring, with the web tier's CA trusted and the given plugins.
-    func manager(_ handlers: [any AuthenticationChallengeHandler], trustTestCA: Bool = true) -> AuthenticationManager {
+    func makeManager(_ handlers: [any AuthenticationChallengeHandler], trustTestCA: Bool = true) -> AuthenticationManager {
         let manager = AuthenticationManager(backend: KeyringCredentialBackend(),
                                             transport: CurlTransport(configuration: TransportConfiguration(caBundlePath: trustTestCA ? tier.caBundlePath : nil, timeout: 30)))
         // Stored credentials of every kind are read back, as a new process would.
@@ -80,7 +80,7 @@ struct NetworkCredentialTests {
     @Test func aSelfSignedServerIsRefusedWithItsReasonAndNothingIsStored() async throws {
         try await forget(tier.selfSignedURL)
         let error = await expectPortalAuthError(.untrustedServer) {
-            try await manager([ServerTrustHandler()]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
+            try await makeManager([ServerTrustHandler()]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
         }
         #expect(error?.message.contains("self-signed") == true)
         #expect(error?.message.contains("portal-auth trust") == true)
@@ -92,7 +92,7 @@ struct NetworkCredentialTests {
         try await forget(tier.rotatingSelfSignedURL)
         defer { Task { try? await forget(tier.selfSignedURL) } }
         let decider = RecordingTrustDecider(true)
-        let response = try await manager([ServerTrustHandler(decider: decider)]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
+        let response = try await makeManager([ServerTrustHandler(decider: decider)]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
         #expect(served(response) == "self-signed")
         // The decider saw the certificate, why it failed, and its fingerprint as openssl writes it.
         #expect(decider.reports.count == 1)
@@ -103,18 +103,18 @@ struct NetworkCredentialTests {
         let trusts = try await stored(tier.selfSignedURL).compactMap { $0 as? ServerTrust }
         #expect(trusts.count == 1)
         #expect(trusts.first?.certificate.publicKeyPin == tier.selfSignedPublicKeyPin)
-        let again = try await manager([ServerTrustHandler()]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
+        let again = try await makeManager([ServerTrustHandler()]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
         #expect(served(again) == "self-signed")
 
         // Another port on the same host is not covered by the pin.
         await expectPortalAuthError(.untrustedServer) {
-            try await manager([ServerTrustHandler()]).send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+            try await makeManager([ServerTrustHandler()]).send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
         }
         // Nor is the same port under another host name.
         var components = URLComponents(url: tier.selfSignedURL, resolvingAgainstBaseURL: false)!
         components.host = components.host == "localhost" ? "127.0.0.1" : "localhost"
         await expectPortalAuthError(.untrustedServer) {
-            try await manager([ServerTrustHandler()]).send(ArcGISRequest(url: data(components.url!)))
+            try await makeManager([ServerTrustHandler()]).send(ArcGISRequest(url: data(components.url!)))
         }
     }
 
@@ -122,7 +122,7 @@ struct NetworkCredentialTests {
         try await forget(tier.selfSignedURL)
         let decider = RecordingTrustDecider(false)
         await expectPortalAuthError(.cancelled) {
-            try await manager([ServerTrustHandler(decider: decider)]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
+            try await makeManager([ServerTrustHandler(decider: decider)]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
         }
         #expect(decider.reports.count == 1)
         #expect(try await stored(tier.selfSignedURL).isEmpty)
@@ -132,14 +132,14 @@ struct NetworkCredentialTests {
         try await forget(tier.rotatingSelfSignedURL)
         defer { Task { try? await forget(tier.rotatingSelfSignedURL) } }
         let old = tier.rotatingSelfSignedFingerprint
-        _ = try await manager([ServerTrustHandler(decider: RecordingTrustDecider(true))]).send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+        _ = try await makeManager([ServerTrustHandler(decider: RecordingTrustDecider(true))]).send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
         let new = try await tier.rotateSelfSignedCertificate()
         #expect(new != old)
 
         // A decider that would trust anything is not even asked: a changed key is never re-trusted silently.
         let decider = RecordingTrustDecider(true)
         let error = await expectPortalAuthError(.untrustedServer) {
-            try await manager([ServerTrustHandler(decider: decider)]).send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+            try await makeManager([ServerTrustHandler(decider: decider)]).send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
         }
         #expect(error?.message.contains(old) == true)
         #expect(error?.message.contains(new) == true)
@@ -199,19 +199,19 @@ struct NetworkCredentialTests {
         defer { Task { try? await forget(tier.clientCertificateURL) } }
         // Without a certificate: the server's demand, with the command to run.
         let demand = await expectPortalAuthError(.authenticationRequired) {
-            try await manager([CertificateHandler()]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
+            try await makeManager([CertificateHandler()]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
         }
         #expect(demand?.message.contains("--p12") == true)
 
         let provider = PKCS12FileProvider(path: tier.pki.legacyClientP12Path, password: tier.pki.p12Password)
-        let response = try await manager([CertificateHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
+        let response = try await makeManager([CertificateHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
         #expect(served(response) == "client-certificate")
         let certificates = try await stored(tier.clientCertificateURL).compactMap { $0 as? CertificateCredential }
         #expect(certificates.count == 1)
         // The bytes themselves are kept, not a path.
         #expect(certificates.first?.pkcs12 == (try bytes(tier.pki.legacyClientP12Path)))
         // A new manager presents the stored certificate without a provider.
-        let again = try await manager([CertificateHandler()]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
+        let again = try await makeManager([CertificateHandler()]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
         #expect(served(again) == "client-certificate")
     }
 
@@ -219,7 +219,7 @@ struct NetworkCredentialTests {
         try await forget(tier.clientCertificateURL)
         let provider = PKCS12FileProvider(path: tier.pki.otherCAClientP12Path, password: tier.pki.p12Password)
         let error = await expectPortalAuthError(.authenticationFailed) {
-            try await manager([CertificateHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
+            try await makeManager([CertificateHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
         }
         #expect(error?.message.contains("refused the client certificate") == true)
         #expect(try await stored(tier.clientCertificateURL).isEmpty)
@@ -231,7 +231,7 @@ struct NetworkCredentialTests {
         try await forget(tier.clientCertificateURL)
         try await forget(other.url!)
         defer { Task { try? await forget(tier.clientCertificateURL) } }
-        let manager = manager([CertificateHandler()])
+        let manager = makeManager([CertificateHandler()])
         let credential = try CertificateCredential(host: try ServerContext.host(of: tier.clientCertificateURL),
                                                    pkcs12: try bytes(tier.pki.clientP12Path), password: tier.pki.p12Password)
         try await manager.signIn(with: credential, verifying: data(tier.clientCertificateURL))
@@ -253,7 +253,7 @@ struct NetworkCredentialTests {
         try await forget(tier.basicURL)
         defer { Task { try? await forget(tier.basicURL) } }
         let provider = CountingNetworkPasswordProvider(password: tier.basicPassword)
-        let manager = manager([PasswordHandler(provider: provider)])
+        let manager = makeManager([PasswordHandler(provider: provider)])
         // Concurrent requests share one prompt.
         let responses = try await withThrowingTaskGroup(of: String?.self) { group in
             for _ in 0..<8 { group.addTask { served(try await manager.send(ArcGISRequest(url: data(tier.basicURL)))) } }
@@ -267,7 +267,7 @@ struct NetworkCredentialTests {
         #expect(passwords.first?.realm == tier.basicRealm)
         // A new manager uses the stored password without asking.
         let silent = CountingNetworkPasswordProvider(password: "unused")
-        #expect(served(try await self.manager([PasswordHandler(provider: silent)]).send(ArcGISRequest(url: data(tier.basicURL)))) == "basic")
+        #expect(served(try await self.makeManager([PasswordHandler(provider: silent)]).send(ArcGISRequest(url: data(tier.basicURL)))) == "basic")
         #expect(silent.calls == 0)
     }
 
@@ -276,7 +276,7 @@ struct NetworkCredentialTests {
         defer { Task { try? await forget(tier.basicURL) } }
         let provider = CountingNetworkPasswordProvider(password: "wrong-password")
         let error = await expectPortalAuthError(.authenticationFailed) {
-            try await manager([PasswordHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.basicURL)))
+            try await makeManager([PasswordHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.basicURL)))
         }
         #expect(error?.message.contains("wrong") == true)
         #expect(error?.message.contains("wrong-password") == false)
@@ -285,7 +285,7 @@ struct NetworkCredentialTests {
 
         // A stored, working password stays when a new one is refused.
         let host = try ServerContext.host(of: tier.basicURL)
-        let manager = manager([])
+        let manager = makeManager([])
         try await manager.signIn(with: try PasswordCredential(host: host, realm: nil, username: "alice", password: tier.basicPassword, schemes: [.basic]), verifying: data(tier.basicURL))
         await expectPortalAuthError(.authenticationFailed) {
             try await manager.signIn(with: try PasswordCredential(host: host, realm: nil, username: "alice", password: "wrong-password", schemes: [.basic]), verifying: data(tier.basicURL))
@@ -298,14 +298,14 @@ struct NetworkCredentialTests {
         try await forget(tier.basicPlainURL)
         let provider = CountingNetworkPasswordProvider(password: tier.basicPassword)
         let error = await expectPortalAuthError(.insecureTransport) {
-            try await manager([PasswordHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.basicPlainURL)))
+            try await makeManager([PasswordHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.basicPlainURL)))
         }
         #expect(error?.message.contains("in clear") == true)
         #expect(provider.calls == 0)
         #expect(try await stored(tier.basicPlainURL).isEmpty)
         // Allowed explicitly, it works.
         defer { Task { try? await forget(tier.basicPlainURL) } }
-        let allowed = try await manager([PasswordHandler(provider: provider, allowsBasicOverHTTP: true)]).send(ArcGISRequest(url: data(tier.basicPlainURL)))
+        let allowed = try await makeManager([PasswordHandler(provider: provider, allowsBasicOverHTTP: true)]).send(ArcGISRequest(url: data(tier.basicPlainURL)))
         #expect(served(allowed) == "basic-plain")
     }
 
@@ -313,16 +313,60 @@ struct NetworkCredentialTests {
         try await forget(tier.digestURL)
         defer { Task { try? await forget(tier.digestURL) } }
         let provider = CountingNetworkPasswordProvider(password: tier.digestPassword)
-        let response = try await manager([PasswordHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.digestURL)))
+        let response = try await makeManager([PasswordHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.digestURL)))
         #expect(served(response) == "digest")
         let passwords = try await stored(tier.digestURL).compactMap { $0 as? PasswordCredential }
         #expect(passwords.first?.schemes == [.digest])
         #expect(passwords.first?.realm == tier.digestRealm)
         // The wrong password: one attempt, a clear message, the stored one intact.
         await expectPortalAuthError(.authenticationFailed) {
-            try await manager([]).signIn(with: try PasswordCredential(host: try ServerContext.host(of: tier.digestURL), realm: tier.digestRealm, username: "alice", password: "nope", schemes: [.digest]),
+            try await makeManager([]).signIn(with: try PasswordCredential(host: try ServerContext.host(of: tier.digestURL), realm: tier.digestRealm, username: "alice", password: "nope", schemes: [.digest]),
                                          verifying: data(tier.digestURL))
         }
         #expect(try await stored(tier.digestURL).compactMap { ($0 as? PasswordCredential)?.password } == [tier.digestPassword])
+    }
+
+    // MARK: - Negotiate in this process (libcurl's GSS-API reads KRB5_CONFIG and KRB5CCNAME here)
+
+    @Test func negotiateWithATicketAndThenWithAPassword() async throws {
+        try await forget(tier.negotiateURL)
+        defer { Task { try? await forget(tier.negotiateURL) } }
+        setenv("KRB5_CONFIG", tier.krb5ConfigPath, 1)
+        setenv("KRB5RCACHETYPE", "none", 1)
+        let cache = tier.newCredentialCache()
+        setenv("KRB5CCNAME", cache, 1)
+
+        // With a ticket from kinit: used without asking anyone.
+        try tier.kinit(credentialCache: cache)
+        #expect(KerberosTicket.current() == tier.kerberosPrincipal)
+        let unused = CountingNetworkPasswordProvider(password: "unused")
+        let withTicket = try await makeManager([PasswordHandler(provider: unused)]).send(ArcGISRequest(url: data(tier.negotiateURL)))
+        #expect(served(withTicket) == "negotiate")
+        #expect(unused.calls == 0)
+        let ticketCredential = try await stored(tier.negotiateURL).compactMap { $0 as? PasswordCredential }
+        #expect(ticketCredential.first?.usesKerberosTicket == true)
+        #expect(ticketCredential.first?.password == "")
+        try await forget(tier.negotiateURL)
+
+        // No ticket: the wrong password is refused by the KDC, nothing stored...
+        try tier.kdestroy(credentialCache: cache)
+        #expect(KerberosTicket.current() == nil)
+        let wrong = CountingNetworkPasswordProvider(password: "not-the-kerberos-password")
+        let refused = await expectPortalAuthError(.authenticationFailed) {
+            try await makeManager([PasswordHandler(provider: wrong)]).send(ArcGISRequest(url: data(tier.negotiateURL)))
+        }
+        #expect(refused?.message.contains("KDC refused the password") == true)
+        #expect(try await stored(tier.negotiateURL).isEmpty)
+
+        // ...and the right one gets a ticket in memory, then the page.
+        let provider = CountingNetworkPasswordProvider(password: tier.kerberosPassword)
+        let response = try await makeManager([PasswordHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.negotiateURL)))
+        #expect(served(response) == "negotiate")
+        #expect(provider.calls == 1)
+        #expect(try await stored(tier.negotiateURL).compactMap { ($0 as? PasswordCredential)?.password } == [tier.kerberosPassword])
+        #expect(ProcessInfo.processInfo.environment["KRB5CCNAME"] == KerberosTicket.memoryCache)
+        // The user's own cache was never written.
+        let klist = try await Subprocess.run("/usr/bin/klist", ["-s"], stdin: nil, environment: Subprocess.environment(tier.kerberosEnvironment(credentialCache: cache)), timeout: 30)
+        #expect(klist.status != 0)
     }
 }
