@@ -159,6 +159,38 @@ struct NetworkCredentialTests {
         #expect(untrusted.failure == .unknownCA)
     }
 
+    /// An expired certificate and one for another name, each served by `openssl s_server`.
+    @Test(arguments: [("expired", ServerTrustFailure.expired), ("wrong-host", ServerTrustFailure.wrongHost)])
+    func theChallengeSaysWhyACertificateDoesNotVerify(_ variant: String, _ reason: ServerTrustFailure) async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("trust-\(variant)-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let names = variant == "expired" ? "subjectAltName=DNS:localhost,IP:127.0.0.1" : "subjectAltName=DNS:other.example"
+        try names.write(toFile: "\(dir)/ext", atomically: true, encoding: .utf8)
+        for step in [["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/k.pem", "-out", "\(dir)/r.csr", "-subj", "/CN=\(variant)"],
+                     ["x509", "-req", "-in", "\(dir)/r.csr", "-CA", tier.pki.caCertificatePath, "-CAkey", tier.pki.caKeyPath, "-CAcreateserial",
+                      "-CAserial", "\(dir)/serial", "-out", "\(dir)/c.pem", "-days", variant == "expired" ? "-1" : "2", "-extfile", "\(dir)/ext"]] {
+            let r = try await Subprocess.run("/usr/bin/openssl", step, timeout: 60)
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let server = try ChildProcess("/usr/bin/openssl", ["s_server", "-accept", "127.0.0.1:0", "-cert", "\(dir)/c.pem", "-key", "\(dir)/k.pem", "-www"])
+        defer { Task { _ = await server.stop() } }
+        var port: Int?
+        while port == nil, let line = await server.nextLine(timeout: 15) {
+            if line.hasPrefix("ACCEPT "), let colon = line.lastIndex(of: ":") { port = Int(line[line.index(after: colon)...]) }
+        }
+        let listening = try #require(port)
+        let url = URL(string: "https://127.0.0.1:\(listening)/data.json")!
+        let error = await expectPortalAuthError(.untrustedServer) {
+            try await makeManager([ServerTrustHandler()]).send(ArcGISRequest(url: url))
+        }
+        #expect(error?.message.contains("(\(reason.rawValue))") == true)
+        let report = try await CurlTransport(configuration: TransportConfiguration(caBundlePath: tier.caBundlePath)).serverCertificate(host: "127.0.0.1", port: listening)
+        #expect(report.failure == reason)
+        #expect(report.certificate.subject == "CN=\(variant)")
+        #expect(report.certificate.isExpired() == (variant == "expired"))
+    }
+
     @Test func fingerprintsAreAcceptedWithOrWithoutColonsInEitherCase() throws {
         let canonical = tier.selfSignedFingerprint
         #expect(CertificateSummary.normalizedFingerprint(canonical) == canonical)
