@@ -17,6 +17,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// Options every subcommand takes.
 struct GlobalOptions: ParsableArguments {
@@ -30,19 +31,25 @@ struct GlobalOptions: ParsableArguments {
     var verbose: Int
 
     /// The CA bundle in effect.
-    var caBundlePath: String? {
-        cacert ?? ProcessInfo.processInfo.environment["PORTAL_AUTH_CA_BUNDLE"].flatMap { $0.isEmpty ? nil : $0 }
+    var caBundlePath: String? { Self.caBundlePath(cacert: cacert) }
+
+    /// The CA bundle in effect with `--cacert` given or not.
+    static func caBundlePath(cacert: String?) -> String? {
+        cacert ?? environmentVariable("PORTAL_AUTH_CA_BUNDLE").flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The store kind in effect and why it was chosen.
-    func storeChoice() throws -> (kind: CredentialStorageKind, reason: String) {
+    func storeChoice() throws -> (kind: CredentialStorageKind, reason: String) { try Self.storeChoice(store: store) }
+
+    /// The store kind in effect with `--store` given or not, and why it was chosen.
+    static func storeChoice(store: String?) throws -> (kind: CredentialStorageKind, reason: String) {
         if let store {
             guard let kind = CredentialStorageKind(rawValue: store) else {
                 throw PortalAuthError(.invalidArgument, "unknown store '\(store)': choose keyring, file or memory")
             }
             return (kind, "--store \(store)")
         }
-        if let env = ProcessInfo.processInfo.environment["PORTAL_AUTH_STORE"], !env.isEmpty {
+        if let env = environmentVariable("PORTAL_AUTH_STORE"), !env.isEmpty {
             guard let kind = CredentialStorageKind(rawValue: env) else {
                 throw PortalAuthError(.invalidArgument, "unknown store '\(env)' in PORTAL_AUTH_STORE: choose keyring, file or memory")
             }
@@ -51,7 +58,15 @@ struct GlobalOptions: ParsableArguments {
         return (.keyring, "the default")
     }
 
-    func bootstrapLogging() {
+    func bootstrapLogging() { Self.bootstrapLogging(verbose: verbose) }
+
+    /// Whether ``bootstrapLogging(verbose:)`` ran: swift-log allows one bootstrap per process,
+    /// and a command that the `token` fast path hands on makes its manager a second time.
+    private static let loggingBootstrapped = Mutex(false)
+
+    /// Logs to stderr at the level `-v` asks for (warnings without it); once per process.
+    static func bootstrapLogging(verbose: Int) {
+        guard loggingBootstrapped.withLock({ done in defer { done = true }; return !done }) else { return }
         let level: Logger.Level = verbose >= 2 ? .trace : (verbose == 1 ? .debug : .warning)
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -68,12 +83,26 @@ struct GlobalOptions: ParsableArguments {
 
     /// The transport the manager sends through (the CLI's probes use it directly).
     func makeTransport() -> CurlTransport {
-        CurlTransport(configuration: TransportConfiguration(caBundlePath: caBundlePath))
+        Self.makeTransport(cacert: cacert)
+    }
+
+    static func makeTransport(cacert: String?) -> CurlTransport {
+        CurlTransport(configuration: TransportConfiguration(caBundlePath: caBundlePath(cacert: cacert)))
     }
 
     func makeManager(provider: (any UsernamePasswordProvider)?, transport: CurlTransport) throws -> AuthenticationManager {
-        bootstrapLogging()
-        let backend = try storeChoice().kind.makeBackend()
+        try Self.makeManager(store: store, verbose: verbose, provider: provider, transport: transport)
+    }
+
+    /// ``makeManager(provider:)`` from the option values (`nil`: not given), for the `token`
+    /// fast path, which reads them without the argument parser.
+    static func makeManager(store: String?, cacert: String?, verbose: Int, provider: (any UsernamePasswordProvider)? = nil) throws -> AuthenticationManager {
+        try makeManager(store: store, verbose: verbose, provider: provider, transport: makeTransport(cacert: cacert))
+    }
+
+    static func makeManager(store: String?, verbose: Int, provider: (any UsernamePasswordProvider)?, transport: CurlTransport) throws -> AuthenticationManager {
+        bootstrapLogging(verbose: verbose)
+        let backend = try storeChoice(store: store).kind.makeBackend()
         let manager = AuthenticationManager(backend: backend, transport: transport, logger: Logger(label: "portal-auth"))
         // Network credentials: trust decisions first (a changed key must stop everything), then
         // client certificates (stored ones are presented; new ones come from login --p12), then passwords.
@@ -91,18 +120,30 @@ struct GlobalOptions: ParsableArguments {
     }
 }
 
+/// An environment variable's value (getenv: ProcessInfo's environment copies every variable
+/// into a dictionary first, which `portal-auth token` can do without).
+func environmentVariable(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
+}
+
 /// Runs a command body and turns errors into one line on stderr and an exit code.
 func runReportingErrors(_ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as PortalAuthError {
-        printError(error.message)
-        if ProcessInfo.processInfo.environment["PORTAL_AUTH_DEBUG_ERRORS"] != nil { printError(error.detailedDescription) }
-        throw ExitCode(exitCode(for: error.code))
+        throw ExitCode(report(error))
     } catch let challenge as TransportChallengeError {
         printError(challenge.error.message)
         throw ExitCode(exitCode(for: challenge.error.code))
     }
+}
+
+/// Prints an error as every command does (one line; the details too with PORTAL_AUTH_DEBUG_ERRORS)
+/// and returns the exit code that goes with it.
+func report(_ error: PortalAuthError) -> Int32 {
+    printError(error.message)
+    if ProcessInfo.processInfo.environment["PORTAL_AUTH_DEBUG_ERRORS"] != nil { printError(error.detailedDescription) }
+    return exitCode(for: error.code)
 }
 
 func exitCode(for code: PortalAuthError.Code) -> Int32 {

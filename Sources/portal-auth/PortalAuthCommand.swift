@@ -1,7 +1,16 @@
 import ArgumentParser
 
-/// `portal-auth`: sign in to ArcGIS portals and the services they secure, from scripts and terminals.
+/// The program: `portal-auth token` with a stored credential ready for use is answered at once
+/// (``TokenFastPath``); every other command line goes to ``PortalAuthCommand``.
 @main
+enum PortalAuthMain {
+    static func main() async {
+        if TokenFastPath.answer(Array(CommandLine.arguments.dropFirst())) { return }
+        await PortalAuthCommand.main()
+    }
+}
+
+/// `portal-auth`: sign in to ArcGIS portals and the services they secure, from scripts and terminals.
 struct PortalAuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "portal-auth",

@@ -51,6 +51,11 @@ struct Token: AsyncParsableCommand {
 
     /// The ArcGIS credential's part and the proxy's part, either of which may be absent (not both).
     func render(_ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?) -> String {
+        Self.render(credential, proxy: proxy, format: format)
+    }
+
+    /// What `token` prints in `format` (the fast path prints through this too).
+    static func render(_ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?, format: Format) -> String {
         let info = credential?.tokenInfo
         let proxyInfo = proxy?.tokenInfo
         switch format {

@@ -58,6 +58,13 @@ func writeIAPConfig(_ emulator: PortalEmulator, _ change: (inout [String: Any]) 
         let json = try await CLI.portalAuth(["token", proxied, "--format", "json"], emulator: emulator, environment: env)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(object["proxyToken"] is String && object["token"] is String)
+        // `token`'s fast path leaves a host behind a proxy to the full command (plain, which has no
+        // proxy part, it answers): the same output either way.
+        for format in ["plain", "json", "header", "env"] {
+            let fast = try await CLI.portalAuth(["token", proxied, "--format", format], emulator: emulator, environment: env)
+            let full = try await CLI.portalAuth(["token", proxied, "--format", format], emulator: emulator, environment: env.merging(["PORTAL_AUTH_NO_FAST_PATH": "1"]) { $1 })
+            #expect(fast.status == 0 && fast.stdout == full.stdout && fast.stderr == full.stderr && fast.status == full.status, "\(format): \(fast.stdout) | \(full.stdout)")
+        }
         let me = try await CLI.portalAuth(["whoami", "--portal", proxied], emulator: emulator, environment: env)
         #expect(me.stdout.contains("alice (Alice Anderson)"), "\(me.stderr)")
         #expect(emulator.counters().entraTokensOutsideProxy == 0)

@@ -384,6 +384,19 @@ public final class AuthenticationManager: Sendable {
         return credential
     }
 
+    /// The stored credential for `url` when ``credential(for:interactive:)`` would return it as
+    /// it is: found in the store and not within its ``ArcGISCredential/renewalLeeway`` of expiry.
+    /// `nil` otherwise (none stored, or it needs renewal, federation or a sign-in: leave that to
+    /// ``credential(for:interactive:)``).
+    ///
+    /// It reads the backend on the calling thread, blocking it, without the concurrency runtime:
+    /// the fast path of `portal-auth token`, which prints a cached token before anything else starts.
+    public func readyStoredCredential(for url: URL) throws -> (any ArcGISCredential)? {
+        guard let stored = try arcGISCredentialStore.readCredential(for: url),
+              !stored.tokenInfo.expires(within: stored.renewalLeeway) else { return nil }
+        return stored
+    }
+
     static func loginHint(for context: ServerContext, credential: (any ArcGISCredential)?) -> String {
         if let command = credential?.signInCommand { return "run " + command }
         return "run portal-auth login --portal \(context.url) --username \(credential?.username ?? "USER")"

@@ -93,12 +93,30 @@ final class CredentialStoreEngine: Sendable {
         return try decode(secret, server: server)
     }
 
+    /// ``lookup(server:)`` on the calling thread (which it blocks on a blocking backend).
+    func lookupOnCallingThread(server: String) throws -> (any StorableCredential)? {
+        guard let secret = try backend.lookup(CredentialQuery(store: storeName, server: server)) else { return nil }
+        return try decode(secret, server: server)
+    }
+
     func search(_ query: CredentialQuery) async throws -> [(CredentialAttributes, any StorableCredential)] {
         let backend = self.backend
         var query = query
         query.store = storeName
         let items = try await BlockingIO.run(backend.isBlocking, { [query] in try backend.search(query, withSecrets: true) })
-        return items.compactMap { item in
+        return decodeReadable(items)
+    }
+
+    /// ``search(_:)`` on the calling thread (which it blocks on a blocking backend).
+    func searchOnCallingThread(_ query: CredentialQuery) throws -> [(CredentialAttributes, any StorableCredential)] {
+        var query = query
+        query.store = storeName
+        return decodeReadable(try backend.search(query, withSecrets: true))
+    }
+
+    /// The items that decode (unreadable ones are left out, as a search never fails on them).
+    private func decodeReadable(_ items: [StoredCredentialItem]) -> [(CredentialAttributes, any StorableCredential)] {
+        items.compactMap { item in
             guard let secret = item.secret, let credential = try? decode(secret, server: item.attributes.server) else { return nil }
             return (item.attributes, credential)
         }
@@ -184,6 +202,20 @@ public final class ArcGISCredentialStore: Sendable {
     public func credential(for url: URL) async throws -> (any ArcGISCredential)? {
         for context in try ServerContext.candidates(for: url) {
             if let credential = try await credential(for: context), credential.serverContext.contains(url) {
+                return credential
+            }
+        }
+        return nil
+    }
+
+    /// The credential whose server context contains `url`, as the asynchronous `credential(for:)` finds it,
+    /// but read from the backend on the calling thread (blocking it: the keyring makes D-Bus
+    /// round trips) and without the cache. For a short-lived process that needs one stored
+    /// credential before it starts anything else, as `portal-auth token` does.
+    public func readCredential(for url: URL) throws -> (any ArcGISCredential)? {
+        for context in try ServerContext.candidates(for: url) {
+            if let credential = try engine.lookupOnCallingThread(server: context.url) as? any ArcGISCredential,
+               credential.serverContext.contains(url) {
                 return credential
             }
         }

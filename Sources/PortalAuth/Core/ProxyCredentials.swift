@@ -108,6 +108,12 @@ public final class ProxyCredentialStore: Sendable {
         try await allCredentials(reload: reload).first { $0.canBeUsed(for: url) }
     }
 
+    /// The first stored credential that applies to `url`, as ``credential(for:reload:)`` finds it,
+    /// but read from the backend on the calling thread (blocking it) and without the cache.
+    public func readCredential(for url: URL) throws -> (any ProxyAuthorizationCredential)? {
+        try engine.searchOnCallingThread(CredentialQuery()).lazy.compactMap { $0.1 as? any ProxyAuthorizationCredential }.first { $0.canBeUsed(for: url) }
+    }
+
     /// Adds a credential, replacing the one with the same identifier.
     public func add(_ credential: some ProxyAuthorizationCredential) async throws {
         try await engine.store(credential, server: credential.proxyIdentifier)

@@ -1,0 +1,98 @@
+import PortalAuth
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `portal-auth token URL` when the credential is stored and needs nothing done to it, answered
+/// before the argument parser and the command tree are set up (most of the start-up time of the
+/// command that scripts call most often).
+///
+/// It takes only `token URL` with `--format` and `--store` (any other command, option, `-v`, or no
+/// URL goes to the full command untouched), and then does what ``Token`` does, in the same order
+/// and through the same calls, up to reading the store: the manager, the URL, for json, header
+/// and env the identity-aware proxy credentials, the ArcGIS credential of the URL's server context.
+/// - A credential that is not within its renewal leeway of expiry, and no proxy credential for
+///   the URL: it prints it as ``Token`` would.
+/// - An error on the way (a bad URL or store name, a locked keyring, an unreadable item): it reports
+///   it as ``Token`` would, so that a keyring prompt is not shown twice.
+/// - Anything else — nothing stored, a token to renew or to federate, a proxy credential — is the
+///   full command's: it prints nothing, changes nothing, and hands over.
+///
+/// `PORTAL_AUTH_NO_FAST_PATH` (any value but empty) turns it off, so the two can be compared.
+enum TokenFastPath {
+    /// A `token` command line the fast path takes.
+    struct Request: Equatable {
+        /// The URL argument.
+        var url: String
+        /// `--format` (plain when not given).
+        var format: Token.Format
+        /// `--store`, when given.
+        var store: String?
+    }
+
+    /// Reads `arguments` (without the program name) as `token URL [--format F] [--store S]`, the
+    /// options in any order, `--name value` or `--name=value`, each at most once; nil for any
+    /// other command line, including every one the argument parser would refuse.
+    static func parse(_ arguments: [String]) -> Request? {
+        guard arguments.first == "token" else { return nil }
+        var url: String?
+        var format: Token.Format?
+        var store: String?
+        var rest = arguments.dropFirst()
+        while let argument = rest.popFirst() {
+            guard argument.hasPrefix("-") else {
+                guard url == nil else { return nil }
+                url = argument
+                continue
+            }
+            let name: Substring
+            let value: String
+            if let equals = argument.firstIndex(of: "=") {
+                name = argument[..<equals]
+                value = String(argument[argument.index(after: equals)...])
+            } else {
+                guard let next = rest.popFirst() else { return nil }
+                name = argument[...]
+                value = next
+            }
+            switch name {
+            case "--format":
+                guard format == nil, let given = Token.Format(rawValue: value) else { return nil }
+                format = given
+            case "--store":
+                guard store == nil, CredentialStorageKind(rawValue: value) != nil else { return nil }
+                store = value
+            default:
+                return nil
+            }
+        }
+        guard let url else { return nil }
+        return Request(url: url, format: format ?? .plain, store: store)
+    }
+
+    /// Prints the token and returns true when `arguments` ask for one the fast path can give;
+    /// reports the error and exits when it fails as ``Token`` would; returns false, having printed
+    /// nothing, otherwise.
+    static func answer(_ arguments: [String]) -> Bool {
+        if let off = environmentVariable("PORTAL_AUTH_NO_FAST_PATH"), !off.isEmpty { return false }
+        guard let request = parse(arguments) else { return false }
+        do {
+            let manager = try GlobalOptions.makeManager(store: request.store, cacert: nil, verbose: 0)
+            let url = try parseURL(request.url)
+            if request.format != .plain, try manager.proxyCredentialStore.readCredential(for: url) != nil { return false }
+            guard let credential = try manager.readyStoredCredential(for: url) else { return false }
+            output(Token.render(credential, proxy: nil, format: request.format))
+            return true
+        } catch let error as PortalAuthError where error.code != .noCredential && error.code != .authenticationRequired {
+            // (Those two ``Token`` answers with a proxy credential, when there is one.)
+            exit(report(error))
+        } catch {
+            return false
+        }
+    }
+}
