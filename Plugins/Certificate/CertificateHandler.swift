@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 public import PortalAuth
 import Logging
@@ -13,17 +13,21 @@ public protocol ClientCertificateProvider: Sendable {
     func certificate(for challenge: NetworkAuthenticationChallenge) async throws -> CertificateCredential?
 }
 
-/// A provider that opens a PKCS#12 file with its password, for programs that hold both.
+/// A provider that opens a PKCS#12 file with its password, for programs that hold both, and
+/// presents it only to the hosts it is given (any other host that asks gets nothing).
 public struct PKCS12FileProvider: ClientCertificateProvider {
     let path: String
     let password: String
-    /// Creates the provider.
-    public init(path: String, password: String) {
+    let hosts: [ServerContext]
+    /// Creates the provider for the hosts (`scheme://host:port`) of `hosts`.
+    public init(path: String, password: String, hosts: [URL]) throws {
         self.path = path
         self.password = password
+        self.hosts = try hosts.map { try ServerContext.host(of: $0) }
     }
-    /// Reads and opens the file for the challenge's host.
+    /// Reads and opens the file when the challenge's host is one of the provider's hosts.
     public func certificate(for challenge: NetworkAuthenticationChallenge) async throws -> CertificateCredential? {
+        guard hosts.contains(challenge.host) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw PortalAuthError(.invalidArgument, "cannot read the PKCS#12 file \(path): check the path and its permissions")
         }

@@ -64,9 +64,12 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         guard !username.isEmpty else { throw PortalAuthError(.invalidArgument, "the username is empty: give one with --username") }
         guard !password.isEmpty else { throw PortalAuthError(.secretMissing, "the password is empty: pipe it to --password-stdin or type it at the prompt") }
         // The password goes only to the server's own host (ArcGIS Online orgs use www.arcgis.com's service).
+        // Same scheme, host and port: another port on the host is another server.
         let serviceHost = tokenServiceURL.host(percentEncoded: false)?.lowercased() ?? ""
-        guard serviceHost == serverContext.host || (Self.isArcGISOnline(serviceHost) && Self.isArcGISOnline(serverContext.host)) else {
-            throw PortalAuthError(.insecureTransport, "refusing to send the password for \(serverContext) to \(serviceHost): the token service is not on the server's host; sign in at that server directly")
+        let service = try? ServerContext.host(of: tokenServiceURL)
+        let sameHost = service.map { $0.host == serverContext.host && $0.port == serverContext.port && $0.scheme == serverContext.scheme } ?? false
+        guard sameHost || (Self.isArcGISOnline(serviceHost) && Self.isArcGISOnline(serverContext.host)) else {
+            throw PortalAuthError(.insecureTransport, "refusing to send the password for \(serverContext) to \(service.map { "\($0.host):\($0.port)" } ?? serviceHost): the token service is not on the server's host and port; sign in at that server directly")
         }
         var parameters = [("username", username), ("password", password)]
         if let referer { parameters += [("client", "referer"), ("referer", referer)] } else { parameters.append(("client", "requestip")) }

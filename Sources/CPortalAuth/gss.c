@@ -1,6 +1,7 @@
 #include "pa_gss.h"
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,12 +38,19 @@ static struct {
     OM_uint32 (*release_name)(OM_uint32 *, gss_name_t *);
     OM_uint32 (*release_cred)(OM_uint32 *, gss_cred_id_t *);
     OM_uint32 (*release_buffer)(OM_uint32 *, gss_buffer_t);
+    OM_uint32 (*krb5_ccache_name)(OM_uint32 *, const char *, const char **);
 } api;
+
+/* The cache tickets obtained with a password went to, and a generation number the threads that
+ * use it compare with theirs. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static char cache_name[256];
+static atomic_int cache_generation;
+static _Thread_local int applied_generation;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int status = -1;
 static char load_error[256];
-static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define RESOLVE(field, name)                                                          \
     do {                                                                              \
@@ -66,6 +74,7 @@ static void load(void) {
     RESOLVE(release_name, "gss_release_name");
     RESOLVE(release_cred, "gss_release_cred");
     RESOLVE(release_buffer, "gss_release_buffer");
+    RESOLVE(krb5_ccache_name, "gss_krb5_ccache_name");
     status = 0;
 }
 
@@ -89,9 +98,7 @@ int pa_gss_ticket_principal(char *out, size_t outlen) {
     if (status != 0) return -1;
     OM_uint32 minor = 0, lifetime = 0, ignored;
     gss_cred_id_t cred = NULL;
-    pthread_mutex_lock(&env_lock);
     OM_uint32 major = api.acquire_cred(&minor, NULL, 0, &krb5_only, GSS_C_INITIATE, &cred, NULL, &lifetime);
-    pthread_mutex_unlock(&env_lock);
     if (GSS_ERROR(major) || !cred) return -1;
     gss_name_t name = NULL;
     int rc = -1;
@@ -109,7 +116,7 @@ int pa_gss_ticket_principal(char *out, size_t outlen) {
     return rc;
 }
 
-int pa_gss_obtain_ticket(const char *principal, const char *password, const char *ccache, char *err, size_t errlen) {
+int pa_gss_obtain_ticket(const char *principal, const char *password, const char *ccache, unsigned int *lifetime, char *err, size_t errlen) {
     pthread_once(&once, load);
     if (status != 0) { snprintf(err, errlen, "%s", load_error); return -1; }
     OM_uint32 minor = 0, ignored;
@@ -119,7 +126,8 @@ int pa_gss_obtain_ticket(const char *principal, const char *password, const char
     if (GSS_ERROR(major)) { describe(major, minor, err, errlen); return -1; }
     gss_buffer_desc secret = {strlen(password), (void *)password};
     gss_cred_id_t cred = NULL;
-    major = api.acquire_cred_with_password(&minor, name, &secret, 0, &krb5_only, GSS_C_INITIATE, &cred, NULL, NULL);
+    OM_uint32 seconds = 0;
+    major = api.acquire_cred_with_password(&minor, name, &secret, 0, &krb5_only, GSS_C_INITIATE, &cred, NULL, &seconds);
     api.release_name(&ignored, &name);
     if (GSS_ERROR(major)) { describe(major, minor, err, errlen); return -1; }
     gss_key_value_element_desc element = {"ccache", ccache};
@@ -127,8 +135,22 @@ int pa_gss_obtain_ticket(const char *principal, const char *password, const char
     major = api.store_cred_into(&minor, cred, GSS_C_INITIATE, &krb5_mech, 1, 1, &store, NULL, NULL);
     api.release_cred(&ignored, &cred);
     if (GSS_ERROR(major)) { describe(major, minor, err, errlen); return -1; }
-    pthread_mutex_lock(&env_lock);
-    setenv("KRB5CCNAME", ccache, 1);
-    pthread_mutex_unlock(&env_lock);
+    if (lifetime) *lifetime = seconds;
+    pthread_mutex_lock(&cache_lock);
+    snprintf(cache_name, sizeof cache_name, "%s", ccache);
+    pthread_mutex_unlock(&cache_lock);
+    atomic_fetch_add(&cache_generation, 1);
     return 0;
+}
+
+void pa_gss_apply_thread_ccache(void) {
+    int generation = atomic_load(&cache_generation);
+    if (generation == applied_generation || status != 0) return;
+    char name[256];
+    pthread_mutex_lock(&cache_lock);
+    snprintf(name, sizeof name, "%s", cache_name);
+    pthread_mutex_unlock(&cache_lock);
+    OM_uint32 minor = 0;
+    api.krb5_ccache_name(&minor, name, NULL);
+    applied_generation = generation;
 }

@@ -108,7 +108,7 @@ struct TerminalNetworkPasswordProvider: NetworkPasswordProvider {
         let place = "\(challenge.host.host):\(challenge.host.port)"
         let user = challenge.previousCredential?.username
         guard stdinIsTerminal else {
-            throw PortalAuthError(.authenticationRequired, "\(challenge.message) and stdin is not a terminal: run portal-auth login --url \(challenge.requestURL.absoluteString) --username \(user ?? "USER") --password-stdin")
+            throw PortalAuthError(.authenticationRequired, "\(challenge.message) and stdin is not a terminal: run portal-auth login --url \(URLRedaction.redact(challenge.requestURL.absoluteString)) --username \(user ?? "USER") --password-stdin")
         }
         var realm = ""
         if case .httpAuthentication(_, let named?) = challenge.kind { realm = " (realm \"\(named)\")" }

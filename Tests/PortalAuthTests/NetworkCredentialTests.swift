@@ -132,19 +132,37 @@ struct NetworkCredentialTests {
         try await forget(tier.rotatingSelfSignedURL)
         defer { Task { try? await forget(tier.rotatingSelfSignedURL) } }
         let old = tier.rotatingSelfSignedFingerprint
-        _ = try await makeManager([ServerTrustHandler(decider: RecordingTrustDecider(true))]).send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+        // The same manager (one long-lived process) trusts the server, then sees its key change.
+        let decider = RecordingTrustDecider(true)
+        let manager = makeManager([ServerTrustHandler(decider: decider)])
+        _ = try await manager.send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+        #expect(decider.reports.count == 1)
         let new = try await tier.rotateSelfSignedCertificate()
         #expect(new != old)
-
-        // A decider that would trust anything is not even asked: a changed key is never re-trusted silently.
-        let decider = RecordingTrustDecider(true)
-        let error = await expectPortalAuthError(.untrustedServer) {
-            try await makeManager([ServerTrustHandler(decider: decider)]).send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+        // nginx's old workers finish gracefully: wait until every new handshake shows the new key
+        // (and they have closed the idle connection this manager reused).
+        var streak = 0
+        for _ in 0..<100 where streak < 5 {
+            streak = (try? WebTier.servedFingerprint(port: tier.rotatingSelfSignedURL.port!)) == new ? streak + 1 : 0
+            try await Task.sleep(for: .milliseconds(100))
         }
+        #expect(streak >= 5)
+
+        // The decider, which would trust anything, is not asked again: a changed key is never re-trusted silently.
+        let error = await expectPortalAuthError(.untrustedServer) {
+            try await manager.send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+        }
+        #expect(decider.reports.count == 1)
+        // Nor by a new process.
+        let fresh = RecordingTrustDecider(true)
+        let again = await expectPortalAuthError(.untrustedServer) {
+            try await makeManager([ServerTrustHandler(decider: fresh)]).send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+        }
+        #expect(again?.message.contains(old) == true && again?.message.contains(new) == true)
+        #expect(fresh.reports.isEmpty)
         #expect(error?.message.contains(old) == true)
         #expect(error?.message.contains(new) == true)
         #expect(error?.message.contains("CHANGED") == true)
-        #expect(decider.reports.isEmpty)
         // The trusted key is still the old one.
         let trusts = try await stored(tier.rotatingSelfSignedURL).compactMap { $0 as? ServerTrust }
         #expect(trusts.map(\.certificate.sha256Fingerprint) == [old])
@@ -235,7 +253,7 @@ struct NetworkCredentialTests {
         }
         #expect(demand?.message.contains("--p12") == true)
 
-        let provider = PKCS12FileProvider(path: tier.pki.legacyClientP12Path, password: tier.pki.p12Password)
+        let provider = try PKCS12FileProvider(path: tier.pki.legacyClientP12Path, password: tier.pki.p12Password, hosts: [tier.clientCertificateURL])
         let response = try await makeManager([CertificateHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
         #expect(served(response) == "client-certificate")
         let certificates = try await stored(tier.clientCertificateURL).compactMap { $0 as? CertificateCredential }
@@ -249,7 +267,7 @@ struct NetworkCredentialTests {
 
     @Test func aCertificateFromAnotherCAIsRefusedAndNothingIsStored() async throws {
         try await forget(tier.clientCertificateURL)
-        let provider = PKCS12FileProvider(path: tier.pki.otherCAClientP12Path, password: tier.pki.p12Password)
+        let provider = try PKCS12FileProvider(path: tier.pki.otherCAClientP12Path, password: tier.pki.p12Password, hosts: [tier.clientCertificateURL])
         let error = await expectPortalAuthError(.authenticationFailed) {
             try await makeManager([CertificateHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
         }
@@ -271,6 +289,11 @@ struct NetworkCredentialTests {
         // The same server under another name is another host: the certificate is not presented.
         await expectPortalAuthError(.authenticationRequired) {
             try await manager.send(ArcGISRequest(url: data(other.url!)))
+        }
+        // A provider gives its certificate to its own hosts only.
+        let provider = try PKCS12FileProvider(path: tier.pki.clientP12Path, password: tier.pki.p12Password, hosts: [tier.clientCertificateURL])
+        await expectPortalAuthError(.authenticationRequired) {
+            try await makeManager([CertificateHandler(provider: provider)]).send(ArcGISRequest(url: data(other.url!)))
         }
         // A credential for one host cannot be registered with another host's URL.
         await expectPortalAuthError(.invalidArgument) {
@@ -301,6 +324,12 @@ struct NetworkCredentialTests {
         let silent = CountingNetworkPasswordProvider(password: "unused")
         #expect(served(try await self.makeManager([PasswordHandler(provider: silent)]).send(ArcGISRequest(url: data(tier.basicURL)))) == "basic")
         #expect(silent.calls == 0)
+
+        // clearCredentialStores removes it, and the same manager asks again rather than reusing it.
+        #expect(try await manager.clearCredentialStores() >= 1)
+        #expect(try await stored(tier.basicURL).isEmpty)
+        #expect(served(try await manager.send(ArcGISRequest(url: data(tier.basicURL)))) == "basic")
+        #expect(provider.calls == 2)
     }
 
     @Test func aWrongPasswordIsReportedOnceAndNothingIsStoredOrLost() async throws {
@@ -396,7 +425,8 @@ struct NetworkCredentialTests {
         #expect(served(response) == "negotiate")
         #expect(provider.calls == 1)
         #expect(try await stored(tier.negotiateURL).compactMap { ($0 as? PasswordCredential)?.password } == [tier.kerberosPassword])
-        #expect(ProcessInfo.processInfo.environment["KRB5CCNAME"] == KerberosTicket.memoryCache)
+        // The process's environment is unchanged: the ticket lives in the HTTP thread's memory cache.
+        #expect(String(cString: getenv("KRB5CCNAME")) == cache)
         // The user's own cache was never written.
         let klist = try await Subprocess.run("/usr/bin/klist", ["-s"], stdin: nil, environment: Subprocess.environment(tier.kerberosEnvironment(credentialCache: cache)), timeout: 30)
         #expect(klist.status != 0)

@@ -115,11 +115,7 @@ public final class AuthenticationManager: Sendable {
         if let preset {
             // The server's refusal of a credential being registered is final, not a new challenge.
             provisional.append(preset)
-            var options = TransportOptions()
-            preset.credential.apply(to: &options)
-            if options.httpAuthentication != nil { answeredNetwork.insert("\(preset.credential.host.url) http-auth") }
-            if options.clientCertificate != nil { answeredNetwork.insert("\(preset.credential.host.url) client-certificate") }
-            if options.pinnedPublicKey != nil { answeredNetwork.insert("\(preset.credential.host.url) server-trust") }
+            for category in preset.categories { answeredNetwork.insert("\(preset.credential.host.url) \(category)") }
         }
         var answeredProxy = Set<String>()
         _ = try ServerContext.host(of: url)
@@ -160,11 +156,7 @@ public final class AuthenticationManager: Sendable {
             switch sent {
             case .success(let answer):
                 response = answer
-                let refused = answer.httpAuthenticationOffer != nil || answer.demandsClientCertificate
-                if !refused {
-                    for fresh in provisional { try await fresh.commit(to: networkCredentialStore) }
-                    provisional.removeAll()
-                }
+                provisional = try await commitAccepted(provisional, by: answer)
                 if answer.demandsClientCertificate {
                     networkDemand = (.clientCertificate, PortalAuthError(.authenticationRequired, "\(host.host):\(host.port) requires a client certificate (HTTP \(answer.status)): sign in with portal-auth login --url \(host.url) --p12 FILE --password-stdin", cause: .httpStatus(answer.status)))
                 }
@@ -180,7 +172,7 @@ public final class AuthenticationManager: Sendable {
             if let (kind, error) = networkDemand {
                 let key = "\(host.url) \(kind.category)"
                 guard !answeredNetwork.contains(key) else {
-                    forgetNetworkAnswers(provisional)
+                    forgetNetworkAnswers(provisional.filter { $0.categories.contains(kind.category) })
                     if case .clientCertificate = kind {
                         throw PortalAuthError(.authenticationFailed, "\(host.host):\(host.port) refused the client certificate it was just given: the certificate is not for this server or not from a CA it trusts; nothing was stored", cause: error.cause)
                     }
@@ -188,7 +180,7 @@ public final class AuthenticationManager: Sendable {
                 }
                 let previous = Self.contributor(of: kind, among: try await networkCredentialStore.credentials(for: host) + provisional.map(\.credential))
                 let challenge = NetworkAuthenticationChallenge(requestURL: url, host: host, kind: kind, message: error.message, previousCredential: previous)
-                provisional.append(try await resolveNetworkChallenge(challenge, unanswered: error, used: provisional))
+                provisional.append(try await resolveNetworkChallenge(challenge, unanswered: error, used: provisional, sent: options))
                 answeredNetwork.insert(key)
                 continue
             }
@@ -230,7 +222,7 @@ public final class AuthenticationManager: Sendable {
             if response.status == 401, let offered = HTTPAuthenticationHeader.parse(response.headers(named: "WWW-Authenticate")) {
                 let key = "\(host.url) http-auth"
                 if answeredNetwork.contains(key) {
-                    forgetNetworkAnswers(provisional)
+                    forgetNetworkAnswers(provisional.filter { $0.categories.contains("http-auth") })
                     throw PortalAuthError(.authenticationFailed, "\(host.host):\(host.port) refused the username and password (HTTP 401 again right after they were given): the password or user name is wrong; nothing was stored", cause: .httpStatus(401))
                 }
                 let kind = NetworkAuthenticationChallenge.Kind.httpAuthentication(schemes: offered.schemes, realm: offered.realm)
@@ -238,7 +230,7 @@ public final class AuthenticationManager: Sendable {
                 let challenge = NetworkAuthenticationChallenge(requestURL: url, host: host, kind: kind,
                                                                message: "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication", previousCredential: previous)
                 provisional.append(try await resolveNetworkChallenge(challenge, unanswered: PortalAuthError(.authenticationRequired,
-                    "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication: run portal-auth login --url \(url.absoluteString) --username USER --password-stdin", cause: .httpStatus(401)), used: provisional))
+                    "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication: run portal-auth login --url \(URLRedaction.redact(url.absoluteString)) --username USER --password-stdin", cause: .httpStatus(401)), used: provisional, sent: options))
                 answeredNetwork.insert(key)
                 continue
             }
@@ -517,13 +509,25 @@ public final class AuthenticationManager: Sendable {
     /// Asks the plugins (one flight per host and kind) and returns the credential they give, not
     /// yet stored: the request stores it once the server accepts it.
     ///
-    /// A request challenged just after another one's flight ended gets that flight's answer
-    /// (`used` says which answers it already sent), so concurrent requests ask once.
-    private func resolveNetworkChallenge(_ challenge: NetworkAuthenticationChallenge, unanswered: PortalAuthError, used: [ProvisionalNetworkCredential]) async throws -> ProvisionalNetworkCredential {
-        let recentKey = "\(challenge.host.url) \(challenge.kind.category)"
-        if let recent = recentNetworkAnswers.withLock({ $0[recentKey] }), !used.contains(where: { $0 === recent }) { return recent }
+    /// A request challenged just after another one's flight ended gets that flight's answer, not
+    /// yet accepted by the server, or the credential another request stored since: anything but
+    /// what it `sent` (which was refused), so concurrent requests ask once and a refused or
+    /// changed credential (a pinned key that no longer matches) goes to the plugins.
+    private func resolveNetworkChallenge(_ challenge: NetworkAuthenticationChallenge, unanswered: PortalAuthError,
+                                         used: [ProvisionalNetworkCredential], sent: TransportOptions) async throws -> ProvisionalNetworkCredential {
+        let category = challenge.kind.category
+        let refused = sent.only(category)
+        let recentKey = "\(challenge.host.url) \(category)"
+        if let recent = recentNetworkAnswers.withLock({ $0[recentKey] }), !used.contains(where: { $0 === recent }), recent.options.only(category) != refused {
+            return recent
+        }
         let key = "\(challenge.host.url) \(challenge.kind)"
         let answer = try await networkFlights.run(key) { [self] () -> ProvisionalNetworkCredential? in
+            // Stored since this request was sent (by another task, or another process).
+            if let stored = Self.contributor(of: challenge.kind, among: try await networkCredentialStore.credentials(for: challenge.host, reload: true)) {
+                let candidate = ProvisionalNetworkCredential(stored, alreadyStored: true)
+                if candidate.options.only(category) != refused { return candidate }
+            }
             guard handlers.contains(where: { $0.canHandle(.network(challenge)) }) else { return nil }
             guard case .network(let credential)? = try await route(.network(challenge)) else { return nil }
             let fresh = ProvisionalNetworkCredential(credential)
@@ -534,7 +538,28 @@ public final class AuthenticationManager: Sendable {
         return answer
     }
 
-    /// Forgets answers a server refused, so the next challenge asks again.
+    /// Stores the fresh credentials `response` shows the server accepted and returns the others:
+    /// a pinned key or a client certificate once the TLS handshake worked (and no HTTP demand for
+    /// a certificate came back), a password once the answer is neither a 401 nor another error.
+    private func commitAccepted(_ provisional: [ProvisionalNetworkCredential], by response: HTTPResponse) async throws -> [ProvisionalNetworkCredential] {
+        guard !provisional.isEmpty else { return provisional }
+        var refused = Set<String>()
+        if response.httpAuthenticationOffer != nil { refused.insert("http-auth") }
+        if response.demandsClientCertificate { refused.insert("client-certificate") }
+        var pending: [ProvisionalNetworkCredential] = []
+        for fresh in provisional {
+            let acceptedInHandshake = fresh.categories.isSubset(of: ["server-trust", "client-certificate"])
+            guard fresh.categories.isDisjoint(with: refused), acceptedInHandshake || response.status < 400 else {
+                pending.append(fresh)
+                continue
+            }
+            try await fresh.commit(to: networkCredentialStore)
+            forgetNetworkAnswers([fresh])
+        }
+        return pending
+    }
+
+    /// Forgets answers a server refused (so the next challenge asks again) or that are stored now.
     private func forgetNetworkAnswers(_ refused: [ProvisionalNetworkCredential]) {
         recentNetworkAnswers.withLock { answers in
             answers = answers.filter { _, answer in !refused.contains { $0 === answer } }
@@ -565,6 +590,7 @@ public final class AuthenticationManager: Sendable {
             throw PortalAuthError(.invalidArgument, "the credential is for \(credential.host), not \(host): give a URL on \(credential.host)")
         }
         let fresh = ProvisionalNetworkCredential(credential)
+        // A 4xx or 5xx answer throws: the credential is stored only with a successful answer.
         let response = try await send(ArcGISRequest(url: url, expectsJSON: false), presetting: fresh)
         try await fresh.commit(to: networkCredentialStore)
         return response
@@ -783,9 +809,24 @@ struct HTTPAuthenticationHeader: CustomStringConvertible {
 /// first accepts it.
 final class ProvisionalNetworkCredential: Sendable {
     let credential: any NetworkCredential
-    private let stored = Mutex(false)
+    /// What it contributes to a request.
+    let options: TransportOptions
+    /// What it answers: `http-auth`, `client-certificate`, `server-trust`.
+    let categories: Set<String>
+    private let stored: Mutex<Bool>
 
-    init(_ credential: any NetworkCredential) { self.credential = credential }
+    init(_ credential: any NetworkCredential, alreadyStored: Bool = false) {
+        self.credential = credential
+        var options = TransportOptions()
+        credential.apply(to: &options)
+        self.options = options
+        var categories = Set<String>()
+        if options.httpAuthentication != nil { categories.insert("http-auth") }
+        if options.clientCertificate != nil { categories.insert("client-certificate") }
+        if options.pinnedPublicKey != nil { categories.insert("server-trust") }
+        self.categories = categories
+        self.stored = Mutex(alreadyStored)
+    }
 
     func commit(to store: NetworkCredentialStore) async throws {
         let first = stored.withLock { stored -> Bool in
@@ -793,6 +834,17 @@ final class ProvisionalNetworkCredential: Sendable {
             return !stored
         }
         if first { try await store.add(any: credential) }
+    }
+}
+
+extension TransportOptions {
+    /// Only the part that answers challenges of `category` (`http-auth`, `client-certificate`, `server-trust`).
+    func only(_ category: String) -> TransportOptions {
+        switch category {
+        case "http-auth": return TransportOptions(httpAuthentication: httpAuthentication)
+        case "client-certificate": return TransportOptions(clientCertificate: clientCertificate)
+        default: return TransportOptions(pinnedPublicKey: pinnedPublicKey)
+        }
     }
 }
 

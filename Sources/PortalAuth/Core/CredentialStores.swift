@@ -274,7 +274,9 @@ public final class NetworkCredentialStore: Sendable {
     /// The `store` attribute of network items.
     public static let storeName = "network"
     let engine: CredentialStoreEngine
-    private let cache = Mutex<[String: [any NetworkCredential]]>([:])
+    /// Per host, and a generation that every change bumps: a read that started before a change
+    /// does not put its stale result in the cache.
+    private let cache = Mutex<(entries: [String: [any NetworkCredential]], generation: Int)>(([:], 0))
 
     /// The backend the credentials are kept in.
     public var backend: any CredentialStorageBackend { engine.backend }
@@ -288,17 +290,26 @@ public final class NetworkCredentialStore: Sendable {
     public func register<C: NetworkCredential>(_ type: C.Type) { engine.register(type) }
 
     /// Every credential for a host (`scheme://host:port`).
-    public func credentials(for host: ServerContext) async throws -> [any NetworkCredential] {
-        if let cached = cache.withLock({ $0[host.url] }) { return cached }
+    /// `reload` reads the backend even when the host is cached (another process may have changed it).
+    public func credentials(for host: ServerContext, reload: Bool = false) async throws -> [any NetworkCredential] {
+        let (cached, generation) = cache.withLock { ($0.entries[host.url], $0.generation) }
+        if let cached, !reload { return cached }
         let found = try await engine.search(CredentialQuery(server: host.url)).compactMap { $0.1 as? any NetworkCredential }
-        cache.withLock { $0[host.url] = found }
+        cache.withLock { if $0.generation == generation { $0.entries[host.url] = found } }
         return found
+    }
+
+    private func invalidate(_ host: String?) {
+        cache.withLock { cache in
+            if let host { cache.entries[host] = nil } else { cache.entries.removeAll() }
+            cache.generation += 1
+        }
     }
 
     /// Adds a credential, replacing one of the same kind for the same host.
     public func add(_ credential: some NetworkCredential) async throws {
         try await engine.store(credential, server: credential.host.url)
-        cache.withLock { $0[credential.host.url] = nil }
+        invalidate(credential.host.url)
     }
 
     /// Adds a credential given as an existential.
@@ -310,7 +321,7 @@ public final class NetworkCredentialStore: Sendable {
     @discardableResult
     public func remove(_ host: ServerContext, kind: String? = nil) async throws -> Int {
         let removed = try await engine.delete(CredentialQuery(server: host.url, kind: kind))
-        cache.withLock { $0[host.url] = nil }
+        invalidate(host.url)
         return removed
     }
 
@@ -318,7 +329,7 @@ public final class NetworkCredentialStore: Sendable {
     @discardableResult
     public func removeAll() async throws -> Int {
         let removed = try await engine.delete(CredentialQuery())
-        cache.withLock { $0.removeAll() }
+        invalidate(nil)
         return removed
     }
 

@@ -330,6 +330,8 @@ final class CurlEventLoop: @unchecked Sendable {
                     finish(job, cancelled: true)
                 }
             }
+            // libcurl's Negotiate runs GSS-API on this thread: give it a ticket obtained with a password.
+            KerberosTicket.applyToCurrentThread()
             _ = pa_multi_perform(multi, &running)
             var easy: UnsafeMutableRawPointer?
             var result = CURLE_OK
@@ -388,6 +390,8 @@ enum CurlErrors {
     /// Why a certificate did not verify, from libcurl's (OpenSSL's) words.
     static func trustFailure(_ text: String) -> ServerTrustFailure {
         let lower = text.lowercased()
+        // A self-signed root in the chain is a CA nobody here trusts, not a self-signed server.
+        if lower.contains("in certificate chain") { return .unknownCA }
         if lower.contains("self-signed") || lower.contains("self signed") { return .selfSigned }
         if lower.contains("expired") || lower.contains("not yet valid") { return .expired }
         if lower.contains("subject name") || lower.contains("does not match") || lower.contains("no alternative") { return .wrongHost }
@@ -411,7 +415,7 @@ enum CurlErrors {
             return PortalAuthError(.connectionFailed, "could not connect to \(place) (\(why)): is the server running, and is the port right?", cause: cause)
         case 28:
             return PortalAuthError(.timedOut, "\(place) did not answer in time: try again, or check the network and proxy", cause: cause)
-        case 52, 55, 56 where !lower.contains("certificate required") && !lower.contains("alert"):
+        case _ where [52, 55, 56].contains(code) && !(lower.contains("certificate required") || lower.contains("alert")):
             return PortalAuthError(.connectionFailed, "the connection to \(place) was closed or reset before a full answer: try again; if it persists the server is failing", cause: cause)
         case 60, 51:
             let reason = trustFailure(text)
@@ -420,7 +424,7 @@ enum CurlErrors {
         case 90:
             let error = PortalAuthError(.untrustedServer, "the public key of \(place) does not match the pinned key: the server's certificate changed; if that is expected, run portal-auth untrust \(place) and trust it again", cause: cause)
             return TransportChallengeError(challenge: .serverTrust(host: host, port: port, reason: .pinMismatch, message: text), error: error)
-        case 35, 56, 58, 59, 66, 80, 83, 91, 98:
+        case 35, 55, 56, 58, 59, 66, 80, 83, 91, 98:
             if lower.contains("certificate required") || lower.contains("alert handshake failure") || lower.contains("alert bad certificate") {
                 let error = PortalAuthError(.tlsFailure, "\(place) requires a client certificate: sign in with portal-auth login --url https://\(place) --p12 FILE --password-stdin", cause: cause)
                 return TransportChallengeError(challenge: .clientCertificate(host: host, port: port, message: text), error: error)
