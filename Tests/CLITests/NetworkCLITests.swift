@@ -90,6 +90,28 @@ struct NetworkCLITests {
         #expect(try await keyringAttributes(keyring).isEmpty)
     }
 
+    /// On a terminal (a pseudo-terminal from script(1)), trust and request show the certificate and ask.
+    @Test func onATerminalTrustAndRequestAsk() async throws {
+        let keyring = try await PrivateKeyring.start()
+        defer { Task { await keyring.stop() } }
+        func onTerminal(_ arguments: [String], answer: String) async throws -> CLIResult {
+            let command = ([CLI.portalAuth] + arguments).map { "'\($0)'" }.joined(separator: " ")
+            var env = keyring.environment
+            env["PORTAL_AUTH_CA_BUNDLE"] = tier.caBundlePath
+            return try await CLI.run("/usr/bin/script", ["-qec", command, "/dev/null"], stdin: answer + "\n", environment: env, removing: ["PORTAL_AUTH_STORE"])
+        }
+        let no = try await onTerminal(["trust", place(tier.selfSignedURL)], answer: "n")
+        #expect(no.status == 3)
+        #expect(no.stdout.contains(tier.selfSignedFingerprint) && no.stdout.contains("[y/N]"))
+        #expect(no.stdout.contains("nothing was stored"))
+        #expect(try await keyringAttributes(keyring).isEmpty)
+
+        let yes = try await onTerminal(["request", url(tier.selfSignedURL)], answer: "y")
+        #expect(yes.status == 0, "\(yes.stdout)")
+        #expect(yes.stdout.contains("self-signed") && yes.stdout.contains("\"served\""))
+        #expect(try await keyringAttributes(keyring).contains("attribute.kind = server-trust"))
+    }
+
     // MARK: - login --p12
 
     @Test func p12LoginChecksTheFileAndTheServerBeforeStoring() async throws {
