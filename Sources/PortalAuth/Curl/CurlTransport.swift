@@ -62,7 +62,10 @@ public final class CurlTransport: HTTPTransport, Sendable {
         }
         let port = request.url.port ?? (scheme == "https" ? 443 : 80)
         var options = options
-        if var auth = options.httpAuthentication, auth.schemes.contains(.negotiate), !auth.password.isEmpty, !auth.username.isEmpty {
+        if let auth = options.httpAuthentication, auth.schemes.contains(.negotiate), auth.password.isEmpty {
+            // The user's own ticket: not while the HTTP thread uses another user's, obtained with a password.
+            try KerberosTicket.checkUserTicket(principal: auth.username, for: "\(host):\(port)")
+        } else if var auth = options.httpAuthentication, auth.schemes.contains(.negotiate), !auth.username.isEmpty {
             // libcurl's Negotiate uses only a Kerberos ticket: get one with the password when the user has none.
             do {
                 try await KerberosTicket.ensure(principal: auth.username, password: auth.password, for: "\(host):\(port)")
