@@ -37,6 +37,8 @@ public final class AuthenticationManager: Sendable {
     private let recentNetworkAnswers = Mutex<[String: ProvisionalNetworkCredential]>([:])
     private let proxyFlights = SingleFlight<String, (any ProxyAuthorizationCredential)?>()
     private let proxies: ProxyAuthorization
+    /// ``transport`` without the layer that adds stored network credentials.
+    private let requestTransport: any HTTPTransport
 
     /// The logger.
     public var logger: Logger { services.logger }
@@ -64,6 +66,8 @@ public final class AuthenticationManager: Sendable {
         self.proxies = proxies
         // ...and, behind an identity-aware proxy, the proxy's token.
         self.services = AuthenticationServices(transport: ProxyAuthorizingTransport(base: networked, proxies: proxies), logger: logger)
+        // The manager's own requests apply the network credentials themselves (it must know what it sent).
+        self.requestTransport = ProxyAuthorizingTransport(base: transport, proxies: proxies)
     }
 
     /// Creates a manager whose two stores share one backend.
@@ -147,7 +151,7 @@ public final class AuthenticationManager: Sendable {
             logger.debug("request", metadata: ["method": "\(http.method.rawValue)", "url": "\(URLRedaction.redact(url.absoluteString))", "credential": "\(credential.map { type(of: $0).kind } ?? "none")"])
 
             let sent: Result<HTTPResponse, any Error>
-            do { sent = .success(try await transport.send(http, options: options)) } catch { sent = .failure(error) }
+            do { sent = .success(try await requestTransport.send(http, options: options)) } catch { sent = .failure(error) }
             gate.release()
             let response: HTTPResponse
             // A TLS-level demand (a certificate that does not verify, a client certificate wanted in
