@@ -31,7 +31,7 @@ public struct CertificateCredential: NetworkCredential, Equatable {
     /// ``PortalAuth/PKCS12Bundle``). An expired certificate is accepted (check ``isExpired``:
     /// servers refuse it, and the CLI warns).
     public init(host: ServerContext, pkcs12: [UInt8], password: String, name: String = "the PKCS#12 file") throws {
-        guard host.url.lowercased().hasPrefix("https://") else {
+        guard host.scheme == "https" else {
             throw PortalAuthError(.invalidArgument, "a client certificate is presented in a TLS handshake: give the https URL of \(host.host):\(host.port)")
         }
         let bundle = try PKCS12Bundle(bytes: pkcs12, password: password, name: name)

@@ -37,6 +37,15 @@ public struct PasswordCredential: NetworkCredential, Equatable {
         guard ticketOnly || !password.isEmpty else {
             throw PortalAuthError(.secretMissing, "no password was given for \(username ?? "the user") @ \(host.host):\(host.port)")
         }
+        self.init(host: host, realm: realm, username: username, password: password, schemes: schemes, allowsBasicOverHTTP: allowsBasicOverHTTP, unchecked: ())
+    }
+
+    /// Negotiate with the user's own Kerberos ticket for `principal`, no password.
+    public static func kerberosTicket(host: ServerContext, realm: String?, principal: String) -> PasswordCredential {
+        PasswordCredential(host: host, realm: realm, username: principal, password: "", schemes: [.negotiate], allowsBasicOverHTTP: false, unchecked: ())
+    }
+
+    private init(host: ServerContext, realm: String?, username: String?, password: String, schemes: TransportOptions.HTTPAuthSchemes, allowsBasicOverHTTP: Bool, unchecked: Void) {
         self.host = host
         self.realm = realm
         self.username = username
@@ -56,7 +65,7 @@ public struct PasswordCredential: NetworkCredential, Equatable {
         return usable
     }
 
-    static func isPlainHTTP(_ host: ServerContext) -> Bool { host.url.lowercased().hasPrefix("http://") }
+    static func isPlainHTTP(_ host: ServerContext) -> Bool { host.scheme == "http" }
 
     /// Whether this credential uses the user's own Kerberos ticket (Negotiate, no password).
     public var usesKerberosTicket: Bool { password.isEmpty && schemes.contains(.negotiate) }

@@ -64,7 +64,7 @@ public struct PasswordHandler: AuthenticationChallengeHandler {
         let refusedTicket = (network.previousCredential as? PasswordCredential)?.usesKerberosTicket == true
         if schemes.contains(.negotiate), !refusedTicket, let principal = KerberosTicket.current() {
             services.logger.debug("using the Kerberos ticket", metadata: ["host": "\(network.host)"])
-            return .continueWithCredential(.network(try PasswordCredential(host: network.host, realm: realm, username: principal, password: "", schemes: [.negotiate])))
+            return .continueWithCredential(.network(PasswordCredential.kerberosTicket(host: network.host, realm: realm, principal: principal)))
         }
         guard let (username, password) = try await provider.usernameAndPassword(for: network) else { return .cancel }
         let credential = try PasswordCredential(host: network.host, realm: realm, username: username, password: password,

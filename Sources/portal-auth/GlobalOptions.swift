@@ -58,8 +58,6 @@ struct GlobalOptions: ParsableArguments {
         return (.keyring, "the default")
     }
 
-    func bootstrapLogging() { Self.bootstrapLogging(verbose: verbose) }
-
     /// Whether ``bootstrapLogging(verbose:)`` ran: swift-log allows one bootstrap per process,
     /// and a command that the `token` fast path hands on makes its manager a second time.
     private static let loggingBootstrapped = Mutex(false)
@@ -77,11 +75,11 @@ struct GlobalOptions: ParsableArguments {
 
     /// Builds the manager with every plugin registered. Nothing is loaded that the command does
     /// not use: libcurl is loaded by the transport on its first request.
-    func makeManager(provider: (any UsernamePasswordProvider)? = nil) throws -> AuthenticationManager {
-        try makeManager(provider: provider, transport: makeTransport())
+    func makeManager(transport: CurlTransport? = nil) throws -> AuthenticationManager {
+        try Self.makeManager(store: store, verbose: verbose, transport: transport ?? makeTransport())
     }
 
-    /// The transport the manager sends through (the CLI's probes use it directly).
+    /// The transport the manager sends through (`login --url` probes with it directly).
     func makeTransport() -> CurlTransport {
         Self.makeTransport(cacert: cacert)
     }
@@ -90,17 +88,9 @@ struct GlobalOptions: ParsableArguments {
         CurlTransport(configuration: TransportConfiguration(caBundlePath: caBundlePath(cacert: cacert)))
     }
 
-    func makeManager(provider: (any UsernamePasswordProvider)?, transport: CurlTransport) throws -> AuthenticationManager {
-        try Self.makeManager(store: store, verbose: verbose, provider: provider, transport: transport)
-    }
-
-    /// ``makeManager(provider:)`` from the option values (`nil`: not given), for the `token`
-    /// fast path, which reads them without the argument parser.
-    static func makeManager(store: String?, cacert: String?, verbose: Int, provider: (any UsernamePasswordProvider)? = nil) throws -> AuthenticationManager {
-        try makeManager(store: store, verbose: verbose, provider: provider, transport: makeTransport(cacert: cacert))
-    }
-
-    static func makeManager(store: String?, verbose: Int, provider: (any UsernamePasswordProvider)?, transport: CurlTransport) throws -> AuthenticationManager {
+    /// ``makeManager(transport:)`` from the option values (`nil`: not given), for the `token`
+    /// fast path too, which reads them without the argument parser.
+    static func makeManager(store: String?, verbose: Int, transport: CurlTransport) throws -> AuthenticationManager {
         bootstrapLogging(verbose: verbose)
         let backend = try storeChoice(store: store).kind.makeBackend()
         let manager = AuthenticationManager(backend: backend, transport: transport, logger: Logger(label: "portal-auth"))
@@ -110,7 +100,7 @@ struct GlobalOptions: ParsableArguments {
         manager.register(CertificateHandler())
         manager.register(PasswordHandler(provider: TerminalNetworkPasswordProvider()))
         manager.register(PregeneratedTokenHandler())
-        manager.register(TokenAuthenticationHandler(provider: provider ?? TerminalPasswordProvider()))
+        manager.register(TokenAuthenticationHandler(provider: TerminalPasswordProvider()))
         // Stored OAuth credentials renew themselves; a new browser sign-in only starts on a terminal.
         manager.register(OAuthUserHandler(userAgent: TerminalAuthorizationUserAgent(allowed: stdinIsTerminal, hint: "portal-auth login --portal URL --client-id ID")))
         manager.register(OAuthApplicationHandler())
@@ -133,8 +123,7 @@ func runReportingErrors(_ body: () async throws -> Void) async throws {
     } catch let error as PortalAuthError {
         throw ExitCode(report(error))
     } catch let challenge as TransportChallengeError {
-        printError(challenge.error.message)
-        throw ExitCode(exitCode(for: challenge.error.code))
+        throw ExitCode(report(challenge.error))
     }
 }
 
@@ -142,7 +131,7 @@ func runReportingErrors(_ body: () async throws -> Void) async throws {
 /// and returns the exit code that goes with it.
 func report(_ error: PortalAuthError) -> Int32 {
     printError(error.message)
-    if ProcessInfo.processInfo.environment["PORTAL_AUTH_DEBUG_ERRORS"] != nil { printError(error.detailedDescription) }
+    if environmentVariable("PORTAL_AUTH_DEBUG_ERRORS") != nil { printError(error.detailedDescription) }
     return exitCode(for: error.code)
 }
 

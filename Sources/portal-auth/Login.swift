@@ -118,7 +118,8 @@ struct Login: AsyncParsableCommand {
             }
             // Options the file has its own keys for would be ambiguous: refuse them rather than pick one.
             let conflicting = [("--expiration", expiration != nil), ("--timeout", timeout != nil), ("--redirect-url", redirectURL != nil),
-                               ("--oob", oob), ("--password-stdin", passwordStdin), ("--referer", referer != nil), ("--expires-in", expiresIn != nil)]
+                               ("--oob", oob), ("--password-stdin", passwordStdin), ("--referer", referer != nil), ("--expires-in", expiresIn != nil),
+                               ("--p12", p12 != nil), ("--kerberos", kerberos), ("--allow-basic-over-http", allowBasicOverHttp)]
                 .filter(\.1).map(\.0)
             if !conflicting.isEmpty {
                 throw ValidationError("\(conflicting.joined(separator: ", ")) cannot be combined with --config: set the matching key in the file instead (see config/README.md)")
@@ -134,7 +135,7 @@ struct Login: AsyncParsableCommand {
         case .clientCertificate, .kerberosTicket:
             let what = mode == .clientCertificate ? "--p12" : "--kerberos"
             guard url != nil, portal == nil else { throw ValidationError("\(what) needs --url URL (the https server to present it to)") }
-            guard config == nil, clientID == nil, !tokenStdin else { throw ValidationError("\(what) cannot be combined with --config, --client-id or --token-stdin") }
+            guard clientID == nil, !tokenStdin else { throw ValidationError("\(what) cannot be combined with --client-id or --token-stdin") }
             if mode == .clientCertificate, username != nil { throw ValidationError("--p12 signs in with the certificate: drop --username") }
             if mode == .kerberosTicket, passwordStdin { throw ValidationError("--kerberos uses your ticket and no password: drop --password-stdin (or drop --kerberos and give --username)") }
             if mode == .clientCertificate, kerberos { throw ValidationError("--p12 and --kerberos cannot be used together") }
@@ -244,7 +245,7 @@ struct Login: AsyncParsableCommand {
         let target = try parseURL(portal ?? url!)
         let context = try ServerContext(url: target)
         let transport = global.makeTransport()
-        let manager = try global.makeManager(provider: nil, transport: transport)
+        let manager = try global.makeManager(transport: transport)
         // Fail on an unusable store before the password goes anywhere.
         try manager.arcGISCredentialStore.backend.checkAvailable()
         // --url: a server secured at the web tier answers 401; anything else signs in with a token.
@@ -297,7 +298,7 @@ struct Login: AsyncParsableCommand {
         guard let principal = KerberosTicket.current() else {
             throw PortalAuthError(.secretMissing, "you have no Kerberos ticket (klist shows none, or it expired): run kinit, or sign in with --username USER --password-stdin")
         }
-        let credential = try PasswordCredential(host: host, realm: nil, username: principal, password: "", schemes: [.negotiate])
+        let credential = PasswordCredential.kerberosTicket(host: host, realm: nil, principal: principal)
         try await manager.signIn(with: credential, verifying: target)
         output("Signed in to \(host) as \(principal) with your Kerberos ticket (Negotiate); renew it with kinit (stored in \(manager.networkCredentialStore.backend.name)).")
     }

@@ -24,11 +24,8 @@ struct Logout: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: ArgumentHelp("The portal or server to sign out of.", valueName: "url"))
+    @Option(name: [.customLong("portal"), .customLong("url")], help: ArgumentHelp("The portal or server to sign out of (--url: the same, for servers signed in to with login --url).", valueName: "url"))
     var portal: String?
-
-    @Option(help: ArgumentHelp("The same as --portal, for servers signed in to with login --url.", valueName: "url"))
-    var url: String?
 
     @Flag(help: "Sign out of everything: every portal-auth credential in the store.")
     var all = false
@@ -40,8 +37,7 @@ struct Logout: AsyncParsableCommand {
     var noBrowser = false
 
     func validate() throws {
-        if all && (portal != nil || url != nil) { throw ValidationError("--all and --portal/--url cannot be used together") }
-        if portal != nil && url != nil { throw ValidationError("give --portal or --url, not both") }
+        if all && portal != nil { throw ValidationError("--all and --portal/--url cannot be used together") }
     }
 
     func run() async throws {
@@ -55,7 +51,6 @@ struct Logout: AsyncParsableCommand {
                 output("Removed \(removed) credential\(removed == 1 ? "" : "s") from the \(manager.arcGISCredentialStore.backend.name) store.")
                 return
             }
-            let portal = self.portal ?? self.url
             if proxy, portal == nil, try await manager.arcGISCredentialStore.summaries().isEmpty {
                 // Only a proxy is signed in: sign out of it (them).
                 try await signOutOfProxies(manager, url: nil)

@@ -72,6 +72,16 @@ func promptVisible(_ prompt: String) throws -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
+/// Asks on the terminal for a username (unless known) and a password for `place`; nil when no
+/// username is typed. Callers check first that stdin is a terminal.
+func promptUsernameAndPassword(place: String, realm: String = "", user: String?) throws -> (username: String, password: String)? {
+    let name = try user ?? promptVisible("Username for \(place)\(realm): ")
+    guard !name.isEmpty else { return nil }
+    let password = try promptHidden("Password for \(name) @ \(place): ")
+    guard !password.isEmpty else { throw PortalAuthError(.secretMissing, "no password was typed for \(name) @ \(place)") }
+    return (name, password)
+}
+
 /// The CLI's provider: asks on the terminal when stdin is one, and otherwise fails with the
 /// command to run (scripts never hang on a prompt).
 struct TerminalPasswordProvider: UsernamePasswordProvider {
@@ -82,22 +92,7 @@ struct TerminalPasswordProvider: UsernamePasswordProvider {
         guard stdinIsTerminal else {
             throw PortalAuthError(.authenticationRequired, "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and stdin is not a terminal: run portal-auth login --portal \(challenge.serverContext.url) --username \(user ?? "USER") --password-stdin")
         }
-        let name = try user ?? promptVisible("Username for \(challenge.serverContext): ")
-        guard !name.isEmpty else { return nil }
-        let password = try promptHidden("Password for \(name) @ \(challenge.serverContext): ")
-        guard !password.isEmpty else {
-            throw PortalAuthError(.secretMissing, "no password was typed for \(name) @ \(challenge.serverContext)")
-        }
-        return (name, password)
-    }
-}
-
-/// A provider with a username from the command line and a password read once (stdin or prompt).
-struct FixedPasswordProvider: UsernamePasswordProvider {
-    let username: String
-    let password: String
-    func usernameAndPassword(for challenge: ArcGISAuthenticationChallenge) async throws -> (username: String, password: String)? {
-        (username, password)
+        return try promptUsernameAndPassword(place: challenge.serverContext.description, user: user)
     }
 }
 
@@ -105,18 +100,13 @@ struct FixedPasswordProvider: UsernamePasswordProvider {
 /// otherwise fails with the command to run.
 struct TerminalNetworkPasswordProvider: NetworkPasswordProvider {
     func usernameAndPassword(for challenge: NetworkAuthenticationChallenge) async throws -> (username: String, password: String)? {
-        let place = "\(challenge.host.host):\(challenge.host.port)"
         let user = challenge.previousCredential?.username
         guard stdinIsTerminal else {
             throw PortalAuthError(.authenticationRequired, "\(challenge.message) and stdin is not a terminal: run portal-auth login --url \(URLRedaction.redact(challenge.requestURL.absoluteString)) --username \(user ?? "USER") --password-stdin")
         }
         var realm = ""
         if case .httpAuthentication(_, let named?) = challenge.kind { realm = " (realm \"\(named)\")" }
-        let name = try user ?? promptVisible("Username for \(place)\(realm): ")
-        guard !name.isEmpty else { return nil }
-        let password = try promptHidden("Password for \(name) @ \(place): ")
-        guard !password.isEmpty else { throw PortalAuthError(.secretMissing, "no password was typed for \(name) @ \(place)") }
-        return (name, password)
+        return try promptUsernameAndPassword(place: "\(challenge.host.host):\(challenge.host.port)", realm: realm, user: user)
     }
 }
 

@@ -39,8 +39,9 @@ struct Token: AsyncParsableCommand {
             do {
                 credential = try await manager.credential(for: target, interactive: stdinIsTerminal && proxy == nil)
             } catch let error as PortalAuthError where error.code == .noCredential || error.code == .authenticationRequired {
+                // (json, header and env asked for the proxy's credential already.)
                 var usable = proxy
-                if usable == nil { usable = try await manager.proxyCredential(for: target) }
+                if usable == nil, format == .plain { usable = try await manager.proxyCredential(for: target) }
                 guard let usable else { throw error }
                 output(render(nil, proxy: usable))
                 return

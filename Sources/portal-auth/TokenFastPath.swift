@@ -82,7 +82,7 @@ enum TokenFastPath {
         if let off = environmentVariable("PORTAL_AUTH_NO_FAST_PATH"), !off.isEmpty { return false }
         guard let request = parse(arguments) else { return false }
         do {
-            let manager = try GlobalOptions.makeManager(store: request.store, cacert: nil, verbose: 0)
+            let manager = try GlobalOptions.makeManager(store: request.store, verbose: 0, transport: GlobalOptions.makeTransport(cacert: nil))
             let url = try parseURL(request.url)
             if request.format != .plain, try manager.proxyCredentialStore.readCredential(for: url) != nil { return false }
             guard let credential = try manager.readyStoredCredential(for: url) else { return false }

@@ -37,10 +37,9 @@ struct Trust: AsyncParsableCommand {
     func run() async throws {
         try await runReportingErrors {
             let host = try parseHostArgument(server)
-            let transport = global.makeTransport()
-            let manager = try global.makeManager(provider: nil, transport: transport)
+            let manager = try global.makeManager()
             try manager.networkCredentialStore.backend.checkAvailable()
-            let report = try await transport.serverCertificate(host: host.host, port: host.port)
+            let report = try await manager.transport.serverCertificate(host: host.host, port: host.port)
             let details = describeCertificate(report)
             guard report.failure != nil else {
                 output(details)
