@@ -146,12 +146,16 @@ int pa_crypto_enable_legacy(char *err, size_t errlen) {
     return legacy_status;
 }
 
-static void last_error(char *err, size_t errlen, const char *fallback) {
+/* Empties OpenSSL's error queue into err (its innermost reason, the last one; fallback when
+ * empty) and returns that error's code. */
+static unsigned long last_error(char *err, size_t errlen, const char *fallback) {
     unsigned long code = api.err_get(), next;
-    while ((next = api.err_get()) != 0) code = next; /* the innermost reason is the last one */
-    if (!err || !errlen) return;
-    if (code) api.err_string(code, err, errlen);
-    else snprintf(err, errlen, "%s", fallback);
+    while ((next = api.err_get()) != 0) code = next;
+    if (err && errlen) {
+        if (code) api.err_string(code, err, errlen);
+        else snprintf(err, errlen, "%s", fallback);
+    }
+    return code;
 }
 
 static long long epoch(const ASN1_TIME *time) {
@@ -241,12 +245,9 @@ int pa_pkcs12_inspect(const unsigned char *data, size_t n, const char *password,
     int parsed = api.pkcs12_parse(p12, pass, &key, &cert, &chain);
     api.pkcs12_free(p12);
     if (!parsed) {
-        unsigned long code = 0, next;
-        while ((next = api.err_get()) != 0) code = next;
-        if (err && errlen) {
-            if (code) api.err_string(code, err, errlen); else snprintf(err, errlen, "PKCS12_parse failed");
-        }
-        int unsupported = ERR_GET_REASON(code) == EVP_R_UNSUPPORTED_ALGORITHM || (err && strstr(err, "unsupported"));
+        unsigned long code = last_error(err, errlen, "PKCS12_parse failed");
+        /* A cipher no loaded provider implements (RC2 and friends without the legacy provider). */
+        int unsupported = ERR_GET_REASON(code) == ERR_R_UNSUPPORTED || ERR_GET_REASON(code) == EVP_R_UNSUPPORTED_ALGORITHM;
         if (unsupported && !have_legacy && err && errlen) snprintf(err, errlen, "%s", legacy);
         return unsupported ? PA_P12_UNSUPPORTED : PA_P12_CORRUPT;
     }

@@ -66,12 +66,12 @@ const char *pa_transfer_error(const pa_transfer *t);
 /* Wipes the body buffer (it may hold a token) before the transfer is reused. */
 void pa_transfer_wipe(pa_transfer *t);
 
-/* Multi: the next finished transfer, if any. Returns 1 and fills easy/result, else 0. */
 /* Connects to url and completes the TLS handshake without sending an HTTP request, then copies the
  * PEM of the server's own (leaf) certificate into *pem (malloc'd; the caller frees it; NULL when
  * none was seen). verify=0 skips chain and host checks, for inspection only: nothing is sent.
  * cainfo may be NULL. Returns the CURLcode of the handshake; err (CURL_ERROR_SIZE) gets its text. */
 CURLcode pa_curl_peer_certificate(const char *url, const char *cainfo, int verify, long timeout_ms, char **pem, char *err);
+/* Multi: the next finished transfer, if any. Returns 1 and fills easy/result, else 0. */
 int pa_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result);
 
 static inline CURLcode pa_easy_setopt_long(CURL *h, CURLoption o, long v) { return pa_curl.easy_setopt(h, o, v); }
