@@ -47,12 +47,6 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     /// Whether the password is held in memory (so the token can be regenerated silently).
     public var hasPassword: Bool { password != nil }
 
-    /// True for arcgis.com and its subdomains (an ArcGIS Online organization signs in through
-    /// www.arcgis.com's token service); "evilarcgis.com" is not one of them.
-    static func isArcGISOnline(_ host: String) -> Bool {
-        host == "arcgis.com" || host.hasSuffix(".arcgis.com")
-    }
-
     /// Generates a token: `POST {tokenServiceURL}` with `username`, `password`, `client=referer`,
     /// `referer`, `expiration` and `f=json`, over HTTPS only.
     ///
@@ -63,13 +57,9 @@ public struct TokenCredential: ArcGISCredential, Equatable {
                                 services: AuthenticationServices) async throws -> TokenCredential {
         guard !username.isEmpty else { throw PortalAuthError(.invalidArgument, "the username is empty: give one with --username") }
         guard !password.isEmpty else { throw PortalAuthError(.secretMissing, "the password is empty: pipe it to --password-stdin or type it at the prompt") }
-        // The password goes only to the server's own host (ArcGIS Online orgs use www.arcgis.com's service).
-        // Same scheme, host and port: another port on the host is another server.
-        let serviceHost = tokenServiceURL.host(percentEncoded: false)?.lowercased() ?? ""
-        let service = try? ServerContext.host(of: tokenServiceURL)
-        let sameHost = service.map { $0.host == serverContext.host && $0.port == serverContext.port && $0.scheme == serverContext.scheme } ?? false
-        guard sameHost || (Self.isArcGISOnline(serviceHost) && Self.isArcGISOnline(serverContext.host)) else {
-            throw PortalAuthError(.insecureTransport, "refusing to send the password for \(serverContext) to \(service.map { "\($0.host):\($0.port)" } ?? serviceHost): the token service is not on the server's host and port; sign in at that server directly")
+        // The password goes only to the server's own scheme, host and port (or ArcGIS Online's service).
+        guard serverContext.acceptsTokenService(tokenServiceURL) else {
+            throw PortalAuthError(.insecureTransport, "refusing to send the password for \(serverContext) to \(ServerContext.describe(tokenServiceURL)): the token service is not on the server's host and port; sign in at that server directly")
         }
         var parameters = [("username", username), ("password", password)]
         if let referer { parameters += [("client", "referer"), ("referer", referer)] } else { parameters.append(("client", "requestip")) }

@@ -342,9 +342,9 @@ import Testing
     }
 
     @Test func arcGISOnlineOrganizationsUseTheSharedTokenService() {
-        #expect(TokenCredential.isArcGISOnline("www.arcgis.com"))
-        #expect(TokenCredential.isArcGISOnline("myorg.maps.arcgis.com"))
-        #expect(!TokenCredential.isArcGISOnline("evilarcgis.com"))
-        #expect(!TokenCredential.isArcGISOnline("arcgis.com.evil.net"))
+        #expect(ServerContext.isArcGISOnline("www.arcgis.com"))
+        #expect(ServerContext.isArcGISOnline("myorg.maps.arcgis.com"))
+        #expect(!ServerContext.isArcGISOnline("evilarcgis.com"))
+        #expect(!ServerContext.isArcGISOnline("arcgis.com.evil.net"))
     }
 }

@@ -59,22 +59,16 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
         case 3:
             throw PortalAuthError(.keyringLocked, "the keyring's default collection is locked: unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file")
         default:
-            throw PortalAuthError(.keyringUnavailable, "no Secret Service on the D-Bus session bus (\(Self.text(error.message))): start one, for example gnome-keyring-daemon --start --components=secrets, or choose --store file", cause: cause(error))
-        }
-    }
-
-    static func text<T>(_ tuple: T) -> String {
-        withUnsafeBytes(of: tuple) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            throw PortalAuthError(.keyringUnavailable, "no Secret Service on the D-Bus session bus (\(CString.text(error.message))): start one, for example gnome-keyring-daemon --start --components=secrets, or choose --store file", cause: cause(error))
         }
     }
 
     static func cause(_ error: pa_secret_error) -> PortalAuthError.Cause {
-        .gError(domain: text(error.domain_name), code: error.code, message: text(error.message))
+        .gError(domain: CString.text(error.domain_name), code: error.code, message: CString.text(error.message))
     }
 
     private static func failure(_ what: String, _ error: pa_secret_error) -> PortalAuthError {
-        PortalAuthError(.storeFailure, "the keyring could not \(what) (\(text(error.message))): run portal-auth doctor", cause: cause(error))
+        PortalAuthError(.storeFailure, "the keyring could not \(what) (\(CString.text(error.message))): run portal-auth doctor", cause: cause(error))
     }
 
     // MARK: Attributes
@@ -139,7 +133,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
                 // An item another process replaced between the Secret Service's search and
                 // libsecret's loading of it has vanished: search again (a few times at most).
                 var attempts = 1
-                while found == nil, attempts < 5, Self.text(error.message).contains("No such secret item") {
+                while found == nil, attempts < 5, CString.text(error.message).contains("No such secret item") {
                     attempts += 1
                     error = pa_secret_error()
                     found = pa_secret_search(table, withSecrets ? 1 : 0, &error)

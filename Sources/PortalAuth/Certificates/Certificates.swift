@@ -31,9 +31,6 @@ public struct CertificateSummary: Sendable, Equatable, Codable {
         self.publicKeyPin = publicKeyPin
     }
 
-    /// Whether the certificate names itself as its issuer.
-    public var isSelfIssued: Bool { subject == issuer }
-
     /// Whether `date` is outside the validity period.
     public func isExpired(at date: Date = Date()) -> Bool { date > notAfter || date < notBefore }
 
@@ -57,10 +54,8 @@ public struct CertificateSummary: Sendable, Equatable, Codable {
     init(_ info: pa_x509_info) throws {
         let der = Array(UnsafeBufferPointer(start: info.der, count: info.der_len))
         let spki = withUnsafeBytes(of: info.spki_sha256) { Array($0) }
-        var subject = info.subject
-        var issuer = info.issuer
-        self.init(subject: withUnsafeBytes(of: &subject) { CString.text(Array($0)) },
-                  issuer: withUnsafeBytes(of: &issuer) { CString.text(Array($0)) },
+        self.init(subject: CString.text(info.subject),
+                  issuer: CString.text(info.issuer),
                   notBefore: Date(timeIntervalSince1970: TimeInterval(info.not_before)),
                   notAfter: Date(timeIntervalSince1970: TimeInterval(info.not_after)),
                   sha256Fingerprint: PortalAuthCrypto.hex(try PortalAuthCrypto.sha256(der), separator: ":"),
@@ -73,16 +68,14 @@ public struct CertificateSummary: Sendable, Equatable, Codable {
         var digits = text.trimmedWhitespace.uppercased()
         if digits.hasPrefix("SHA256:") { digits.removeFirst(7) }
         if digits.hasPrefix("SHA256 FINGERPRINT=") { digits.removeFirst(19) }
-        digits = String(digits.filter { $0 != ":" })
-        guard digits.count == 64, digits.allSatisfy({ $0.isHexDigit }) else { return nil }
-        var pairs: [String] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            pairs.append(String(digits[index..<next]))
-            index = next
+        let hex = Array(digits.filter { $0 != ":" })
+        guard hex.count == 64, hex.allSatisfy(\.isHexDigit) else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: 64, by: 2) {
+            guard let byte = UInt8(String(hex[index...index + 1]), radix: 16) else { return nil }
+            bytes.append(byte)
         }
-        return pairs.joined(separator: ":")
+        return PortalAuthCrypto.hex(bytes, separator: ":")
     }
 }
 
@@ -156,16 +149,5 @@ public struct ServerCertificateReport: Sendable, Equatable {
         self.certificate = certificate
         self.failure = failure
         self.failureText = failureText
-    }
-}
-
-enum CString {
-    /// The text before the first NUL of a C buffer.
-    static func text(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    static func text(_ buffer: [UInt8]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
     }
 }

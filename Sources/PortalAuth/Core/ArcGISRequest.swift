@@ -163,14 +163,15 @@ public struct AuthenticationServices: Sendable {
     /// endpoint (`/sharing/rest/info` for a portal, `/rest/info` for an ArcGIS Server), or the
     /// conventional URL when the info cannot be read.
     ///
-    /// Passwords go to the token service, so one named on another host (`scheme://host:port`)
-    /// than the server context's is not used: the conventional URL on the context's own host is.
-    /// (A portal behind a reverse proxy or web adaptor often names its internal address.)
+    /// Passwords go to the token service, so one the context would not send them to (see
+    /// ``ServerContext/acceptsTokenService(_:)``) is not used: the conventional URL on the
+    /// context's own host is. (A portal behind a reverse proxy or web adaptor often names its
+    /// internal address.)
     public func tokenServiceURL(for context: ServerContext, isPortal: Bool = true) async -> URL {
         let conventional = URL(string: context.url + (isPortal ? "/sharing/rest/generateToken" : "/tokens/generateToken"))!
         let infoURL = URL(string: context.url + (isPortal ? "/sharing/rest/info" : "/rest/info"))!
         if let info = try? await getJSON(infoURL), let string = info["authInfo"]?["tokenServicesUrl"]?.stringValue, let url = URL(string: string) {
-            guard let named = try? ServerContext.host(of: url), let own = try? ServerContext.host(of: conventional), named == own else {
+            guard context.acceptsTokenService(url) else {
                 logger.warning("ignoring a token service on another host", metadata: ["server": "\(context)", "named": "\(ServerContext.describe(url))"])
                 return conventional
             }

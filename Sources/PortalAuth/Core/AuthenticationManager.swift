@@ -119,7 +119,7 @@ public final class AuthenticationManager: Sendable {
         if let preset {
             // The server's refusal of a credential being registered is final, not a new challenge.
             provisional.append(preset)
-            for category in preset.categories { answeredNetwork.insert("\(preset.credential.host.url) \(category)") }
+            for category in preset.categories { answeredNetwork.insert("\(preset.credential.host.url) \(category.rawValue)") }
         }
         var answeredProxy = Set<String>()
         _ = try ServerContext.host(of: url)
@@ -174,7 +174,7 @@ public final class AuthenticationManager: Sendable {
                 throw error
             }
             if let (kind, error) = networkDemand {
-                let key = "\(host.url) \(kind.category)"
+                let key = "\(host.url) \(kind.category.rawValue)"
                 guard !answeredNetwork.contains(key) else {
                     forgetNetworkAnswers(provisional.filter { $0.categories.contains(kind.category) })
                     if case .clientCertificate = kind {
@@ -224,9 +224,9 @@ public final class AuthenticationManager: Sendable {
             }
 
             if response.status == 401, let offered = HTTPAuthenticationHeader.parse(response.headers(named: "WWW-Authenticate")) {
-                let key = "\(host.url) http-auth"
+                let key = "\(host.url) \(NetworkCredentialCategory.httpAuthentication.rawValue)"
                 if answeredNetwork.contains(key) {
-                    forgetNetworkAnswers(provisional.filter { $0.categories.contains("http-auth") })
+                    forgetNetworkAnswers(provisional.filter { $0.categories.contains(.httpAuthentication) })
                     throw PortalAuthError(.authenticationFailed, "\(host.host):\(host.port) refused the username and password (HTTP 401 again right after they were given): the password or user name is wrong; nothing was stored", cause: .httpStatus(401))
                 }
                 let kind = NetworkAuthenticationChallenge.Kind.httpAuthentication(schemes: offered.schemes, realm: offered.realm)
@@ -461,7 +461,7 @@ public final class AuthenticationManager: Sendable {
     /// Gets a server token from the owning portal with the portal token and caches it.
     func federate(server: ServerContext, portal: any ArcGISCredential, tokenServiceURL: URL?) async throws -> any ArcGISCredential {
         let credential: FederatedTokenCredential
-        if server.host.hasSuffix(".arcgis.com"), portal.serverContext.host == "arcgis.com" || portal.serverContext.host.hasSuffix(".arcgis.com") {
+        if server.host.hasSuffix(".arcgis.com"), ServerContext.isArcGISOnline(portal.serverContext.host) {
             // ArcGIS Online hosted services accept the portal token itself.
             credential = FederatedTokenCredential(serverContext: server, portal: portal.serverContext, tokenInfo: portal.tokenInfo, username: portal.username, referer: portal.referer)
         } else {
@@ -521,7 +521,7 @@ public final class AuthenticationManager: Sendable {
                                          used: [ProvisionalNetworkCredential], sent: TransportOptions) async throws -> ProvisionalNetworkCredential {
         let category = challenge.kind.category
         let refused = sent.only(category)
-        let recentKey = "\(challenge.host.url) \(category)"
+        let recentKey = "\(challenge.host.url) \(category.rawValue)"
         if let recent = recentNetworkAnswers.withLock({ $0[recentKey] }), !used.contains(where: { $0 === recent }), recent.options.only(category) != refused {
             return recent
         }
@@ -547,12 +547,12 @@ public final class AuthenticationManager: Sendable {
     /// a certificate came back), a password once the answer is neither a 401 nor another error.
     private func commitAccepted(_ provisional: [ProvisionalNetworkCredential], by response: HTTPResponse) async throws -> [ProvisionalNetworkCredential] {
         guard !provisional.isEmpty else { return provisional }
-        var refused = Set<String>()
-        if response.httpAuthenticationOffer != nil { refused.insert("http-auth") }
-        if response.demandsClientCertificate { refused.insert("client-certificate") }
+        var refused = Set<NetworkCredentialCategory>()
+        if response.httpAuthenticationOffer != nil { refused.insert(.httpAuthentication) }
+        if response.demandsClientCertificate { refused.insert(.clientCertificate) }
         var pending: [ProvisionalNetworkCredential] = []
         for fresh in provisional {
-            let acceptedInHandshake = fresh.categories.isSubset(of: ["server-trust", "client-certificate"])
+            let acceptedInHandshake = fresh.categories.isSubset(of: [.serverTrust, .clientCertificate])
             guard fresh.categories.isDisjoint(with: refused), acceptedInHandshake || response.status < 400 else {
                 pending.append(fresh)
                 continue
@@ -573,15 +573,7 @@ public final class AuthenticationManager: Sendable {
     /// The credential among `credentials` whose options answer challenges of `kind` (the one that
     /// was used and refused), if any.
     static func contributor(of kind: NetworkAuthenticationChallenge.Kind, among credentials: [any NetworkCredential]) -> (any NetworkCredential)? {
-        credentials.last { credential in
-            var options = TransportOptions()
-            credential.apply(to: &options)
-            switch kind {
-            case .httpAuthentication: return options.httpAuthentication != nil
-            case .clientCertificate: return options.clientCertificate != nil
-            case .serverTrust: return options.pinnedPublicKey != nil
-            }
-        }
+        credentials.last { NetworkCredentialCategory.of($0).contains(kind.category) }
     }
 
     /// A network credential's registration with the server: sends `url` with `credential` and
@@ -815,8 +807,8 @@ final class ProvisionalNetworkCredential: Sendable {
     let credential: any NetworkCredential
     /// What it contributes to a request.
     let options: TransportOptions
-    /// What it answers: `http-auth`, `client-certificate`, `server-trust`.
-    let categories: Set<String>
+    /// What it answers.
+    let categories: Set<NetworkCredentialCategory>
     private let stored: Mutex<Bool>
 
     init(_ credential: any NetworkCredential, alreadyStored: Bool = false) {
@@ -824,11 +816,7 @@ final class ProvisionalNetworkCredential: Sendable {
         var options = TransportOptions()
         credential.apply(to: &options)
         self.options = options
-        var categories = Set<String>()
-        if options.httpAuthentication != nil { categories.insert("http-auth") }
-        if options.clientCertificate != nil { categories.insert("client-certificate") }
-        if options.pinnedPublicKey != nil { categories.insert("server-trust") }
-        self.categories = categories
+        self.categories = NetworkCredentialCategory.of(options)
         self.stored = Mutex(alreadyStored)
     }
 
@@ -841,24 +829,47 @@ final class ProvisionalNetworkCredential: Sendable {
     }
 }
 
+/// What a network credential answers: the three kinds of network challenge.
+enum NetworkCredentialCategory: String, Sendable, Hashable {
+    case httpAuthentication = "http-auth"
+    case clientCertificate = "client-certificate"
+    case serverTrust = "server-trust"
+
+    /// The categories transport options answer.
+    static func of(_ options: TransportOptions) -> Set<NetworkCredentialCategory> {
+        var categories = Set<NetworkCredentialCategory>()
+        if options.httpAuthentication != nil { categories.insert(.httpAuthentication) }
+        if options.clientCertificate != nil { categories.insert(.clientCertificate) }
+        if options.pinnedPublicKey != nil { categories.insert(.serverTrust) }
+        return categories
+    }
+
+    /// The categories a credential answers.
+    static func of(_ credential: any NetworkCredential) -> Set<NetworkCredentialCategory> {
+        var options = TransportOptions()
+        credential.apply(to: &options)
+        return of(options)
+    }
+}
+
 extension TransportOptions {
-    /// Only the part that answers challenges of `category` (`http-auth`, `client-certificate`, `server-trust`).
-    func only(_ category: String) -> TransportOptions {
+    /// Only the part that answers challenges of `category`.
+    func only(_ category: NetworkCredentialCategory) -> TransportOptions {
         switch category {
-        case "http-auth": return TransportOptions(httpAuthentication: httpAuthentication)
-        case "client-certificate": return TransportOptions(clientCertificate: clientCertificate)
-        default: return TransportOptions(pinnedPublicKey: pinnedPublicKey)
+        case .httpAuthentication: return TransportOptions(httpAuthentication: httpAuthentication)
+        case .clientCertificate: return TransportOptions(clientCertificate: clientCertificate)
+        case .serverTrust: return TransportOptions(pinnedPublicKey: pinnedPublicKey)
         }
     }
 }
 
 extension NetworkAuthenticationChallenge.Kind {
-    /// `http-auth`, `client-certificate` or `server-trust`: what a credential answers.
-    var category: String {
+    /// What a credential must answer for this challenge.
+    var category: NetworkCredentialCategory {
         switch self {
-        case .httpAuthentication: return "http-auth"
-        case .clientCertificate: return "client-certificate"
-        case .serverTrust: return "server-trust"
+        case .httpAuthentication: return .httpAuthentication
+        case .clientCertificate: return .clientCertificate
+        case .serverTrust: return .serverTrust
         }
     }
 }

@@ -87,10 +87,7 @@ final class CredentialStoreEngine: Sendable {
     }
 
     func lookup(server: String) async throws -> (any StorableCredential)? {
-        let backend = self.backend
-        let query = CredentialQuery(store: storeName, server: server)
-        guard let secret = try await BlockingIO.run(backend.isBlocking, { try backend.lookup(query) }) else { return nil }
-        return try decode(secret, server: server)
+        try await BlockingIO.run(backend.isBlocking) { try self.lookupOnCallingThread(server: server) }
     }
 
     /// ``lookup(server:)`` on the calling thread (which it blocks on a blocking backend).
@@ -100,11 +97,7 @@ final class CredentialStoreEngine: Sendable {
     }
 
     func search(_ query: CredentialQuery) async throws -> [(CredentialAttributes, any StorableCredential)] {
-        let backend = self.backend
-        var query = query
-        query.store = storeName
-        let items = try await BlockingIO.run(backend.isBlocking, { [query] in try backend.search(query, withSecrets: true) })
-        return decodeReadable(items)
+        try await BlockingIO.run(backend.isBlocking) { try self.searchOnCallingThread(query) }
     }
 
     /// ``search(_:)`` on the calling thread (which it blocks on a blocking backend).

@@ -10,7 +10,7 @@ public enum PortalAuthCrypto {
     static func load() throws {
         var buffer = [CChar](repeating: 0, count: 512)
         if pa_crypto_load(&buffer, buffer.count) != 0 {
-            let reason = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let reason = CString.text(buffer)
             throw PortalAuthError(.libraryUnavailable, "OpenSSL's libcrypto could not be loaded (\(reason)): install it with apt-get install libssl3", cause: .openSSL(message: reason))
         }
     }

@@ -39,6 +39,20 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
         try self.init(url: url)
     }
 
+    /// Whether a token service at `url` may receive this context's passwords: it is on the same
+    /// scheme, host and port, or both are in ArcGIS Online (an organization signs in through
+    /// www.arcgis.com's token service; "evilarcgis.com" is not ArcGIS Online).
+    public func acceptsTokenService(_ url: URL) -> Bool {
+        guard let service = try? ServerContext.host(of: url) else { return false }
+        if service.scheme == scheme, service.host == host, service.port == port { return true }
+        return service.scheme == "https" && Self.isArcGISOnline(service.host) && Self.isArcGISOnline(host)
+    }
+
+    /// True for arcgis.com and its subdomains; "evilarcgis.com" is not one of them.
+    public static func isArcGISOnline(_ host: String) -> Bool {
+        host == "arcgis.com" || host.hasSuffix(".arcgis.com")
+    }
+
     /// The host-level context of a URL (`scheme://host:port`), as network credentials use it.
     public static func host(of url: URL) throws -> ServerContext {
         let parts = try parts(of: url)

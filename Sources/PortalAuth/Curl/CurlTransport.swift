@@ -40,7 +40,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
     static func loadLibcurl() throws {
         var buffer = [CChar](repeating: 0, count: 512)
         if pa_curl_load(&buffer, buffer.count) != 0 {
-            let reason = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let reason = CString.text(buffer)
             throw PortalAuthError(.libraryUnavailable, "libcurl could not be loaded (\(reason)): install it with apt-get install libcurl4", cause: .other(reason))
         }
     }
