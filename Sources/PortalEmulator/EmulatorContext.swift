@@ -28,8 +28,6 @@ final class EmulatorContext: Sendable {
     let grants = OAuthGrants()
     /// The emulated Entra ID's tokens, codes and refresh tokens.
     let entra = EntraTokens()
-    /// Scopes asked for at Entra authorize time, by code.
-    let entraScopes = ScopeBook()
     /// Request counters.
     let counters = CounterBook()
     /// Injected faults.
@@ -88,6 +86,11 @@ final class EmulatorContext: Sendable {
     /// Revokes a refresh token (and the access tokens issued from it) or an access token.
     func revoke(_ token: String) {
         tokens.revoke(token, isRefreshToken: grants.revokeRefreshToken(token))
+    }
+
+    /// Revokes every refresh token and the access tokens issued from them.
+    func revokeAllRefreshTokens() {
+        for token in grants.revokeAllRefreshTokens() { tokens.revoke(token, isRefreshToken: true) }
     }
 
     /// The user with this name (case-insensitive), if any.

@@ -33,7 +33,7 @@ public final class PortalEmulator: Sendable {
     /// Entra Application Proxy (every request needs an Entra bearer token), when it runs.
     public var proxyBaseURL: String? { context.urls.proxyBaseURL }
     /// The emulated Entra ID's v2.0 endpoints: `{entraBaseURL}/authorize`, `/token`, `/logout`.
-    public var entraBaseURL: String { context.urls.baseURL + "/entra/\(context.configuration.entraTenant)/oauth2/v2.0" }
+    public var entraBaseURL: String { EntraIdentityProvider(context: context).endpointsURL }
     /// Where the CA certificate (PEM) was written.
     public let caCertificatePath: String
     /// The CA certificate (PEM).
@@ -154,14 +154,9 @@ public final class PortalEmulator: Sendable {
     public func issueOAuthTokens(
         username: String, clientID: String, accessLifetimeSeconds: Int, refreshLifetimeSeconds: Int
     ) -> (accessToken: String, refreshToken: String) {
-        let response = OAuthTokenService(context: context).issue(
+        OAuthTokenService(context: context).issueTokens(
             username: context.user(named: username)?.username ?? username, clientID: clientID,
             refreshSeconds: refreshLifetimeSeconds, accessSeconds: accessLifetimeSeconds)
-        guard case .object(let members) = response,
-            case .string(let access)? = members.first(where: { $0.0 == "access_token" })?.1,
-            case .string(let refresh)? = members.first(where: { $0.0 == "refresh_token" })?.1
-        else { preconditionFailure("issue(refreshSeconds:) always returns both tokens") }
-        return (access, refresh)
     }
 
     /// Changes the lifetime of the OAuth access tokens issued from now on (sign-in and refresh),
@@ -174,7 +169,7 @@ public final class PortalEmulator: Sendable {
     /// Revokes every refresh token (and the access tokens issued from them), as an
     /// administrator revoking a user's sessions would.
     public func revokeAllRefreshTokens() {
-        for token in context.grants.revokeAllRefreshTokens() { context.tokens.revoke(token, isRefreshToken: true) }
+        context.revokeAllRefreshTokens()
     }
 
     /// Whether `token` (access or refresh) was revoked through `oauth2/revokeToken` or

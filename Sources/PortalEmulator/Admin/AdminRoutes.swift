@@ -44,7 +44,7 @@ struct AdminRoutes: Sendable {
             context.grants.expireCodes()
             return .json(.object([("success", .bool(true))]))
         case ("revoke-refresh-tokens", "POST"):
-            for token in context.grants.revokeAllRefreshTokens() { context.tokens.revoke(token, isRefreshToken: true) }
+            context.revokeAllRefreshTokens()
             return .json(.object([("success", .bool(true))]))
         case ("oauth-tokens", "POST"):
             return issueOAuthTokens(request)

@@ -15,13 +15,17 @@ struct ApplicationProxyGate: Sendable {
             context.counters.update { $0.proxyRequestsByToken["none", default: 0] += 1 }
             let app = context.configuration.entraApps.first?.clientId ?? "iap-client"
             let callback = (context.urls.proxyBaseURL ?? context.urls.baseURL) + "/.proxy/callback"
-            return .redirect(to: provider.authorizeURL + "?client_id=\(FormCoding.encode(app))&response_type=code&scope=openid"
-                + "&redirect_uri=\(FormCoding.encode(callback))")
+            return .redirect(
+                to: provider.authorizeURL,
+                adding: [("client_id", app), ("response_type", "code"), ("scope", "openid"), ("redirect_uri", callback)],
+                state: nil)
         }
         guard let token = context.entra.valid(presented), token.clientID == context.configuration.entraApps.first?.clientId else {
             context.counters.update { $0.proxyRequestsByToken["rejected", default: 0] += 1 }
             var response = OutgoingResponse.html(
-                "<!DOCTYPE html><html><head><title>Unauthorized</title></head><body><h1>401 Unauthorized</h1><p>The token presented to the application proxy is not valid.</p></body></html>\n",
+                Rendering.htmlPage(
+                    title: "Unauthorized",
+                    body: "<h1>401 Unauthorized</h1><p>The token presented to the application proxy is not valid.</p>"),
                 status: 401)
             response.headers.append(("WWW-Authenticate", "Bearer authorization_uri=\"\(provider.authorizeURL)\", error=\"invalid_token\""))
             return response

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// An emulated Microsoft Entra ID (v2.0 endpoints) at `/entra/{tenant}/oauth2/v2.0/...`:
 /// `authorize` (sign-in page, PKCE S256, `prompt`), `token` (authorization_code and
@@ -27,11 +26,17 @@ struct EntraIdentityProvider: Sendable {
         }
     }
 
+    /// `{baseURL}/entra/{tenant}`: where the tenant's issuer and endpoints live.
+    private var tenantURL: String { context.urls.baseURL + "/entra/\(context.configuration.entraTenant)" }
+
     /// The issuer, as in the tokens' `iss` claim.
-    var issuer: String { context.urls.baseURL + "/entra/\(context.configuration.entraTenant)/v2.0" }
+    var issuer: String { tenantURL + "/v2.0" }
+
+    /// The v2.0 endpoints' prefix: `{endpointsURL}/authorize`, `/token`, `/logout`.
+    var endpointsURL: String { tenantURL + "/oauth2/v2.0" }
 
     /// The authorize URL the proxy sends unauthenticated browsers to.
-    var authorizeURL: String { context.urls.baseURL + "/entra/\(context.configuration.entraTenant)/oauth2/v2.0/authorize" }
+    var authorizeURL: String { endpointsURL + "/authorize" }
 
     private func app(_ clientID: String?) -> EmulatorApp? {
         guard let clientID else { return nil }
@@ -50,7 +55,7 @@ struct EntraIdentityProvider: Sendable {
         }
         let state = request.parameter("state")
         func fail(_ error: String, _ description: String) -> OutgoingResponse {
-            redirect(redirectURI, [("error", error), ("error_description", description)], state: state)
+            .redirect(to: redirectURI, adding: [("error", error), ("error_description", description)], state: state)
         }
         guard request.parameter("response_type") == "code" else {
             return fail("unsupported_response_type", "AADSTS700054: response_type 'code' is required.")
@@ -79,20 +84,13 @@ struct EntraIdentityProvider: Sendable {
         let code = context.entra.grants.issueCode(AuthorizationCodeGrant(
             clientID: app.clientId, redirectURI: redirectURI, codeChallenge: challenge, username: user.username,
             expires: TokenStore.nowMilliseconds() + Int64(context.configuration.authorizationCodeLifetimeSeconds) * 1000,
-            expirationMinutes: nil))
-        codeScopes.set(code, request.parameter("scope") ?? "")
-        return redirect(redirectURI, [("code", code)], state: state)
+            expirationMinutes: nil, scope: request.parameter("scope") ?? ""))
+        return .redirect(to: redirectURI, adding: [("code", code)], state: state)
     }
 
     /// Users sign in with their username or their email address.
     private func user(named name: String) -> EmulatorUser? {
         context.user(named: name) ?? context.configuration.users.first { $0.email.lowercased() == name.lowercased() }
-    }
-
-    private var codeScopes: ScopeBook { context.entraScopes }
-
-    private func redirect(_ redirectURI: String, _ parameters: [(String, String)], state: String?) -> OutgoingResponse {
-        .redirect(to: redirectURI, adding: parameters, state: state)
     }
 
     private func signInPage(_ request: IncomingRequest, app: EmulatorApp, message: String?) -> String {
@@ -133,7 +131,7 @@ struct EntraIdentityProvider: Sendable {
             else {
                 return tokenError("invalid_grant", 501481, "AADSTS501481: The Code_Verifier does not match the code_challenge supplied in the authorization request.")
             }
-            let scope = request.parameter("scope") ?? codeScopes.take(code) ?? ""
+            let scope = request.parameter("scope") ?? grant.scope ?? ""
             context.counters.update { $0.entraAuthorizationCodeGrants += 1 }
             return .json(issue(username: grant.username, app: app, scope: scope))
         case "refresh_token":
@@ -198,11 +196,4 @@ struct EntraIdentityProvider: Sendable {
     private static func errorPage(_ message: String) -> OutgoingResponse {
         .html(Rendering.htmlPage(title: "Sign in to your account", body: "<h1>Sorry, but we're having trouble signing you in.</h1><p>\(Rendering.escapeHTML(message))</p>"), status: 400)
     }
-}
-
-/// The scopes asked for at authorize time, by code (a token request may omit `scope`).
-final class ScopeBook: Sendable {
-    private let scopes = Mutex<[String: String]>([:])
-    func set(_ code: String, _ scope: String) { scopes.withLock { $0[code] = scope } }
-    func take(_ code: String) -> String? { scopes.withLock { $0.removeValue(forKey: code) } }
 }

@@ -21,18 +21,11 @@ enum Rendering {
 
     /// A minimal "ArcGIS Portal Directory" page showing the resource.
     static func page(heading: String, json: JSONValue) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head><meta charset="utf-8"><title>\(directoryTitle)</title></head>
-        <body>
-        <table width="100%" class="userTable"><tr><td class="titlecell">\(directoryTitle)</td></tr></table>
-        <h2>\(escapeHTML(heading))</h2>
-        <pre>\(escapeHTML(json.serialized(pretty: true)))</pre>
-        </body>
-        </html>
-
-        """
+        htmlPage(title: directoryTitle, body: """
+            <table width="100%" class="userTable"><tr><td class="titlecell">\(directoryTitle)</td></tr></table>
+            <h2>\(escapeHTML(heading))</h2>
+            <pre>\(escapeHTML(json.serialized(pretty: true)))</pre>
+            """)
     }
 
     /// A small HTML page (sign-in, approval and sign-out pages); `title` is escaped, `body` is HTML.

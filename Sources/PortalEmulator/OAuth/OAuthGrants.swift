@@ -15,6 +15,8 @@ struct AuthorizationCodeGrant: Sendable, Equatable {
     var expires: Int64
     /// The `expiration` (minutes) asked for at authorize time: the refresh token's lifetime.
     var expirationMinutes: Int?
+    /// The `scope` asked for at authorize time (Entra: a token request may omit it); nil for the portal.
+    var scope: String? = nil
 }
 
 /// A refresh token issued by `oauth2/token`.

@@ -155,16 +155,11 @@ struct OAuthTokenService: Sendable {
     func issue(username: String, clientID: String, refreshSeconds: Int?, from existing: String? = nil,
                accessSeconds: Int? = nil) -> JSONValue {
         let now = TokenStore.nowMilliseconds()
-        var refreshToken = existing
-        if let refreshSeconds {
-            refreshToken = context.grants.issueRefreshToken(RefreshTokenGrant(
-                username: username, clientID: clientID, expires: now + Int64(refreshSeconds) * 1000))
-        }
+        let refreshToken = refreshSeconds.map {
+            issueRefreshToken(username: username, clientID: clientID, seconds: $0, now: now)
+        } ?? existing
         let seconds = accessSeconds ?? context.oauthAccessTokenLifetimeSeconds
-        let access = context.tokens.issue(TokenRecord(
-            username: username, kind: .oauth, expires: now + Int64(seconds) * 1000, ssl: true,
-            refreshToken: refreshToken))
-        context.counters.update { $0.tokensIssued += 1 }
+        let access = issueAccessToken(username: username, seconds: seconds, refreshToken: refreshToken, now: now)
         var members: [(String, JSONValue)] = [
             ("access_token", .string(access)), ("expires_in", .int(Int64(seconds))),
             ("username", .string(username)), ("ssl", .bool(true)),
@@ -174,6 +169,35 @@ struct OAuthTokenService: Sendable {
             members.append(("refresh_token_expires_in", .int(Int64(refreshSeconds))))
         }
         return .object(members)
+    }
+
+    /// Issues a refresh token and an access token belonging to it, as a sign-in does, and
+    /// returns both (what ``issue(username:clientID:refreshSeconds:from:accessSeconds:)`` puts
+    /// in its token response).
+    func issueTokens(username: String, clientID: String, refreshSeconds: Int, accessSeconds: Int? = nil)
+        -> (accessToken: String, refreshToken: String)
+    {
+        let now = TokenStore.nowMilliseconds()
+        let refreshToken = issueRefreshToken(username: username, clientID: clientID, seconds: refreshSeconds, now: now)
+        let access = issueAccessToken(
+            username: username, seconds: accessSeconds ?? context.oauthAccessTokenLifetimeSeconds,
+            refreshToken: refreshToken, now: now)
+        return (access, refreshToken)
+    }
+
+    /// Remembers a new refresh token valid for `seconds` from `now` (epoch milliseconds).
+    private func issueRefreshToken(username: String, clientID: String, seconds: Int, now: Int64) -> String {
+        context.grants.issueRefreshToken(RefreshTokenGrant(
+            username: username, clientID: clientID, expires: now + Int64(seconds) * 1000))
+    }
+
+    /// Issues (and counts) an OAuth access token valid for `seconds` from `now`, tied to `refreshToken`.
+    private func issueAccessToken(username: String, seconds: Int, refreshToken: String?, now: Int64) -> String {
+        let access = context.tokens.issue(TokenRecord(
+            username: username, kind: .oauth, expires: now + Int64(seconds) * 1000, ssl: true,
+            refreshToken: refreshToken))
+        context.counters.update { $0.tokensIssued += 1 }
+        return access
     }
 
     /// BASE64URL(SHA256(ASCII(verifier))) without padding (RFC 7636 §4.2).
