@@ -185,8 +185,9 @@ struct NetworkCLITests {
         // Signed by the test CA, valid until yesterday.
         for step in [["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/k.pem", "-out", "\(dir)/r.csr", "-subj", "/CN=expired alice"],
                      ["x509", "-req", "-in", "\(dir)/r.csr", "-CA", pki.caCertificatePath, "-CAkey", pki.caKeyPath, "-CAcreateserial", "-CAserial", "\(dir)/serial", "-out", "\(dir)/c.pem", "-days", "-1"],
-                     ["pkcs12", "-export", "-inkey", "\(dir)/k.pem", "-in", "\(dir)/c.pem", "-out", "\(dir)/e.p12", "-passout", "pass:\(pki.p12Password)"]] {
-            let r = try await CLI.run("/usr/bin/openssl", step)
+                     ["pkcs12", "-export", "-inkey", "\(dir)/k.pem", "-in", "\(dir)/c.pem", "-out", "\(dir)/e.p12", "-passout", "env:PA_P12_PASSWORD"]] {
+            // The password through the environment, not argv (as TestPKI does).
+            let r = try await CLI.run("/usr/bin/openssl", step, environment: ["PA_P12_PASSWORD": pki.p12Password])
             #expect(r.status == 0, "\(r.stderr)")
         }
         let r = try await pa(["login", "--url", url(tier.clientCertificateURL), "--p12", "\(dir)/e.p12", "--password-stdin"], keyring, stdin: pki.p12Password)

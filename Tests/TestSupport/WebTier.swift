@@ -8,11 +8,7 @@ import Synchronization
 // started by the tests themselves in a private temporary directory.
 
 /// Errors of the web tier: what failed, with the tail of the server's log when there is one.
-public struct WebTierError: Error, CustomStringConvertible {
-    /// What went wrong.
-    public var description: String
-    public init(_ description: String) { self.description = description }
-}
+public typealias WebTierError = SubprocessError
 
 // MARK: - PKI
 
