@@ -10,7 +10,9 @@ let strict: [SwiftSetting] = [
 ]
 
 /// One library target and product per challenge-handler plugin; each depends only on the core.
-let pluginNames = ["Token", "PregeneratedToken", "OAuthUser", "OAuthApplication", "IAP", "Password", "Certificate", "ServerTrust"]
+let pluginNames = [
+    "Token", "PregeneratedToken", "OAuthUser", "OAuthApplication", "IAP", "Password", "Certificate", "ServerTrust",
+]
 
 let package = Package(
     name: "portal-auth",
@@ -112,7 +114,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PortalAuthTests",
-            dependencies: ["PortalAuth", "PortalEmulator", "TestSupport"] + pluginNames.map { .target(name: "PortalAuth\($0)") },
+            dependencies: ["PortalAuth", "PortalEmulator", "TestSupport"]
+                + pluginNames.map { .target(name: "PortalAuth\($0)") },
             path: "Tests/PortalAuthTests",
             swiftSettings: strict
         ),
@@ -128,12 +131,13 @@ let package = Package(
             path: "Tests/CLITests",
             swiftSettings: strict
         ),
-    ] + pluginNames.map {
-        .target(
-            name: "PortalAuth\($0)",
-            dependencies: ["PortalAuth", .product(name: "Logging", package: "swift-log")],
-            path: "Plugins/\($0)",
-            swiftSettings: strict
-        )
-    }
+    ]
+        + pluginNames.map {
+            .target(
+                name: "PortalAuth\($0)",
+                dependencies: ["PortalAuth", .product(name: "Logging", package: "swift-log")],
+                path: "Plugins/\($0)",
+                swiftSettings: strict
+            )
+        }
 )

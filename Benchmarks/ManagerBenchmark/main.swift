@@ -23,9 +23,12 @@ func burst(_ manager: AuthenticationManager) async throws -> Duration {
 }
 
 func makeManager() -> AuthenticationManager {
-    let manager = AuthenticationManager(backend: MemoryCredentialBackend(),
-                                        transport: CurlTransport(configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath)))
-    manager.register(TokenAuthenticationHandler(provider: StaticUsernamePasswordProvider(username: "alice", password: "alice-pass-123")))
+    let manager = AuthenticationManager(
+        backend: MemoryCredentialBackend(),
+        transport: CurlTransport(configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath)))
+    manager.register(
+        TokenAuthenticationHandler(
+            provider: StaticUsernamePasswordProvider(username: "alice", password: "alice-pass-123")))
     return manager
 }
 
@@ -44,7 +47,9 @@ for _ in 0..<rounds {
 }
 let c = challenged.sorted()[rounds / 2], p = preset.sorted()[rounds / 2]
 print("manager burst: \(count) concurrent requests, median of \(rounds) rounds")
-print(String(format: "  challenged (no credential):   %.3f s  %8.0f req/s", c, Double(count) / c) + "  token requests per round: " + tokenRequests.map(String.init).joined(separator: ","))
+print(
+    String(format: "  challenged (no credential):   %.3f s  %8.0f req/s", c, Double(count) / c)
+        + "  token requests per round: " + tokenRequests.map(String.init).joined(separator: ","))
 print(String(format: "  token already set:            %.3f s  %8.0f req/s", p, Double(count) / p))
 print(String(format: "  throughput ratio challenged/preset: %.2f (target >= 0.80)", p / c))
 try await emulator.shutdown()

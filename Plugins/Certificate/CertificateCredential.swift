@@ -1,9 +1,10 @@
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import PortalAuth
 
 /// A client certificate (PKCS#12, `.p12`/`.pfx`) and its password, presented in the TLS handshake
 /// to one host and port (``host``) only.
@@ -32,7 +33,9 @@ public struct CertificateCredential: NetworkCredential, Equatable {
     /// servers refuse it, and the CLI warns).
     public init(host: ServerContext, pkcs12: [UInt8], password: String, name: String = "the PKCS#12 file") throws {
         guard host.scheme == "https" else {
-            throw PortalAuthError(.invalidArgument, "a client certificate is presented in a TLS handshake: give the https URL of \(host.host):\(host.port)")
+            throw PortalAuthError(
+                .invalidArgument,
+                "a client certificate is presented in a TLS handshake: give the https URL of \(host.host):\(host.port)")
         }
         let bundle = try PKCS12Bundle(bytes: pkcs12, password: password, name: name)
         self.host = host
@@ -65,7 +68,8 @@ public struct CertificateCredential: NetworkCredential, Equatable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         host = try container.decode(ServerContext.self, forKey: .host)
         guard let bytes = Data(base64Encoded: try container.decode(String.self, forKey: .pkcs12)) else {
-            throw DecodingError.dataCorruptedError(forKey: .pkcs12, in: container, debugDescription: "the PKCS#12 bytes are not base64")
+            throw DecodingError.dataCorruptedError(
+                forKey: .pkcs12, in: container, debugDescription: "the PKCS#12 bytes are not base64")
         }
         pkcs12 = Array(bytes)
         password = try container.decode(String.self, forKey: .password)

@@ -1,10 +1,11 @@
+import Logging
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import PortalAuth
-import Logging
 
 /// Supplies a client certificate when a TLS server asks for one.
 public protocol ClientCertificateProvider: Sendable {
@@ -29,7 +30,8 @@ public struct PKCS12FileProvider: ClientCertificateProvider {
     public func certificate(for challenge: NetworkAuthenticationChallenge) async throws -> CertificateCredential? {
         guard hosts.contains(challenge.host) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw PortalAuthError(.invalidArgument, "cannot read the PKCS#12 file \(path): check the path and its permissions")
+            throw PortalAuthError(
+                .invalidArgument, "cannot read the PKCS#12 file \(path): check the path and its permissions")
         }
         return try CertificateCredential(host: challenge.host, pkcs12: Array(data), password: password, name: path)
     }
@@ -51,15 +53,25 @@ public struct CertificateHandler: AuthenticationChallengeHandler {
 
     /// Client-certificate challenges, when there is a provider.
     public func canHandle(_ challenge: AuthenticationChallenge) -> Bool {
-        guard provider != nil, case .network(let network) = challenge, case .clientCertificate = network.kind else { return false }
+        guard provider != nil, case .network(let network) = challenge, case .clientCertificate = network.kind else {
+            return false
+        }
         return true
     }
 
     /// Asks the provider; warns about an expired certificate (the server will likely refuse it).
-    public func handle(_ challenge: AuthenticationChallenge, services: AuthenticationServices) async throws -> ChallengeDisposition {
-        guard case .network(let network) = challenge, let provider, let credential = try await provider.certificate(for: network) else { return .continueWithoutCredential }
+    public func handle(
+        _ challenge: AuthenticationChallenge, services: AuthenticationServices
+    ) async throws -> ChallengeDisposition {
+        guard case .network(let network) = challenge, let provider,
+            let credential = try await provider.certificate(for: network)
+        else { return .continueWithoutCredential }
         if credential.isExpired {
-            services.logger.warning("the client certificate has expired", metadata: ["subject": "\(credential.certificate.subject)", "notAfter": "\(credential.certificate.notAfter)"])
+            services.logger.warning(
+                "the client certificate has expired",
+                metadata: [
+                    "subject": "\(credential.certificate.subject)", "notAfter": "\(credential.certificate.notAfter)",
+                ])
         }
         return .continueWithCredential(.network(credential))
     }

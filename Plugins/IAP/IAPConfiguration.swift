@@ -1,9 +1,10 @@
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import PortalAuth
 
 /// How to sign in to a Microsoft Entra Application Proxy (an identity-aware proxy, IAP) in front
 /// of an ArcGIS Enterprise portal, as ArcGIS's IAP configuration JSON describes it.
@@ -41,29 +42,49 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
     public var timeout: TimeInterval
 
     /// Creates a configuration and checks it; errors name the field and what is expected.
-    public init(authorizeURL: URL, tokenURL: URL, logoutURL: URL, clientID: String, redirectURL: String = "http://127.0.0.1/iap/callback",
-                scopes: [String], hostsBehindProxy: [String], authorizationPromptType: String = "",
-                bearerToken: BearerToken = .accessToken, timeout: TimeInterval = 300) throws {
+    public init(
+        authorizeURL: URL, tokenURL: URL, logoutURL: URL, clientID: String,
+        redirectURL: String = "http://127.0.0.1/iap/callback",
+        scopes: [String], hostsBehindProxy: [String], authorizationPromptType: String = "",
+        bearerToken: BearerToken = .accessToken, timeout: TimeInterval = 300
+    ) throws {
         for (name, url) in [("authorize_url", authorizeURL), ("token_url", tokenURL), ("logout_url", logoutURL)] {
             guard Self.isSecureOrLoopback(url) else {
-                throw PortalAuthError(.invalidConfiguration, "\"\(name)\" must be an https URL (http only for 127.0.0.1, localhost or ::1), not \(URLRedaction.redact(url.absoluteString))")
+                throw PortalAuthError(
+                    .invalidConfiguration,
+                    "\"\(name)\" must be an https URL (http only for 127.0.0.1, localhost or ::1), not \(URLRedaction.redact(url.absoluteString))"
+                )
             }
         }
-        guard !clientID.isEmpty else { throw PortalAuthError(.invalidConfiguration, "\"client_id\" must be the proxy app's client ID, not empty") }
+        guard !clientID.isEmpty else {
+            throw PortalAuthError(.invalidConfiguration, "\"client_id\" must be the proxy app's client ID, not empty")
+        }
         guard !hostsBehindProxy.isEmpty else {
-            throw PortalAuthError(.invalidConfiguration, "\"hosts_behind_proxy\" must list at least one host (\"host\", \"host:port\", \"*.domain.com\" or \"*\")")
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\"hosts_behind_proxy\" must list at least one host (\"host\", \"host:port\", \"*.domain.com\" or \"*\")"
+            )
         }
         for pattern in hostsBehindProxy where HostPattern(pattern) == nil {
-            throw PortalAuthError(.invalidConfiguration, "\"hosts_behind_proxy\" has \"\(pattern)\", which is not a host, host:port, *.domain or *")
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\"hosts_behind_proxy\" has \"\(pattern)\", which is not a host, host:port, *.domain or *")
         }
         guard Self.promptTypes.contains(authorizationPromptType) else {
-            throw PortalAuthError(.invalidConfiguration, "\"authorization_prompt_type\" must be one of \"\", \"none\", \"login\", \"consent\", \"select_account\", not \"\(authorizationPromptType)\"")
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\"authorization_prompt_type\" must be one of \"\", \"none\", \"login\", \"consent\", \"select_account\", not \"\(authorizationPromptType)\""
+            )
         }
         // Entra ID has no out-of-band redirect.
         guard let redirect = try? AuthorizationRedirect(redirectURL), redirect != .outOfBand else {
-            throw PortalAuthError(.invalidConfiguration, "\"redirect_url\" must be http://127.0.0.1[:PORT]/path or the app's registered URL, not \(redirectURL)")
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\"redirect_url\" must be http://127.0.0.1[:PORT]/path or the app's registered URL, not \(redirectURL)")
         }
-        guard timeout > 0 else { throw PortalAuthError(.invalidConfiguration, "the sign-in timeout must be a positive number of seconds") }
+        guard timeout > 0 else {
+            throw PortalAuthError(.invalidConfiguration, "the sign-in timeout must be a positive number of seconds")
+        }
         self.authorizeURL = authorizeURL
         self.tokenURL = tokenURL
         self.logoutURL = logoutURL
@@ -86,19 +107,24 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
     }
 
     /// The redirect, classified.
-    public var redirect: AuthorizationRedirect { (try? AuthorizationRedirect(redirectURL)) ?? .loopback(host: "127.0.0.1", port: nil, path: "/iap/callback") }
+    public var redirect: AuthorizationRedirect {
+        (try? AuthorizationRedirect(redirectURL)) ?? .loopback(host: "127.0.0.1", port: nil, path: "/iap/callback")
+    }
 
     /// Identifies the sign-in in the store: the token endpoint and the client ID.
     public var proxyIdentifier: String { tokenURL.absoluteString + "#client_id=" + clientID }
 
     static func isSecureOrLoopback(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false)?.lowercased() else { return false }
+        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false)?.lowercased() else {
+            return false
+        }
         return scheme == "https" || (scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
     }
 
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
         func port(_ url: URL) -> Int { url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443) }
-        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host(percentEncoded: false)?.lowercased() == b.host(percentEncoded: false)?.lowercased()
+        return a.scheme?.lowercased() == b.scheme?.lowercased()
+            && a.host(percentEncoded: false)?.lowercased() == b.host(percentEncoded: false)?.lowercased()
             && port(a) == port(b)
     }
 }
@@ -150,33 +176,46 @@ struct HostPattern: Equatable {
 extension IAPConfiguration {
     /// The keys of ArcGIS's IAP configuration JSON, plus portal-auth's `type`, `bearer_token`
     /// and `timeout_seconds`.
-    public static let fileKeys: Set<String> = ["type", "authorize_url", "token_url", "logout_url", "client_id", "redirect_url", "scope",
-                                               "hosts_behind_proxy", "authorization_prompt_type", "bearer_token", "timeout_seconds"]
+    public static let fileKeys: Set<String> = [
+        "type", "authorize_url", "token_url", "logout_url", "client_id", "redirect_url", "scope",
+        "hosts_behind_proxy", "authorization_prompt_type", "bearer_token", "timeout_seconds",
+    ]
 
     /// Reads a configuration file (see config/iap.example.json). Every required key must be
     /// there with the right type; unknown keys are refused, naming the key.
     public init(file: ConfigurationFile) throws {
         try file.requireOnlyKeys(Self.fileKeys)
         if let type = try file.optionalString("type"), type != "iap" {
-            throw PortalAuthError(.invalidConfiguration, "\(file.source): \"type\" is \"\(type)\" but this is an IAP configuration (\"iap\")")
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\(file.source): \"type\" is \"\(type)\" but this is an IAP configuration (\"iap\")")
         }
         func url(_ key: String) throws -> URL {
             let text = try file.string(key)
-            guard let url = URL(string: text), url.host(percentEncoded: false) != nil, Self.isSecureOrLoopback(url) else {
-                throw PortalAuthError(.invalidConfiguration, "\(file.source): \"\(key)\" must be an https URL (http only for 127.0.0.1, localhost or ::1), not \(text)")
+            guard let url = URL(string: text), url.host(percentEncoded: false) != nil, Self.isSecureOrLoopback(url)
+            else {
+                throw PortalAuthError(
+                    .invalidConfiguration,
+                    "\(file.source): \"\(key)\" must be an https URL (http only for 127.0.0.1, localhost or ::1), not \(text)"
+                )
             }
             return url
         }
         let bearerText = try file.optionalString("bearer_token") ?? BearerToken.accessToken.rawValue
         guard let bearer = BearerToken(rawValue: bearerText) else {
-            throw PortalAuthError(.invalidConfiguration, "\(file.source): \"bearer_token\" must be \"access_token\" or \"id_token\", not \"\(bearerText)\"")
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\(file.source): \"bearer_token\" must be \"access_token\" or \"id_token\", not \"\(bearerText)\"")
         }
         do {
-            try self.init(authorizeURL: try url("authorize_url"), tokenURL: try url("token_url"), logoutURL: try url("logout_url"),
-                          clientID: try file.string("client_id"), redirectURL: try file.string("redirect_url"),
-                          scopes: try file.strings("scope", nonEmpty: true), hostsBehindProxy: try file.strings("hosts_behind_proxy", nonEmpty: true),
-                          authorizationPromptType: try file.optionalString("authorization_prompt_type") ?? "",
-                          bearerToken: bearer, timeout: TimeInterval(try file.optionalPositiveInteger("timeout_seconds") ?? 300))
+            try self.init(
+                authorizeURL: try url("authorize_url"), tokenURL: try url("token_url"),
+                logoutURL: try url("logout_url"),
+                clientID: try file.string("client_id"), redirectURL: try file.string("redirect_url"),
+                scopes: try file.strings("scope", nonEmpty: true),
+                hostsBehindProxy: try file.strings("hosts_behind_proxy", nonEmpty: true),
+                authorizationPromptType: try file.optionalString("authorization_prompt_type") ?? "",
+                bearerToken: bearer, timeout: TimeInterval(try file.optionalPositiveInteger("timeout_seconds") ?? 300))
         } catch let error as PortalAuthError where !error.message.hasPrefix(file.source) {
             throw PortalAuthError(error.code, "\(file.source): \(error.message)", cause: error.cause)
         }

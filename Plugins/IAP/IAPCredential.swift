@@ -1,10 +1,11 @@
+import Logging
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import PortalAuth
-import Logging
 
 /// A user signed in to a Microsoft Entra Application Proxy: Entra's access token, ID token and
 /// refresh token, presented as `Authorization: Bearer` on every request to a host behind the
@@ -32,8 +33,11 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
     public let username: String?
 
     /// Creates a credential from its parts.
-    public init(configuration: IAPConfiguration, redirectURI: String, accessToken: TokenInfo, idToken: TokenInfo?, refreshToken: String?,
-                grantedScopes: [String], username: String?) {
+    public init(
+        configuration: IAPConfiguration, redirectURI: String, accessToken: TokenInfo, idToken: TokenInfo?,
+        refreshToken: String?,
+        grantedScopes: [String], username: String?
+    ) {
         self.configuration = configuration
         self.redirectURI = redirectURI
         self.accessToken = accessToken
@@ -69,10 +73,14 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
 
     /// Signs a user in at Entra ID: the browser part through ``AuthorizationCodeFlow`` (PKCE,
     /// the configured scopes and prompt), then the code is redeemed at `token_url`.
-    public static func signIn(_ configuration: IAPConfiguration, userAgent: any AuthorizationUserAgent,
-                              services: AuthenticationServices) async throws -> IAPCredential {
-        let request = AuthorizationCodeRequest(authorizeURL: configuration.authorizeURL, clientID: configuration.clientID, redirect: configuration.redirect,
-                                               scopes: configuration.scopes, prompt: configuration.authorizationPromptType, timeout: configuration.timeout)
+    public static func signIn(
+        _ configuration: IAPConfiguration, userAgent: any AuthorizationUserAgent,
+        services: AuthenticationServices
+    ) async throws -> IAPCredential {
+        let request = AuthorizationCodeRequest(
+            authorizeURL: configuration.authorizeURL, clientID: configuration.clientID,
+            redirect: configuration.redirect,
+            scopes: configuration.scopes, prompt: configuration.authorizationPromptType, timeout: configuration.timeout)
         let grant = try await AuthorizationCodeFlow.authorize(request, userAgent: userAgent, logger: services.logger)
         var parameters = grant.tokenParameters(clientID: configuration.clientID)
         if !configuration.scopes.isEmpty { parameters.append(("scope", configuration.scopes.joined(separator: " "))) }
@@ -80,27 +88,39 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
         do {
             response = try await EntraTokenEndpoint(url: configuration.tokenURL).request(parameters, services: services)
         } catch let error as PortalAuthError where error.code == .authenticationFailed {
-            throw PortalAuthError(.authenticationFailed, "\(error.message): sign in again; nothing was stored", cause: error.cause)
+            throw PortalAuthError(
+                .authenticationFailed, "\(error.message): sign in again; nothing was stored", cause: error.cause)
         }
-        services.logger.debug("iap sign-in complete", metadata: ["identity provider": "\(ServerContext.describe(configuration.tokenURL))"])
-        return IAPCredential(configuration: configuration, redirectURI: grant.redirectURI, accessToken: response.accessToken, idToken: response.idToken,
-                             refreshToken: response.refreshToken, grantedScopes: response.scopes, username: response.username)
+        services.logger.debug(
+            "iap sign-in complete", metadata: ["identity provider": "\(ServerContext.describe(configuration.tokenURL))"]
+        )
+        return IAPCredential(
+            configuration: configuration, redirectURI: grant.redirectURI, accessToken: response.accessToken,
+            idToken: response.idToken,
+            refreshToken: response.refreshToken, grantedScopes: response.scopes, username: response.username)
     }
 
     /// Refreshes the tokens with the refresh token (Entra rotates it). Returns nil without a
     /// refresh token or when Entra rejects it (`invalid_grant`): a new sign-in is needed.
     public func renewed(using services: AuthenticationServices) async throws -> (any ProxyAuthorizationCredential)? {
         guard let refreshToken else { return nil }
-        var parameters = [("grant_type", "refresh_token"), ("client_id", configuration.clientID), ("refresh_token", refreshToken)]
+        var parameters = [
+            ("grant_type", "refresh_token"), ("client_id", configuration.clientID), ("refresh_token", refreshToken),
+        ]
         if !configuration.scopes.isEmpty { parameters.append(("scope", configuration.scopes.joined(separator: " "))) }
-        services.logger.debug("refreshing iap token", metadata: ["identity provider": "\(ServerContext.describe(configuration.tokenURL))"])
+        services.logger.debug(
+            "refreshing iap token", metadata: ["identity provider": "\(ServerContext.describe(configuration.tokenURL))"]
+        )
         do {
-            let response = try await EntraTokenEndpoint(url: configuration.tokenURL).request(parameters, services: services)
-            return IAPCredential(configuration: configuration, redirectURI: redirectURI, accessToken: response.accessToken,
-                                 // A refresh without a new ID token: an old one would expire as before and be refreshed on every use.
-                                 idToken: response.idToken ?? (configuration.bearerToken == .idToken ? nil : idToken),
-                                 refreshToken: response.refreshToken ?? refreshToken, grantedScopes: response.scopes.isEmpty ? grantedScopes : response.scopes,
-                                 username: response.username ?? username)
+            let response = try await EntraTokenEndpoint(url: configuration.tokenURL).request(
+                parameters, services: services)
+            return IAPCredential(
+                configuration: configuration, redirectURI: redirectURI, accessToken: response.accessToken,
+                // A refresh without a new ID token: an old one would expire as before and be refreshed on every use.
+                idToken: response.idToken ?? (configuration.bearerToken == .idToken ? nil : idToken),
+                refreshToken: response.refreshToken ?? refreshToken,
+                grantedScopes: response.scopes.isEmpty ? grantedScopes : response.scopes,
+                username: response.username ?? username)
         } catch let error as PortalAuthError where error.code == .authenticationFailed {
             services.logger.info("iap refresh token rejected; a new sign-in is needed")
             return nil
@@ -122,7 +142,8 @@ struct EntraTokenResponse {
 struct EntraTokenEndpoint {
     let url: URL
 
-    func request(_ parameters: [(String, String)], services: AuthenticationServices) async throws -> EntraTokenResponse {
+    func request(_ parameters: [(String, String)], services: AuthenticationServices) async throws -> EntraTokenResponse
+    {
         let where_ = ServerContext.describe(url)
         var request = HTTPRequest(url: url, method: .post, body: Array(FormEncoding.encode(parameters).utf8))
         request.setHeader("Content-Type", "application/x-www-form-urlencoded")
@@ -136,15 +157,23 @@ struct EntraTokenEndpoint {
         let json = try? JSONValue.parse(response.body, source: where_)
         if let error = json?["error"]?.stringValue {
             let description = json?["error_description"]?.stringValue.map { Self.firstSentence($0) } ?? ""
-            let code: PortalAuthError.Code = ["invalid_grant", "invalid_client", "unauthorized_client", "interaction_required"].contains(error) ? .authenticationFailed : .invalidResponse
-            throw PortalAuthError(code, "\(where_) refused the token request (\(error)\(description.isEmpty ? "" : ": " + description))",
-                                  cause: .oauth(error: error, description: json?["error_description"]?.stringValue))
+            let code: PortalAuthError.Code =
+                ["invalid_grant", "invalid_client", "unauthorized_client", "interaction_required"].contains(error)
+                ? .authenticationFailed : .invalidResponse
+            throw PortalAuthError(
+                code, "\(where_) refused the token request (\(error)\(description.isEmpty ? "" : ": " + description))",
+                cause: .oauth(error: error, description: json?["error_description"]?.stringValue))
         }
         guard (200..<300).contains(response.status) else {
-            throw PortalAuthError(.httpError, "\(where_) answered HTTP \(response.status): check token_url, or try again later if the identity provider is failing", cause: .httpStatus(response.status))
+            throw PortalAuthError(
+                .httpError,
+                "\(where_) answered HTTP \(response.status): check token_url, or try again later if the identity provider is failing",
+                cause: .httpStatus(response.status))
         }
         guard let json, let access = json["access_token"]?.stringValue, !access.isEmpty else {
-            throw PortalAuthError(.invalidResponse, "\(where_) answered without an access token: check token_url and the app registration")
+            throw PortalAuthError(
+                .invalidResponse, "\(where_) answered without an access token: check token_url and the app registration"
+            )
         }
         let expiresIn = json["expires_in"]?.doubleValue ?? Double(json["expires_in"]?.stringValue ?? "") ?? 3600
         let expiry = Date().addingTimeInterval(expiresIn)

@@ -1,9 +1,10 @@
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import PortalAuth
 
 /// Answers identity-aware proxy challenges (a redirect to the identity provider's sign-in page,
 /// or 401 with `WWW-Authenticate: Bearer`) for the hosts its configurations cover, by signing
@@ -30,7 +31,8 @@ public struct IAPHandler: AuthenticationChallengeHandler {
             guard configuration.canBeUsed(for: challenge.requestURL) else { return false }
             guard challenge.status != 401 else { return true }
             guard let location = challenge.location else { return false }
-            return location.host(percentEncoded: false)?.lowercased() == configuration.authorizeURL.host(percentEncoded: false)?.lowercased()
+            return location.host(percentEncoded: false)?.lowercased()
+                == configuration.authorizeURL.host(percentEncoded: false)?.lowercased()
         }
     }
 
@@ -41,8 +43,12 @@ public struct IAPHandler: AuthenticationChallengeHandler {
     }
 
     /// Signs in and answers with the new credential.
-    public func handle(_ challenge: AuthenticationChallenge, services: AuthenticationServices) async throws -> ChallengeDisposition {
-        guard case .proxy(let proxy) = challenge, let configuration = configuration(for: proxy) else { return .continueWithoutCredential }
+    public func handle(
+        _ challenge: AuthenticationChallenge, services: AuthenticationServices
+    ) async throws -> ChallengeDisposition {
+        guard case .proxy(let proxy) = challenge, let configuration = configuration(for: proxy) else {
+            return .continueWithoutCredential
+        }
         let credential = try await IAPCredential.signIn(configuration, userAgent: userAgent, services: services)
         return .continueWithCredential(.proxy(credential))
     }

@@ -1,10 +1,11 @@
+import Logging
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import PortalAuth
-import Logging
 
 /// An app signed in to a portal with its own credentials (OAuth 2.0 `client_credentials`): the
 /// client ID and secret and the app token they obtain. The token is requested again
@@ -30,10 +31,15 @@ public struct OAuthApplicationCredential: ArcGISCredential, Equatable {
     public var username: String? { nil }
 
     /// The command that obtains a new app credential.
-    public var signInCommand: String? { "printf %s \"$SECRET\" | portal-auth login --portal \(serverContext.url) --client-id \(clientID) --client-secret-stdin" }
+    public var signInCommand: String? {
+        "printf %s \"$SECRET\" | portal-auth login --portal \(serverContext.url) --client-id \(clientID) --client-secret-stdin"
+    }
 
     /// Creates a credential from its parts.
-    public init(serverContext: ServerContext, clientID: String, clientSecret: String, tokenExpirationMinutes: Int, tokenInfo: TokenInfo) {
+    public init(
+        serverContext: ServerContext, clientID: String, clientSecret: String, tokenExpirationMinutes: Int,
+        tokenInfo: TokenInfo
+    ) {
         self.serverContext = serverContext
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -43,11 +49,17 @@ public struct OAuthApplicationCredential: ArcGISCredential, Equatable {
 
     /// Requests an app token from `{portal}/sharing/rest/oauth2/token` with
     /// `grant_type=client_credentials`. Throws for an empty or wrong client ID or secret.
-    public static func make(portal: ServerContext, clientID: String, clientSecret: String, tokenExpirationMinutes: Int = 120,
-                            services: AuthenticationServices) async throws -> OAuthApplicationCredential {
-        guard !clientID.isEmpty else { throw PortalAuthError(.invalidArgument, "the client ID is empty: give the app's client ID with --client-id") }
+    public static func make(
+        portal: ServerContext, clientID: String, clientSecret: String, tokenExpirationMinutes: Int = 120,
+        services: AuthenticationServices
+    ) async throws -> OAuthApplicationCredential {
+        guard !clientID.isEmpty else {
+            throw PortalAuthError(.invalidArgument, "the client ID is empty: give the app's client ID with --client-id")
+        }
         guard !clientSecret.isEmpty else {
-            throw PortalAuthError(.secretMissing, "the client secret is empty: pipe it to --client-secret-stdin or set PORTAL_AUTH_CLIENT_SECRET")
+            throw PortalAuthError(
+                .secretMissing,
+                "the client secret is empty: pipe it to --client-secret-stdin or set PORTAL_AUTH_CLIENT_SECRET")
         }
         guard (1...20160).contains(tokenExpirationMinutes) else {
             throw PortalAuthError(.invalidArgument, "the app token expiration must be between 1 and 20160 minutes")
@@ -55,21 +67,31 @@ public struct OAuthApplicationCredential: ArcGISCredential, Equatable {
         let endpoint = ArcGISOAuthTokenEndpoint(portal: portal)
         let response: ArcGISOAuthTokenResponse
         do {
-            response = try await endpoint.requestToken([("grant_type", "client_credentials"), ("client_id", clientID), ("client_secret", clientSecret),
-                                                        ("expiration", String(tokenExpirationMinutes))], services: services)
+            response = try await endpoint.requestToken(
+                [
+                    ("grant_type", "client_credentials"), ("client_id", clientID), ("client_secret", clientSecret),
+                    ("expiration", String(tokenExpirationMinutes)),
+                ], services: services)
         } catch let error as PortalAuthError where error.code == .arcGISError {
-            throw PortalAuthError(.authenticationFailed, "\(portal) refused the app credentials for client ID \(clientID) (\(error.message)): check the client ID and secret", cause: error.cause)
+            throw PortalAuthError(
+                .authenticationFailed,
+                "\(portal) refused the app credentials for client ID \(clientID) (\(error.message)): check the client ID and secret",
+                cause: error.cause)
         }
-        return OAuthApplicationCredential(serverContext: portal, clientID: clientID, clientSecret: clientSecret,
-                                          tokenExpirationMinutes: tokenExpirationMinutes, tokenInfo: response.tokenInfo)
+        return OAuthApplicationCredential(
+            serverContext: portal, clientID: clientID, clientSecret: clientSecret,
+            tokenExpirationMinutes: tokenExpirationMinutes, tokenInfo: response.tokenInfo)
     }
 
     /// Requests a new app token; nil when the portal no longer accepts the app credentials.
     public func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? {
         do {
-            return try await Self.make(portal: serverContext, clientID: clientID, clientSecret: clientSecret, tokenExpirationMinutes: tokenExpirationMinutes, services: services)
+            return try await Self.make(
+                portal: serverContext, clientID: clientID, clientSecret: clientSecret,
+                tokenExpirationMinutes: tokenExpirationMinutes, services: services)
         } catch let error as PortalAuthError where error.code == .authenticationFailed {
-            services.logger.info("app credentials refused", metadata: ["server": "\(serverContext)", "client": "\(clientID)"])
+            services.logger.info(
+                "app credentials refused", metadata: ["server": "\(serverContext)", "client": "\(clientID)"])
             return nil
         }
     }
@@ -86,5 +108,7 @@ public struct OAuthApplicationHandler: AuthenticationChallengeHandler {
     /// None.
     public func canHandle(_ challenge: AuthenticationChallenge) -> Bool { false }
     /// Never called.
-    public func handle(_ challenge: AuthenticationChallenge, services: AuthenticationServices) async throws -> ChallengeDisposition { .continueWithoutCredential }
+    public func handle(
+        _ challenge: AuthenticationChallenge, services: AuthenticationServices
+    ) async throws -> ChallengeDisposition { .continueWithoutCredential }
 }

@@ -1,9 +1,10 @@
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import PortalAuth
 
 /// How to sign a user in to a portal with OAuth 2.0 (authorization code with PKCE): the portal,
 /// the registered app's client ID, and where the browser comes back to.
@@ -25,16 +26,27 @@ public struct OAuthUserConfiguration: Sendable, Equatable {
 
     /// Creates a configuration; throws for an invalid portal URL, an empty client ID or an
     /// unusable redirect URL.
-    public init(portalURL: URL, clientID: String, redirectURL: String = OAuthUserConfiguration.defaultRedirectURL,
-                refreshTokenExpirationMinutes: Int = 20160, timeout: TimeInterval = 300) throws {
-        guard !clientID.isEmpty else { throw PortalAuthError(.invalidArgument, "the client ID is empty: give the app's client ID with --client-id") }
-        guard refreshTokenExpirationMinutes > 0 else { throw PortalAuthError(.invalidArgument, "the refresh token expiration must be a positive number of minutes") }
-        guard timeout > 0 else { throw PortalAuthError(.invalidArgument, "the sign-in timeout must be a positive number of seconds") }
+    public init(
+        portalURL: URL, clientID: String, redirectURL: String = OAuthUserConfiguration.defaultRedirectURL,
+        refreshTokenExpirationMinutes: Int = 20160, timeout: TimeInterval = 300
+    ) throws {
+        guard !clientID.isEmpty else {
+            throw PortalAuthError(.invalidArgument, "the client ID is empty: give the app's client ID with --client-id")
+        }
+        guard refreshTokenExpirationMinutes > 0 else {
+            throw PortalAuthError(.invalidArgument, "the refresh token expiration must be a positive number of minutes")
+        }
+        guard timeout > 0 else {
+            throw PortalAuthError(.invalidArgument, "the sign-in timeout must be a positive number of seconds")
+        }
         _ = try AuthorizationRedirect(redirectURL)
         // The user types the password into the portal's page: never over plain http (loopback aside).
         let host = portalURL.host(percentEncoded: false)?.lowercased() ?? ""
         guard portalURL.scheme?.lowercased() == "https" || ["127.0.0.1", "localhost", "::1"].contains(host) else {
-            throw PortalAuthError(.insecureTransport, "the portal URL \(URLRedaction.redact(portalURL.absoluteString)) is not https: the sign-in page would send the password in the clear; use the https URL")
+            throw PortalAuthError(
+                .insecureTransport,
+                "the portal URL \(URLRedaction.redact(portalURL.absoluteString)) is not https: the sign-in page would send the password in the clear; use the https URL"
+            )
         }
         self.portalURL = portalURL
         self.clientID = clientID
@@ -53,7 +65,9 @@ public struct OAuthUserConfiguration: Sendable, Equatable {
 
 extension OAuthUserConfiguration {
     /// The keys of a configuration file (see config/oauth-user.example.json).
-    public static let fileKeys: Set<String> = ["type", "portal_url", "client_id", "redirect_url", "refresh_token_expiration_minutes", "timeout_seconds"]
+    public static let fileKeys: Set<String> = [
+        "type", "portal_url", "client_id", "redirect_url", "refresh_token_expiration_minutes", "timeout_seconds",
+    ]
 
     /// Reads a configuration from a JSON file: `portal_url` and `client_id` (required),
     /// `redirect_url`, `refresh_token_expiration_minutes`, `timeout_seconds`, and optionally
@@ -61,7 +75,9 @@ extension OAuthUserConfiguration {
     public init(file: ConfigurationFile) throws {
         try file.requireOnlyKeys(Self.fileKeys)
         if let type = try file.optionalString("type"), type != "oauth-user" {
-            throw PortalAuthError(.invalidConfiguration, "\(file.source): \"type\" is \"\(type)\" but this is an OAuth user configuration (\"oauth-user\")")
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\(file.source): \"type\" is \"\(type)\" but this is an OAuth user configuration (\"oauth-user\")")
         }
         let portal = try file.httpsURL("portal_url")
         let clientID = try file.string("client_id")
@@ -69,10 +85,15 @@ extension OAuthUserConfiguration {
         do {
             _ = try AuthorizationRedirect(redirect)
         } catch {
-            throw PortalAuthError(.invalidConfiguration, "\(file.source): \"redirect_url\" must be http://127.0.0.1[:PORT]/path, \(AuthorizationRedirect.outOfBandURI) or the app's registered URL, not \(redirect)")
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\(file.source): \"redirect_url\" must be http://127.0.0.1[:PORT]/path, \(AuthorizationRedirect.outOfBandURI) or the app's registered URL, not \(redirect)"
+            )
         }
-        try self.init(portalURL: portal, clientID: clientID, redirectURL: redirect,
-                      refreshTokenExpirationMinutes: try file.optionalPositiveInteger("refresh_token_expiration_minutes") ?? 20160,
-                      timeout: TimeInterval(try file.optionalPositiveInteger("timeout_seconds") ?? 300))
+        try self.init(
+            portalURL: portal, clientID: clientID, redirectURL: redirect,
+            refreshTokenExpirationMinutes: try file.optionalPositiveInteger("refresh_token_expiration_minutes")
+                ?? 20160,
+            timeout: TimeInterval(try file.optionalPositiveInteger("timeout_seconds") ?? 300))
     }
 }

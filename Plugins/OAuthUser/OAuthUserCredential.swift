@@ -1,10 +1,11 @@
+import Logging
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import PortalAuth
-import Logging
 
 /// A user signed in to a portal with OAuth 2.0: an access token and a refresh token. The
 /// password is never seen.
@@ -38,8 +39,11 @@ public struct OAuthUserCredential: RevocableCredential, Equatable {
     public static let refreshTokenExchangeLeeway: TimeInterval = 24 * 3600
 
     /// Creates a credential from its parts.
-    public init(serverContext: ServerContext, clientID: String, redirectURL: String, redirectURI: String, username: String?, tokenInfo: TokenInfo,
-                refreshToken: String, refreshTokenExpirationDate: Date?) {
+    public init(
+        serverContext: ServerContext, clientID: String, redirectURL: String, redirectURI: String, username: String?,
+        tokenInfo: TokenInfo,
+        refreshToken: String, refreshTokenExpirationDate: Date?
+    ) {
         self.serverContext = serverContext
         self.clientID = clientID
         self.redirectURL = redirectURL
@@ -55,26 +59,40 @@ public struct OAuthUserCredential: RevocableCredential, Equatable {
 
     /// Signs a user in: the browser part through ``AuthorizationCodeFlow``, then the code is
     /// exchanged at the portal's token endpoint. Nothing is stored here.
-    public static func signIn(_ configuration: OAuthUserConfiguration, userAgent: any AuthorizationUserAgent,
-                              services: AuthenticationServices) async throws -> OAuthUserCredential {
+    public static func signIn(
+        _ configuration: OAuthUserConfiguration, userAgent: any AuthorizationUserAgent,
+        services: AuthenticationServices
+    ) async throws -> OAuthUserCredential {
         let portal = try configuration.portalContext
         let endpoint = ArcGISOAuthTokenEndpoint(portal: portal)
-        let request = AuthorizationCodeRequest(authorizeURL: endpoint.authorizeURL, clientID: configuration.clientID, redirect: configuration.redirect,
-                                               extraParameters: [("expiration", String(configuration.refreshTokenExpirationMinutes))],
-                                               timeout: configuration.timeout)
+        let request = AuthorizationCodeRequest(
+            authorizeURL: endpoint.authorizeURL, clientID: configuration.clientID, redirect: configuration.redirect,
+            extraParameters: [("expiration", String(configuration.refreshTokenExpirationMinutes))],
+            timeout: configuration.timeout)
         let grant = try await AuthorizationCodeFlow.authorize(request, userAgent: userAgent, logger: services.logger)
         let response: ArcGISOAuthTokenResponse
         do {
-            response = try await endpoint.requestToken(grant.tokenParameters(clientID: configuration.clientID), services: services)
+            response = try await endpoint.requestToken(
+                grant.tokenParameters(clientID: configuration.clientID), services: services)
         } catch let error as PortalAuthError where error.code == .arcGISError {
-            throw PortalAuthError(.authenticationFailed, "\(portal) refused the authorization code (\(error.message)): sign in again; nothing was stored", cause: error.cause)
+            throw PortalAuthError(
+                .authenticationFailed,
+                "\(portal) refused the authorization code (\(error.message)): sign in again; nothing was stored",
+                cause: error.cause)
         }
         guard let refreshToken = response.refreshToken, !refreshToken.isEmpty else {
-            throw PortalAuthError(.invalidResponse, "\(portal) returned no refresh token for the sign-in: check that the app allows user sign-in; nothing was stored")
+            throw PortalAuthError(
+                .invalidResponse,
+                "\(portal) returned no refresh token for the sign-in: check that the app allows user sign-in; nothing was stored"
+            )
         }
-        services.logger.debug("oauth sign-in complete", metadata: ["server": "\(portal)", "user": "\(response.username ?? "?")"])
-        return OAuthUserCredential(serverContext: portal, clientID: configuration.clientID, redirectURL: configuration.redirectURL, redirectURI: grant.redirectURI, username: response.username,
-                                   tokenInfo: response.tokenInfo, refreshToken: refreshToken, refreshTokenExpirationDate: response.refreshTokenExpirationDate)
+        services.logger.debug(
+            "oauth sign-in complete", metadata: ["server": "\(portal)", "user": "\(response.username ?? "?")"])
+        return OAuthUserCredential(
+            serverContext: portal, clientID: configuration.clientID, redirectURL: configuration.redirectURL,
+            redirectURI: grant.redirectURI, username: response.username,
+            tokenInfo: response.tokenInfo, refreshToken: refreshToken,
+            refreshTokenExpirationDate: response.refreshTokenExpirationDate)
     }
 
     /// Refreshes the access token, exchanging the refresh token first when it is close to expiry.
@@ -82,18 +100,28 @@ public struct OAuthUserCredential: RevocableCredential, Equatable {
     public func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? {
         if let refreshTokenExpirationDate, refreshTokenExpirationDate <= Date() { return nil }
         let endpoint = ArcGISOAuthTokenEndpoint(portal: serverContext)
-        let exchange = refreshTokenExpirationDate.map { $0.timeIntervalSinceNow < Self.refreshTokenExchangeLeeway } ?? false
-        let parameters: [(String, String)] = exchange
-            ? [("grant_type", "exchange_refresh_token"), ("client_id", clientID), ("redirect_uri", redirectURI), ("refresh_token", refreshToken)]
+        let exchange =
+            refreshTokenExpirationDate.map { $0.timeIntervalSinceNow < Self.refreshTokenExchangeLeeway } ?? false
+        let parameters: [(String, String)] =
+            exchange
+            ? [
+                ("grant_type", "exchange_refresh_token"), ("client_id", clientID), ("redirect_uri", redirectURI),
+                ("refresh_token", refreshToken),
+            ]
             : [("grant_type", "refresh_token"), ("client_id", clientID), ("refresh_token", refreshToken)]
-        services.logger.debug(exchange ? "exchanging refresh token" : "refreshing access token", metadata: ["server": "\(serverContext)"])
+        services.logger.debug(
+            exchange ? "exchanging refresh token" : "refreshing access token", metadata: ["server": "\(serverContext)"])
         do {
             let response = try await endpoint.requestToken(parameters, services: services)
-            return OAuthUserCredential(serverContext: serverContext, clientID: clientID, redirectURL: redirectURL, redirectURI: redirectURI, username: response.username ?? username,
-                                       tokenInfo: response.tokenInfo, refreshToken: response.refreshToken ?? refreshToken,
-                                       refreshTokenExpirationDate: response.refreshToken == nil ? refreshTokenExpirationDate : response.refreshTokenExpirationDate)
+            return OAuthUserCredential(
+                serverContext: serverContext, clientID: clientID, redirectURL: redirectURL, redirectURI: redirectURI,
+                username: response.username ?? username,
+                tokenInfo: response.tokenInfo, refreshToken: response.refreshToken ?? refreshToken,
+                refreshTokenExpirationDate: response.refreshToken == nil
+                    ? refreshTokenExpirationDate : response.refreshTokenExpirationDate)
         } catch let error as PortalAuthError where ArcGISOAuthTokenEndpoint.isRejectedGrant(error) {
-            services.logger.info("refresh token rejected; a new sign-in is needed", metadata: ["server": "\(serverContext)"])
+            services.logger.info(
+                "refresh token rejected; a new sign-in is needed", metadata: ["server": "\(serverContext)"])
             return nil
         }
     }

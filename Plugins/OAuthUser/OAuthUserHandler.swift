@@ -1,9 +1,10 @@
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import PortalAuth
 
 /// Answers ArcGIS challenges on portals it has an ``OAuthUserConfiguration`` for (and on portals
 /// whose stored OAuth credential can no longer be renewed) by signing the user in through the
@@ -26,10 +27,15 @@ public struct OAuthUserHandler: AuthenticationChallengeHandler {
     /// The configuration for a challenge: a configured portal, or the app of the OAuth
     /// credential that was refused or expired.
     func configuration(for challenge: ArcGISAuthenticationChallenge) -> OAuthUserConfiguration? {
-        if let match = configurations.first(where: { (try? $0.portalContext) == challenge.serverContext }) { return match }
-        if let previous = challenge.previousCredential as? OAuthUserCredential, previous.serverContext == challenge.serverContext,
-           let url = URL(string: previous.serverContext.url) {
-            return try? OAuthUserConfiguration(portalURL: url, clientID: previous.clientID, redirectURL: previous.redirectURL)
+        if let match = configurations.first(where: { (try? $0.portalContext) == challenge.serverContext }) {
+            return match
+        }
+        if let previous = challenge.previousCredential as? OAuthUserCredential,
+            previous.serverContext == challenge.serverContext,
+            let url = URL(string: previous.serverContext.url)
+        {
+            return try? OAuthUserConfiguration(
+                portalURL: url, clientID: previous.clientID, redirectURL: previous.redirectURL)
         }
         return nil
     }
@@ -41,8 +47,12 @@ public struct OAuthUserHandler: AuthenticationChallengeHandler {
     }
 
     /// Signs the user in.
-    public func handle(_ challenge: AuthenticationChallenge, services: AuthenticationServices) async throws -> ChallengeDisposition {
-        guard case .arcGIS(let arcGIS) = challenge, let configuration = configuration(for: arcGIS) else { return .continueWithoutCredential }
+    public func handle(
+        _ challenge: AuthenticationChallenge, services: AuthenticationServices
+    ) async throws -> ChallengeDisposition {
+        guard case .arcGIS(let arcGIS) = challenge, let configuration = configuration(for: arcGIS) else {
+            return .continueWithoutCredential
+        }
         let credential = try await OAuthUserCredential.signIn(configuration, userAgent: userAgent, services: services)
         return .continueWithCredential(.arcGIS(credential))
     }

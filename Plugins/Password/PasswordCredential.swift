@@ -1,9 +1,10 @@
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import PortalAuth
 
 /// A username and password for HTTP authentication (Basic, Digest, NTLM, Negotiate) at one
 /// protection space: a host and port (``host``) and, when the server names one, a realm.
@@ -31,21 +32,32 @@ public struct PasswordCredential: NetworkCredential, Equatable {
     /// Creates the credential. Throws ``PortalAuth/PortalAuthError/Code/insecureTransport`` when the only
     /// usable scheme is Basic over plain http and that is not allowed, and
     /// ``PortalAuth/PortalAuthError/Code/secretMissing`` for an empty password where one is needed.
-    public init(host: ServerContext, realm: String?, username: String?, password: String, schemes: TransportOptions.HTTPAuthSchemes, allowsBasicOverHTTP: Bool = false) throws {
+    public init(
+        host: ServerContext, realm: String?, username: String?, password: String,
+        schemes: TransportOptions.HTTPAuthSchemes, allowsBasicOverHTTP: Bool = false
+    ) throws {
         let usable = try Self.usableSchemes(schemes, on: host, allowsBasicOverHTTP: allowsBasicOverHTTP)
         let ticketOnly = usable == [.negotiate] && password.isEmpty
         guard ticketOnly || !password.isEmpty else {
-            throw PortalAuthError(.secretMissing, "no password was given for \(username ?? "the user") @ \(host.host):\(host.port)")
+            throw PortalAuthError(
+                .secretMissing, "no password was given for \(username ?? "the user") @ \(host.host):\(host.port)")
         }
-        self.init(host: host, realm: realm, username: username, password: password, schemes: schemes, allowsBasicOverHTTP: allowsBasicOverHTTP, unchecked: ())
+        self.init(
+            host: host, realm: realm, username: username, password: password, schemes: schemes,
+            allowsBasicOverHTTP: allowsBasicOverHTTP, unchecked: ())
     }
 
     /// Negotiate with the user's own Kerberos ticket for `principal`, no password.
     public static func kerberosTicket(host: ServerContext, realm: String?, principal: String) -> PasswordCredential {
-        PasswordCredential(host: host, realm: realm, username: principal, password: "", schemes: [.negotiate], allowsBasicOverHTTP: false, unchecked: ())
+        PasswordCredential(
+            host: host, realm: realm, username: principal, password: "", schemes: [.negotiate],
+            allowsBasicOverHTTP: false, unchecked: ())
     }
 
-    private init(host: ServerContext, realm: String?, username: String?, password: String, schemes: TransportOptions.HTTPAuthSchemes, allowsBasicOverHTTP: Bool, unchecked: Void) {
+    private init(
+        host: ServerContext, realm: String?, username: String?, password: String,
+        schemes: TransportOptions.HTTPAuthSchemes, allowsBasicOverHTTP: Bool, unchecked: Void
+    ) {
         self.host = host
         self.realm = realm
         self.username = username
@@ -56,11 +68,16 @@ public struct PasswordCredential: NetworkCredential, Equatable {
 
     /// The schemes a password may be sent with to `host`: Basic is left out over plain http unless
     /// allowed. Throws ``PortalAuth/PortalAuthError/Code/insecureTransport`` when nothing is left.
-    public static func usableSchemes(_ schemes: TransportOptions.HTTPAuthSchemes, on host: ServerContext, allowsBasicOverHTTP: Bool) throws -> TransportOptions.HTTPAuthSchemes {
+    public static func usableSchemes(
+        _ schemes: TransportOptions.HTTPAuthSchemes, on host: ServerContext, allowsBasicOverHTTP: Bool
+    ) throws -> TransportOptions.HTTPAuthSchemes {
         var usable = schemes
         if isPlainHTTP(host), !allowsBasicOverHTTP { usable.remove(.basic) }
         guard !usable.isEmpty else {
-            throw PortalAuthError(.insecureTransport, "\(host.host):\(host.port) offers only HTTP Basic over plain http, which would send the password in clear: use its https URL, or allow it explicitly (--allow-basic-over-http); nothing was stored")
+            throw PortalAuthError(
+                .insecureTransport,
+                "\(host.host):\(host.port) offers only HTTP Basic over plain http, which would send the password in clear: use its https URL, or allow it explicitly (--allow-basic-over-http); nothing was stored"
+            )
         }
         return usable
     }
@@ -76,6 +93,7 @@ public struct PasswordCredential: NetworkCredential, Equatable {
         var usable = schemes
         if Self.isPlainHTTP(host), !allowsBasicOverHTTP { usable.remove(.basic) }
         guard !usable.isEmpty else { return }
-        options.httpAuthentication = TransportOptions.HTTPAuthentication(username: username ?? "", password: password, schemes: usable)
+        options.httpAuthentication = TransportOptions.HTTPAuthentication(
+            username: username ?? "", password: password, schemes: usable)
     }
 }

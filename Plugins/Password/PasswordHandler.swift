@@ -1,10 +1,11 @@
+import Logging
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import PortalAuth
-import Logging
 
 /// Supplies a username and password when a server answers HTTP 401 with `WWW-Authenticate`.
 ///
@@ -14,7 +15,9 @@ public protocol NetworkPasswordProvider: Sendable {
     /// The username and password for the challenge (its ``PortalAuth/NetworkAuthenticationChallenge/host``
     /// and the realm of its kind), or `nil` to cancel. Throw a ``PortalAuth/PortalAuthError`` that says
     /// what to do when no password can be had.
-    func usernameAndPassword(for challenge: NetworkAuthenticationChallenge) async throws -> (username: String, password: String)?
+    func usernameAndPassword(
+        for challenge: NetworkAuthenticationChallenge
+    ) async throws -> (username: String, password: String)?
 }
 
 /// A provider with fixed credentials, for programs that already hold them.
@@ -27,7 +30,9 @@ public struct StaticNetworkPasswordProvider: NetworkPasswordProvider {
         self.password = password
     }
     /// Returns the fixed credentials.
-    public func usernameAndPassword(for challenge: NetworkAuthenticationChallenge) async throws -> (username: String, password: String)? {
+    public func usernameAndPassword(
+        for challenge: NetworkAuthenticationChallenge
+    ) async throws -> (username: String, password: String)? {
         (username, password)
     }
 }
@@ -57,18 +62,23 @@ public struct PasswordHandler: AuthenticationChallengeHandler {
     }
 
     /// Uses a Kerberos ticket for Negotiate when there is one; otherwise asks the provider.
-    public func handle(_ challenge: AuthenticationChallenge, services: AuthenticationServices) async throws -> ChallengeDisposition {
-        guard case .network(let network) = challenge, case .httpAuthentication(let schemes, let realm) = network.kind else { return .continueWithoutCredential }
+    public func handle(
+        _ challenge: AuthenticationChallenge, services: AuthenticationServices
+    ) async throws -> ChallengeDisposition {
+        guard case .network(let network) = challenge, case .httpAuthentication(let schemes, let realm) = network.kind
+        else { return .continueWithoutCredential }
         // Refused before anyone is asked for a password: Basic alone over plain http.
         _ = try PasswordCredential.usableSchemes(schemes, on: network.host, allowsBasicOverHTTP: allowsBasicOverHTTP)
         let refusedTicket = (network.previousCredential as? PasswordCredential)?.usesKerberosTicket == true
         if schemes.contains(.negotiate), !refusedTicket, let principal = KerberosTicket.current() {
             services.logger.debug("using the Kerberos ticket", metadata: ["host": "\(network.host)"])
-            return .continueWithCredential(.network(PasswordCredential.kerberosTicket(host: network.host, realm: realm, principal: principal)))
+            return .continueWithCredential(
+                .network(PasswordCredential.kerberosTicket(host: network.host, realm: realm, principal: principal)))
         }
         guard let (username, password) = try await provider.usernameAndPassword(for: network) else { return .cancel }
-        let credential = try PasswordCredential(host: network.host, realm: realm, username: username, password: password,
-                                                schemes: schemes, allowsBasicOverHTTP: allowsBasicOverHTTP)
+        let credential = try PasswordCredential(
+            host: network.host, realm: realm, username: username, password: password,
+            schemes: schemes, allowsBasicOverHTTP: allowsBasicOverHTTP)
         return .continueWithCredential(.network(credential))
     }
 }

@@ -1,9 +1,10 @@
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import PortalAuth
 
 /// A token made elsewhere (for example by an administrator or another tool), with its
 /// expiration, SSL flag and optional referer, bound to one server context.
@@ -30,27 +31,38 @@ public struct PregeneratedTokenCredential: ArcGISCredential, Equatable {
     /// Creates the credential for the server context of `url` from a token string.
     ///
     /// Throws ``PortalAuth/PortalAuthError/Code/secretMissing`` for an empty token.
-    public init(url: URL, token: String, expiresIn: TimeInterval?, isSSLRequired: Bool? = nil, referer: String? = nil, username: String? = nil) throws {
+    public init(
+        url: URL, token: String, expiresIn: TimeInterval?, isSSLRequired: Bool? = nil, referer: String? = nil,
+        username: String? = nil
+    ) throws {
         let token = token.trimmingWhitespace
         guard !token.isEmpty else {
-            throw PortalAuthError(.secretMissing, "the token is empty: pipe it to --token-stdin, for example printf %s \"$TOKEN\" | portal-auth login --url URL --token-stdin")
+            throw PortalAuthError(
+                .secretMissing,
+                "the token is empty: pipe it to --token-stdin, for example printf %s \"$TOKEN\" | portal-auth login --url URL --token-stdin"
+            )
         }
         guard token.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\"" }) else {
-            throw PortalAuthError(.invalidArgument, "the token on stdin contains spaces or non-ASCII characters: pass exactly one token")
+            throw PortalAuthError(
+                .invalidArgument, "the token on stdin contains spaces or non-ASCII characters: pass exactly one token")
         }
         if let expiresIn, expiresIn <= 0 {
             throw PortalAuthError(.invalidArgument, "--expires-in must be a positive number of seconds")
         }
         let context = try ServerContext(url: url)
-        self.init(serverContext: context,
-                  tokenInfo: TokenInfo(accessToken: token, expirationDate: expiresIn.map { Date().addingTimeInterval($0) }, isSSLRequired: isSSLRequired ?? (context.scheme == "https")),
-                  referer: referer, username: username)
+        self.init(
+            serverContext: context,
+            tokenInfo: TokenInfo(
+                accessToken: token, expirationDate: expiresIn.map { Date().addingTimeInterval($0) },
+                isSSLRequired: isSSLRequired ?? (context.scheme == "https")),
+            referer: referer, username: username)
     }
 }
 
 extension String {
     var trimmingWhitespace: String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
         return String(self[first...last])
     }
 }
@@ -73,10 +85,15 @@ public struct PregeneratedTokenHandler: AuthenticationChallengeHandler {
     }
 
     /// Fails with an error naming the command that stores a new token.
-    public func handle(_ challenge: AuthenticationChallenge, services: AuthenticationServices) async throws -> ChallengeDisposition {
-        guard case .arcGIS(let arcGIS) = challenge, let previous = arcGIS.previousCredential else { return .continueWithoutCredential }
+    public func handle(
+        _ challenge: AuthenticationChallenge, services: AuthenticationServices
+    ) async throws -> ChallengeDisposition {
+        guard case .arcGIS(let arcGIS) = challenge, let previous = arcGIS.previousCredential else {
+            return .continueWithoutCredential
+        }
         let expired = previous.tokenInfo.isExpired()
-        throw PortalAuthError(.credentialExpired,
+        throw PortalAuthError(
+            .credentialExpired,
             "the pregenerated token for \(previous.serverContext) \(expired ? "has expired" : "was refused (\(arcGIS.error.code) \(arcGIS.error.message))"): get a new token and run portal-auth login --url \(previous.serverContext.url) --token-stdin",
             cause: arcGIS.error.cause)
     }

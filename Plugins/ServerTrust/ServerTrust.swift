@@ -1,9 +1,10 @@
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import PortalAuth
 
 /// A decision to trust one server whose certificate does not verify (self-signed, expired, for
 /// another name, from an unknown CA): its public key is pinned for that host and port only.
@@ -28,7 +29,8 @@ public struct ServerTrust: NetworkCredential, Equatable {
 
     /// Trusts the certificate of `report` for its host and port.
     public init(_ report: ServerCertificateReport, trustedAt: Date = Date()) throws {
-        self.host = try ServerContext.host(of: URL(string: "https://\(report.host.contains(":") ? "[\(report.host)]" : report.host):\(report.port)")!)
+        self.host = try ServerContext.host(
+            of: URL(string: "https://\(report.host.contains(":") ? "[\(report.host)]" : report.host):\(report.port)")!)
         self.certificate = report.certificate
         self.reason = report.failure ?? .other
         self.trustedAt = trustedAt
@@ -69,8 +71,12 @@ public struct ServerTrustHandler: AuthenticationChallengeHandler {
     }
 
     /// See ``ServerTrustHandler``.
-    public func handle(_ challenge: AuthenticationChallenge, services: AuthenticationServices) async throws -> ChallengeDisposition {
-        guard case .network(let network) = challenge, case .serverTrust(let reason) = network.kind else { return .continueWithoutCredential }
+    public func handle(
+        _ challenge: AuthenticationChallenge, services: AuthenticationServices
+    ) async throws -> ChallengeDisposition {
+        guard case .network(let network) = challenge, case .serverTrust(let reason) = network.kind else {
+            return .continueWithoutCredential
+        }
         let report = try await services.transport.serverCertificate(host: network.host.host, port: network.host.port)
         if reason == .pinMismatch {
             throw Self.keyChanged(host: network.host, trusted: network.previousCredential as? ServerTrust, now: report)
@@ -81,10 +87,14 @@ public struct ServerTrustHandler: AuthenticationChallengeHandler {
     }
 
     /// The error for a trusted server that now presents another key.
-    public static func keyChanged(host: ServerContext, trusted: ServerTrust?, now report: ServerCertificateReport) -> PortalAuthError {
+    public static func keyChanged(
+        host: ServerContext, trusted: ServerTrust?, now report: ServerCertificateReport
+    ) -> PortalAuthError {
         let place = "\(host.host):\(host.port)"
         let old = trusted.map { "trusted \($0.certificate.sha256Fingerprint)" } ?? "trusted key unknown"
-        return PortalAuthError(.untrustedServer, "the certificate of \(place) CHANGED since it was trusted (\(old), now \(report.certificate.sha256Fingerprint), subject \(report.certificate.subject)): nothing was sent; if the change is expected, run portal-auth untrust \(place) and portal-auth trust \(place), otherwise someone may be intercepting the connection",
-                               cause: .other("pinned public key mismatch"))
+        return PortalAuthError(
+            .untrustedServer,
+            "the certificate of \(place) CHANGED since it was trusted (\(old), now \(report.certificate.sha256Fingerprint), subject \(report.certificate.subject)): nothing was sent; if the change is expected, run portal-auth untrust \(place) and portal-auth trust \(place), otherwise someone may be intercepting the connection",
+            cause: .other("pinned public key mismatch"))
     }
 }

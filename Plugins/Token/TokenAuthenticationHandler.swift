@@ -1,9 +1,10 @@
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import PortalAuth
 
 /// Supplies a username and password when an ArcGIS server asks for a token.
 ///
@@ -14,7 +15,9 @@ public protocol UsernamePasswordProvider: Sendable {
     ///
     /// Throw a ``PortalAuth/PortalAuthError`` that says what to do when no password can be had
     /// (for example when standard input is not a terminal).
-    func usernameAndPassword(for challenge: ArcGISAuthenticationChallenge) async throws -> (username: String, password: String)?
+    func usernameAndPassword(
+        for challenge: ArcGISAuthenticationChallenge
+    ) async throws -> (username: String, password: String)?
 }
 
 /// A provider with fixed credentials, for programs that already hold them.
@@ -27,7 +30,9 @@ public struct StaticUsernamePasswordProvider: UsernamePasswordProvider {
         self.password = password
     }
     /// Returns the fixed credentials.
-    public func usernameAndPassword(for challenge: ArcGISAuthenticationChallenge) async throws -> (username: String, password: String)? {
+    public func usernameAndPassword(
+        for challenge: ArcGISAuthenticationChallenge
+    ) async throws -> (username: String, password: String)? {
         (username, password)
     }
 }
@@ -46,7 +51,10 @@ public struct TokenAuthenticationHandler: AuthenticationChallengeHandler {
     /// - Parameters:
     ///   - expirationMinutes: the token lifetime to ask for (servers cap it).
     ///   - keepPassword: keep the password in memory to regenerate tokens before they expire.
-    public init(provider: any UsernamePasswordProvider, expirationMinutes: Int = 60, referer: String? = TokenCredential.defaultReferer, keepPassword: Bool = true) {
+    public init(
+        provider: any UsernamePasswordProvider, expirationMinutes: Int = 60,
+        referer: String? = TokenCredential.defaultReferer, keepPassword: Bool = true
+    ) {
         self.provider = provider
         self.expirationMinutes = expirationMinutes
         self.referer = referer
@@ -63,15 +71,20 @@ public struct TokenAuthenticationHandler: AuthenticationChallengeHandler {
     }
 
     /// Asks for a username and password and generates a token.
-    public func handle(_ challenge: AuthenticationChallenge, services: AuthenticationServices) async throws -> ChallengeDisposition {
+    public func handle(
+        _ challenge: AuthenticationChallenge, services: AuthenticationServices
+    ) async throws -> ChallengeDisposition {
         guard case .arcGIS(let arcGIS) = challenge else { return .continueWithoutCredential }
         guard let (username, password) = try await provider.usernameAndPassword(for: arcGIS) else { return .cancel }
         var tokenServiceURL = arcGIS.tokenServiceURL
         if tokenServiceURL == nil {
-            tokenServiceURL = await services.tokenServiceURL(for: arcGIS.serverContext, isPortal: ServerContext.arcGISServerRoot(of: arcGIS.requestURL) == nil)
+            tokenServiceURL = await services.tokenServiceURL(
+                for: arcGIS.serverContext, isPortal: ServerContext.arcGISServerRoot(of: arcGIS.requestURL) == nil)
         }
-        let credential = try await TokenCredential.generate(serverContext: arcGIS.serverContext, tokenServiceURL: tokenServiceURL!, username: username, password: password,
-                                                            referer: referer, expirationMinutes: expirationMinutes, keepPassword: keepPassword, services: services)
+        let credential = try await TokenCredential.generate(
+            serverContext: arcGIS.serverContext, tokenServiceURL: tokenServiceURL!, username: username,
+            password: password,
+            referer: referer, expirationMinutes: expirationMinutes, keepPassword: keepPassword, services: services)
         return .continueWithCredential(.arcGIS(credential))
     }
 }

@@ -1,9 +1,10 @@
+public import PortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import PortalAuth
 
 /// An ArcGIS token generated from a username and password by a `generateToken` service.
 ///
@@ -28,13 +29,18 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     /// The password, in memory only.
     private(set) var password: String? = nil
 
-    enum CodingKeys: String, CodingKey { case serverContext, tokenServiceURL, username, tokenInfo, referer, expirationMinutes }
+    enum CodingKeys: String, CodingKey {
+        case serverContext, tokenServiceURL, username, tokenInfo, referer, expirationMinutes
+    }
 
     /// The referer sent when none is given.
     public static let defaultReferer = "portal-auth"
 
     /// Creates a credential from parts (no request is made).
-    public init(serverContext: ServerContext, tokenServiceURL: URL, username: String, tokenInfo: TokenInfo, referer: String?, expirationMinutes: Int, password: String? = nil) {
+    public init(
+        serverContext: ServerContext, tokenServiceURL: URL, username: String, tokenInfo: TokenInfo, referer: String?,
+        expirationMinutes: Int, password: String? = nil
+    ) {
         self.serverContext = serverContext
         self.tokenServiceURL = tokenServiceURL
         self.username = username
@@ -52,47 +58,77 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     ///
     /// - Parameters:
     ///   - keepPassword: keep the password in memory so the token is regenerated before expiry.
-    public static func generate(serverContext: ServerContext, tokenServiceURL: URL, username: String, password: String,
-                                referer: String? = defaultReferer, expirationMinutes: Int = 60, keepPassword: Bool = true,
-                                services: AuthenticationServices) async throws -> TokenCredential {
-        guard !username.isEmpty else { throw PortalAuthError(.invalidArgument, "the username is empty: give one with --username") }
-        guard !password.isEmpty else { throw PortalAuthError(.secretMissing, "the password is empty: pipe it to --password-stdin or type it at the prompt") }
+    public static func generate(
+        serverContext: ServerContext, tokenServiceURL: URL, username: String, password: String,
+        referer: String? = defaultReferer, expirationMinutes: Int = 60, keepPassword: Bool = true,
+        services: AuthenticationServices
+    ) async throws -> TokenCredential {
+        guard !username.isEmpty else {
+            throw PortalAuthError(.invalidArgument, "the username is empty: give one with --username")
+        }
+        guard !password.isEmpty else {
+            throw PortalAuthError(
+                .secretMissing, "the password is empty: pipe it to --password-stdin or type it at the prompt")
+        }
         // The password goes only to the server's own scheme, host and port (or ArcGIS Online's service).
         guard serverContext.acceptsTokenService(tokenServiceURL) else {
-            throw PortalAuthError(.insecureTransport, "refusing to send the password for \(serverContext) to \(ServerContext.describe(tokenServiceURL)): the token service is not on the server's host and port; sign in at that server directly")
+            throw PortalAuthError(
+                .insecureTransport,
+                "refusing to send the password for \(serverContext) to \(ServerContext.describe(tokenServiceURL)): the token service is not on the server's host and port; sign in at that server directly"
+            )
         }
         var parameters = [("username", username), ("password", password)]
-        if let referer { parameters += [("client", "referer"), ("referer", referer)] } else { parameters.append(("client", "requestip")) }
+        if let referer {
+            parameters += [("client", "referer"), ("referer", referer)]
+        } else {
+            parameters.append(("client", "requestip"))
+        }
         parameters.append(("expiration", String(expirationMinutes)))
         let json: JSONValue
         do {
             json = try await services.postForm(tokenServiceURL, parameters)
         } catch let error as PortalAuthError {
-            if case .arcGIS(let code, _, let message, let details)? = error.cause, code == 400 || code == 401 || code == 403,
-               (details + [message]).contains(where: { $0.lowercased().contains("invalid username or password") || $0.lowercased().contains("unable to generate token") }) {
-                throw PortalAuthError(.authenticationFailed, "\(serverContext) refused the username or password for \(username): check them and sign in again", cause: error.cause)
+            if case .arcGIS(let code, _, let message, let details)? = error.cause,
+                code == 400 || code == 401 || code == 403,
+                (details + [message]).contains(where: {
+                    $0.lowercased().contains("invalid username or password")
+                        || $0.lowercased().contains("unable to generate token")
+                })
+            {
+                throw PortalAuthError(
+                    .authenticationFailed,
+                    "\(serverContext) refused the username or password for \(username): check them and sign in again",
+                    cause: error.cause)
             }
             throw error
         }
         guard let token = json["token"]?.stringValue, !token.isEmpty else {
-            throw PortalAuthError(.invalidResponse, "the token service \(tokenServiceURL.host() ?? "") answered without a token: check that it is an ArcGIS generateToken service")
+            throw PortalAuthError(
+                .invalidResponse,
+                "the token service \(tokenServiceURL.host() ?? "") answered without a token: check that it is an ArcGIS generateToken service"
+            )
         }
         let expires = json["expires"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) }
-        let info = TokenInfo(accessToken: token, expirationDate: expires, isSSLRequired: json["ssl"]?.boolValue ?? false)
-        return TokenCredential(serverContext: serverContext, tokenServiceURL: tokenServiceURL, username: username, tokenInfo: info,
-                               referer: referer, expirationMinutes: expirationMinutes, password: keepPassword ? password : nil)
+        let info = TokenInfo(
+            accessToken: token, expirationDate: expires, isSSLRequired: json["ssl"]?.boolValue ?? false)
+        return TokenCredential(
+            serverContext: serverContext, tokenServiceURL: tokenServiceURL, username: username, tokenInfo: info,
+            referer: referer, expirationMinutes: expirationMinutes, password: keepPassword ? password : nil)
     }
 
     /// Regenerates the token when the password is in memory; otherwise `nil` (the plugin is challenged).
     public func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? {
         guard let password, let username else { return nil }
-        return try await TokenCredential.generate(serverContext: serverContext, tokenServiceURL: tokenServiceURL, username: username, password: password,
-                                                  referer: referer, expirationMinutes: expirationMinutes, services: services)
+        return try await TokenCredential.generate(
+            serverContext: serverContext, tokenServiceURL: tokenServiceURL, username: username, password: password,
+            referer: referer, expirationMinutes: expirationMinutes, services: services)
     }
 
     /// Compares everything but the password.
     public static func == (lhs: TokenCredential, rhs: TokenCredential) -> Bool {
-        lhs.serverContext == rhs.serverContext && lhs.tokenServiceURL == rhs.tokenServiceURL && lhs.username == rhs.username
-            && lhs.tokenInfo == rhs.tokenInfo && lhs.referer == rhs.referer && lhs.expirationMinutes == rhs.expirationMinutes
+        lhs.serverContext == rhs.serverContext && lhs.tokenServiceURL == rhs.tokenServiceURL
+            && lhs.username == rhs.username
+            && lhs.tokenInfo == rhs.tokenInfo && lhs.referer == rhs.referer
+            && lhs.expirationMinutes == rhs.expirationMinutes
     }
 }

@@ -7,7 +7,9 @@ public import Foundation
 /// An HTTP request as the transport sends it: no authentication is added here.
 public struct HTTPRequest: Sendable {
     /// The HTTP method.
-    public enum Method: String, Sendable { case get = "GET", post = "POST", head = "HEAD", delete = "DELETE", put = "PUT" }
+    public enum Method: String, Sendable {
+        case get = "GET", post = "POST", head = "HEAD", delete = "DELETE", put = "PUT"
+    }
     /// The absolute http or https URL.
     public var url: URL
     /// The method.
@@ -20,7 +22,10 @@ public struct HTTPRequest: Sendable {
     public var timeout: Double?
 
     /// Creates a request.
-    public init(url: URL, method: Method = .get, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil, timeout: Double? = nil) {
+    public init(
+        url: URL, method: Method = .get, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+        timeout: Double? = nil
+    ) {
         self.url = url
         self.method = method
         self.headers = headers
@@ -76,7 +81,9 @@ public struct HTTPResponse: Sendable {
         guard [400, 403, 495, 496].contains(status) else { return false }
         let text = String(decoding: body.prefix(4096), as: UTF8.self).lowercased()
         if status == 495 || status == 496 { return true }
-        if text.contains("no required ssl certificate was sent") || text.contains("the ssl certificate error") { return true }
+        if text.contains("no required ssl certificate was sent") || text.contains("the ssl certificate error") {
+            return true
+        }
         return status == 403 && (text.contains("403.7") || text.contains("client certificate required"))
     }
 
@@ -141,7 +148,10 @@ public struct TransportOptions: Sendable, Equatable {
     public var pinnedPublicKey: String?
 
     /// No options.
-    public init(httpAuthentication: HTTPAuthentication? = nil, clientCertificate: ClientCertificate? = nil, pinnedPublicKey: String? = nil) {
+    public init(
+        httpAuthentication: HTTPAuthentication? = nil, clientCertificate: ClientCertificate? = nil,
+        pinnedPublicKey: String? = nil
+    ) {
         self.httpAuthentication = httpAuthentication
         self.clientCertificate = clientCertificate
         self.pinnedPublicKey = pinnedPublicKey
@@ -162,7 +172,10 @@ public struct TransportConfiguration: Sendable {
     public var userAgent: String
 
     /// Creates a configuration. Proxies come from `http_proxy`, `https_proxy` and `no_proxy`, as libcurl reads them.
-    public init(caBundlePath: String? = nil, timeout: Double = 60, connectTimeout: Double = 15, maxConnectionsPerHost: Int = 8, userAgent: String = "portal-auth/0.1") {
+    public init(
+        caBundlePath: String? = nil, timeout: Double = 60, connectTimeout: Double = 15, maxConnectionsPerHost: Int = 8,
+        userAgent: String = "portal-auth/0.1"
+    ) {
         self.caBundlePath = caBundlePath
         self.timeout = timeout
         self.connectTimeout = connectTimeout
@@ -212,7 +225,8 @@ public protocol HTTPTransport: Sendable {
 extension HTTPTransport {
     /// Transports that cannot inspect certificates say so.
     public func serverCertificate(host: String, port: Int) async throws -> ServerCertificateReport {
-        throw PortalAuthError(.internalError, "this transport (\(type(of: self))) cannot read a server's certificate: use CurlTransport")
+        throw PortalAuthError(
+            .internalError, "this transport (\(type(of: self))) cannot read a server's certificate: use CurlTransport")
     }
 }
 

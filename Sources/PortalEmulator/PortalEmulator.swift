@@ -53,7 +53,9 @@ public final class PortalEmulator: Sendable {
     }
 
     /// Makes the certificates, writes the CA file and starts listening.
-    public static func start(_ configuration: EmulatorConfiguration = .default, logger: Logger? = nil) async throws
+    public static func start(
+        _ configuration: EmulatorConfiguration = .default, logger: Logger? = nil
+    ) async throws
         -> PortalEmulator
     {
         let logger = logger ?? Logger(label: "portal-emulator", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -77,7 +79,9 @@ public final class PortalEmulator: Sendable {
         try Data(authority.caCertificatePEM.utf8).write(to: URL(fileURLWithPath: caPath), options: .atomic)
 
         let tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(authority.serverCertificatePEM.utf8), format: .pem))],
+            certificateChain: [
+                .certificate(try NIOSSLCertificate(bytes: Array(authority.serverCertificatePEM.utf8), format: .pem))
+            ],
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(authority.serverKeyPEM.utf8), format: .pem)))
 
         let context = EmulatorContext(configuration: configuration, logger: logger)

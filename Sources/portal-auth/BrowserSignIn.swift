@@ -1,4 +1,5 @@
 import PortalAuth
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -35,26 +36,36 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
                     let browser = try SystemBrowser().open(url)
                     printInfo("Opened the sign-out page with \(browser).")
                 } catch let error as PortalAuthError {
-                    printInfo("\(error.message).\nTo finish signing out at the identity provider, open:\n\n    \(url.absoluteString)\n")
+                    printInfo(
+                        "\(error.message).\nTo finish signing out at the identity provider, open:\n\n    \(url.absoluteString)\n"
+                    )
                 }
             }
             return
         }
         guard allowed else {
-            throw PortalAuthError(.authenticationRequired, "a new browser sign-in is needed and stdin is not a terminal: run \(hint)")
+            throw PortalAuthError(
+                .authenticationRequired, "a new browser sign-in is needed and stdin is not a terminal: run \(hint)")
         }
-        let waiting = redirectURI == AuthorizationRedirect.outOfBandURI
+        let waiting =
+            redirectURI == AuthorizationRedirect.outOfBandURI
             ? "then paste the code the portal shows"
             : "waiting for the browser to come back to \(redirectURI)"
         if noBrowser {
-            printInfo("Open this URL in a browser to sign in:\n\n    \(url.absoluteString)\n\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to cancel).")
+            printInfo(
+                "Open this URL in a browser to sign in:\n\n    \(url.absoluteString)\n\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to cancel)."
+            )
             return
         }
         do {
             let browser = try SystemBrowser().open(url)
-            printInfo("Opened the sign-in page with \(browser); \(waiting) (Ctrl-C to cancel).\nIf no browser appeared, open:\n\n    \(url.absoluteString)\n")
+            printInfo(
+                "Opened the sign-in page with \(browser); \(waiting) (Ctrl-C to cancel).\nIf no browser appeared, open:\n\n    \(url.absoluteString)\n"
+            )
         } catch let error as PortalAuthError {
-            printInfo("\(error.message).\nOpen this URL in a browser to sign in:\n\n    \(url.absoluteString)\n\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to cancel).")
+            printInfo(
+                "\(error.message).\nOpen this URL in a browser to sign in:\n\n    \(url.absoluteString)\n\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to cancel)."
+            )
         }
     }
 
@@ -66,7 +77,9 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
             printInfo(prompt.trimmingSpaces() + " (reading stdin)")
             text = readLineFromStdin()
         }
-        guard !text.isEmpty else { throw PortalAuthError(.cancelled, "nothing was pasted, so the sign-in was abandoned; nothing was stored") }
+        guard !text.isEmpty else {
+            throw PortalAuthError(.cancelled, "nothing was pasted, so the sign-in was abandoned; nothing was stored")
+        }
         return text
     }
 }

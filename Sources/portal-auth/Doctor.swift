@@ -1,5 +1,6 @@
 import ArgumentParser
 import PortalAuth
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -11,7 +12,9 @@ import Glibc
 
 /// `portal-auth doctor`: which store is in use and why any is unavailable.
 struct Doctor: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Check the credential stores, libcurl, the CA bundle, Kerberos and proxies, and say how to fix what fails.")
+    static let configuration = CommandConfiguration(
+        abstract:
+            "Check the credential stores, libcurl, the CA bundle, Kerberos and proxies, and say how to fix what fails.")
 
     @OptionGroup var global: GlobalOptions
 
@@ -36,8 +39,13 @@ struct Doctor: AsyncParsableCommand {
                 output("[failed] libcurl: \(error.message)")
             }
             if let bundle = global.caBundlePath {
-                if access(bundle, R_OK) == 0 { output("[ok]     CA bundle: \(bundle)") }
-                else { output("[failed] CA bundle: \(bundle) cannot be read: check the path given by --cacert or PORTAL_AUTH_CA_BUNDLE"); selectedOK = false }
+                if access(bundle, R_OK) == 0 {
+                    output("[ok]     CA bundle: \(bundle)")
+                } else {
+                    output(
+                        "[failed] CA bundle: \(bundle) cannot be read: check the path given by --cacert or PORTAL_AUTH_CA_BUNDLE"
+                    ); selectedOK = false
+                }
             } else {
                 output("[ok]     CA bundle: the system's trusted CAs (set --cacert or PORTAL_AUTH_CA_BUNDLE to change)")
             }

@@ -1,14 +1,16 @@
 import ArgumentParser
 import Logging
 import PortalAuth
+import PortalAuthCertificate
 import PortalAuthIAP
 import PortalAuthOAuthApplication
-import PortalAuthCertificate
 import PortalAuthOAuthUser
 import PortalAuthPassword
 import PortalAuthPregeneratedToken
 import PortalAuthServerTrust
 import PortalAuthToken
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -17,14 +19,19 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// Options every subcommand takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("A PEM file of CA certificates to trust (env PORTAL_AUTH_CA_BUNDLE).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A PEM file of CA certificates to trust (env PORTAL_AUTH_CA_BUNDLE).", valueName: "file"))
     var cacert: String?
 
-    @Option(name: .long, help: ArgumentHelp("Where credentials are kept: keyring (default), file or memory (env PORTAL_AUTH_STORE).", valueName: "store"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Where credentials are kept: keyring (default), file or memory (env PORTAL_AUTH_STORE).", valueName: "store"
+        ))
     var store: String?
 
     @Flag(name: .shortAndLong, help: "Log what happens to stderr (repeat for more). Secrets are never logged.")
@@ -51,7 +58,8 @@ struct GlobalOptions: ParsableArguments {
         }
         if let env = environmentVariable("PORTAL_AUTH_STORE"), !env.isEmpty {
             guard let kind = CredentialStorageKind(rawValue: env) else {
-                throw PortalAuthError(.invalidArgument, "unknown store '\(env)' in PORTAL_AUTH_STORE: choose keyring, file or memory")
+                throw PortalAuthError(
+                    .invalidArgument, "unknown store '\(env)' in PORTAL_AUTH_STORE: choose keyring, file or memory")
             }
             return (kind, "PORTAL_AUTH_STORE=\(env)")
         }
@@ -64,7 +72,11 @@ struct GlobalOptions: ParsableArguments {
 
     /// Logs to stderr at the level `-v` asks for (warnings without it); once per process.
     static func bootstrapLogging(verbose: Int) {
-        guard loggingBootstrapped.withLock({ done in defer { done = true }; return !done }) else { return }
+        guard
+            loggingBootstrapped.withLock({ done in
+                defer { done = true }; return !done
+            })
+        else { return }
         let level: Logger.Level = verbose >= 2 ? .trace : (verbose == 1 ? .debug : .warning)
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -93,7 +105,8 @@ struct GlobalOptions: ParsableArguments {
     static func makeManager(store: String?, verbose: Int, transport: CurlTransport) throws -> AuthenticationManager {
         bootstrapLogging(verbose: verbose)
         let backend = try storeChoice(store: store).kind.makeBackend()
-        let manager = AuthenticationManager(backend: backend, transport: transport, logger: Logger(label: "portal-auth"))
+        let manager = AuthenticationManager(
+            backend: backend, transport: transport, logger: Logger(label: "portal-auth"))
         // Network credentials: trust decisions first (a changed key must stop everything), then
         // client certificates (stored ones are presented; new ones come from login --p12), then passwords.
         manager.register(ServerTrustHandler(decider: stdinIsTerminal ? TerminalServerTrustDecider() : nil))
@@ -102,7 +115,10 @@ struct GlobalOptions: ParsableArguments {
         manager.register(PregeneratedTokenHandler())
         manager.register(TokenAuthenticationHandler(provider: TerminalPasswordProvider()))
         // Stored OAuth credentials renew themselves; a new browser sign-in only starts on a terminal.
-        manager.register(OAuthUserHandler(userAgent: TerminalAuthorizationUserAgent(allowed: stdinIsTerminal, hint: "portal-auth login --portal URL --client-id ID")))
+        manager.register(
+            OAuthUserHandler(
+                userAgent: TerminalAuthorizationUserAgent(
+                    allowed: stdinIsTerminal, hint: "portal-auth login --portal URL --client-id ID")))
         manager.register(OAuthApplicationHandler())
         // IAP credentials are read back and renewed; new proxy sign-ins go through login --config.
         manager.proxyCredentialStore.register(IAPCredential.self)
@@ -137,7 +153,9 @@ func report(_ error: PortalAuthError) -> Int32 {
 
 func exitCode(for code: PortalAuthError.Code) -> Int32 {
     switch code {
-    case .noCredential, .credentialExpired, .authenticationRequired, .authenticationFailed, .invalidToken, .cancelled, .secretMissing, .notFederated: return 3
+    case .noCredential, .credentialExpired, .authenticationRequired, .authenticationFailed, .invalidToken, .cancelled,
+        .secretMissing, .notFederated:
+        return 3
     case .hostNotFound, .connectionFailed, .timedOut, .tlsFailure, .untrustedServer, .insecureTransport: return 4
     case .keyringUnavailable, .keyringLocked, .storeFailure: return 5
     case .invalidArgument, .invalidURL, .invalidConfiguration: return 2
@@ -147,7 +165,8 @@ func exitCode(for code: PortalAuthError.Code) -> Int32 {
 
 func printError(_ message: String) {
     // Messages can quote servers (ArcGIS and Entra error texts): no control characters reach the terminal.
-    let printable = String(message.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+    let printable = String(
+        message.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
     var line = "portal-auth: " + printable + "\n"
     writeAll(2, &line)
 }
@@ -165,8 +184,13 @@ func output(_ text: String) {
 
 /// Parses a URL argument, requiring an http(s) scheme and a host.
 func parseURL(_ string: String) throws -> URL {
-    guard let url = URL(string: string), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host() != nil else {
-        throw PortalAuthError(.invalidURL, "'\(string)' is not an absolute http(s) URL: write it with its scheme, for example https://\(string.hasPrefix("//") ? String(string.dropFirst(2)) : string)")
+    guard let url = URL(string: string), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+        url.host() != nil
+    else {
+        throw PortalAuthError(
+            .invalidURL,
+            "'\(string)' is not an absolute http(s) URL: write it with its scheme, for example https://\(string.hasPrefix("//") ? String(string.dropFirst(2)) : string)"
+        )
     }
     return url
 }

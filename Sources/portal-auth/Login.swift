@@ -1,12 +1,13 @@
 import ArgumentParser
 import PortalAuth
-import PortalAuthOAuthApplication
-import PortalAuthOAuthUser
 import PortalAuthCertificate
 import PortalAuthIAP
+import PortalAuthOAuthApplication
+import PortalAuthOAuthUser
 import PortalAuthPassword
 import PortalAuthPregeneratedToken
 import PortalAuthToken
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -50,7 +51,10 @@ struct Login: AsyncParsableCommand {
     @Flag(help: "Read the password from standard input (otherwise it is asked for on the terminal).")
     var passwordStdin = false
 
-    @Option(help: ArgumentHelp("Token sign-in: the token lifetime in minutes (default 60). OAuth user: the refresh token lifetime (default 20160). OAuth app: the app token lifetime (default 120).", valueName: "minutes"))
+    @Option(
+        help: ArgumentHelp(
+            "Token sign-in: the token lifetime in minutes (default 60). OAuth user: the refresh token lifetime (default 20160). OAuth app: the app token lifetime (default 120).",
+            valueName: "minutes"))
     var expiration: Int?
 
     @Option(help: ArgumentHelp("The server URL a pregenerated token is for.", valueName: "url"))
@@ -68,7 +72,10 @@ struct Login: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The client ID of the app registered in the portal (OAuth sign-in).", valueName: "id"))
     var clientID: String?
 
-    @Option(help: ArgumentHelp("The redirect URL registered for the app (default http://127.0.0.1/oauth/callback on a free port).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The redirect URL registered for the app (default http://127.0.0.1/oauth/callback on a free port).",
+            valueName: "url"))
     var redirectURL: String?
 
     @Flag(help: "Out-of-band OAuth sign-in: the portal shows a code to paste (urn:ietf:wg:oauth:2.0:oob).")
@@ -77,16 +84,23 @@ struct Login: AsyncParsableCommand {
     @Flag(help: "Print the sign-in URL instead of opening a browser (for SSH sessions).")
     var noBrowser = false
 
-    @Flag(help: "Read the app's client secret from standard input (OAuth application sign-in; or set PORTAL_AUTH_CLIENT_SECRET).")
+    @Flag(
+        help:
+            "Read the app's client secret from standard input (OAuth application sign-in; or set PORTAL_AUTH_CLIENT_SECRET)."
+    )
     var clientSecretStdin = false
 
-    @Option(help: ArgumentHelp("How long to wait for the browser sign-in, in seconds (default 300).", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp("How long to wait for the browser sign-in, in seconds (default 300).", valueName: "seconds"))
     var timeout: Int?
 
     @Option(help: ArgumentHelp("A JSON file describing the sign-in (see config/).", valueName: "file"))
     var config: String?
 
-    @Option(help: ArgumentHelp("A PKCS#12 (.p12/.pfx) client certificate to present to --url's host; its password comes from --password-stdin or the prompt.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "A PKCS#12 (.p12/.pfx) client certificate to present to --url's host; its password comes from --password-stdin or the prompt.",
+            valueName: "file"))
     var p12: String?
 
     @Flag(help: "Let HTTP Basic send the password over plain http (it travels in clear; off by default).")
@@ -96,55 +110,111 @@ struct Login: AsyncParsableCommand {
     var kerberos = false
 
     /// The kind of sign-in the options ask for.
-    enum Mode { case password, pregenerated, oauthUser, oauthApplication, configFile, clientCertificate, kerberosTicket }
+    enum Mode {
+        case password, pregenerated, oauthUser, oauthApplication, configFile, clientCertificate, kerberosTicket
+    }
 
     var mode: Mode {
         if config != nil { return .configFile }
         if p12 != nil { return .clientCertificate }
         if kerberos { return .kerberosTicket }
         if tokenStdin { return .pregenerated }
-        if clientID != nil { return clientSecretStdin || ProcessInfo.processInfo.environment["PORTAL_AUTH_CLIENT_SECRET"].map { !$0.isEmpty } == true ? .oauthApplication : .oauthUser }
+        if clientID != nil {
+            return clientSecretStdin
+                || ProcessInfo.processInfo.environment["PORTAL_AUTH_CLIENT_SECRET"].map { !$0.isEmpty } == true
+                ? .oauthApplication : .oauthUser
+        }
         return .password
     }
 
     func validate() throws {
-        if let expiration, expiration <= 0 { throw ValidationError("--expiration must be a positive number of minutes") }
+        if let expiration, expiration <= 0 {
+            throw ValidationError("--expiration must be a positive number of minutes")
+        }
         if let timeout, timeout <= 0 { throw ValidationError("--timeout must be a positive number of seconds") }
         let browserOptions = redirectURL != nil || oob || noBrowser
         switch mode {
         case .configFile:
             guard portal == nil, url == nil, clientID == nil, username == nil, !tokenStdin else {
-                throw ValidationError("--config describes the whole sign-in: do not combine it with --portal, --url, --client-id, --username or --token-stdin")
+                throw ValidationError(
+                    "--config describes the whole sign-in: do not combine it with --portal, --url, --client-id, --username or --token-stdin"
+                )
             }
             // Options the file has its own keys for would be ambiguous: refuse them rather than pick one.
-            let conflicting = [("--expiration", expiration != nil), ("--timeout", timeout != nil), ("--redirect-url", redirectURL != nil),
-                               ("--oob", oob), ("--password-stdin", passwordStdin), ("--referer", referer != nil), ("--expires-in", expiresIn != nil),
-                               ("--p12", p12 != nil), ("--kerberos", kerberos), ("--allow-basic-over-http", allowBasicOverHttp)]
-                .filter(\.1).map(\.0)
+            let conflicting = [
+                ("--expiration", expiration != nil), ("--timeout", timeout != nil),
+                ("--redirect-url", redirectURL != nil),
+                ("--oob", oob), ("--password-stdin", passwordStdin), ("--referer", referer != nil),
+                ("--expires-in", expiresIn != nil),
+                ("--p12", p12 != nil), ("--kerberos", kerberos), ("--allow-basic-over-http", allowBasicOverHttp),
+            ]
+            .filter(\.1).map(\.0)
             if !conflicting.isEmpty {
-                throw ValidationError("\(conflicting.joined(separator: ", ")) cannot be combined with --config: set the matching key in the file instead (see config/README.md)")
+                throw ValidationError(
+                    "\(conflicting.joined(separator: ", ")) cannot be combined with --config: set the matching key in the file instead (see config/README.md)"
+                )
             }
         case .pregenerated:
-            guard url != nil || portal != nil else { throw ValidationError("--token-stdin needs --url URL (the server the token is for)") }
-            guard !passwordStdin, !clientSecretStdin else { throw ValidationError("--token-stdin reads the token from stdin; it cannot be combined with --password-stdin or --client-secret-stdin") }
+            guard url != nil || portal != nil else {
+                throw ValidationError("--token-stdin needs --url URL (the server the token is for)")
+            }
+            guard !passwordStdin, !clientSecretStdin else {
+                throw ValidationError(
+                    "--token-stdin reads the token from stdin; it cannot be combined with --password-stdin or --client-secret-stdin"
+                )
+            }
         case .oauthUser, .oauthApplication:
-            guard portal != nil else { throw ValidationError("--client-id needs --portal URL (the portal the app is registered in)") }
-            guard username == nil, !passwordStdin else { throw ValidationError("an OAuth sign-in never takes a username or password: drop --username/--password-stdin (the password is typed in the portal's page)") }
+            guard portal != nil else {
+                throw ValidationError("--client-id needs --portal URL (the portal the app is registered in)")
+            }
+            guard username == nil, !passwordStdin else {
+                throw ValidationError(
+                    "an OAuth sign-in never takes a username or password: drop --username/--password-stdin (the password is typed in the portal's page)"
+                )
+            }
             if redirectURL != nil && oob { throw ValidationError("--redirect-url and --oob cannot be used together") }
-            if mode == .oauthApplication, browserOptions { throw ValidationError("an app sign-in (--client-secret-stdin) uses no browser: drop --redirect-url, --oob and --no-browser") }
+            if mode == .oauthApplication, browserOptions {
+                throw ValidationError(
+                    "an app sign-in (--client-secret-stdin) uses no browser: drop --redirect-url, --oob and --no-browser"
+                )
+            }
         case .clientCertificate, .kerberosTicket:
             let what = mode == .clientCertificate ? "--p12" : "--kerberos"
-            guard url != nil, portal == nil else { throw ValidationError("\(what) needs --url URL (the https server to present it to)") }
-            guard clientID == nil, !tokenStdin else { throw ValidationError("\(what) cannot be combined with --client-id or --token-stdin") }
-            if mode == .clientCertificate, username != nil { throw ValidationError("--p12 signs in with the certificate: drop --username") }
-            if mode == .kerberosTicket, passwordStdin { throw ValidationError("--kerberos uses your ticket and no password: drop --password-stdin (or drop --kerberos and give --username)") }
-            if mode == .clientCertificate, kerberos { throw ValidationError("--p12 and --kerberos cannot be used together") }
+            guard url != nil, portal == nil else {
+                throw ValidationError("\(what) needs --url URL (the https server to present it to)")
+            }
+            guard clientID == nil, !tokenStdin else {
+                throw ValidationError("\(what) cannot be combined with --client-id or --token-stdin")
+            }
+            if mode == .clientCertificate, username != nil {
+                throw ValidationError("--p12 signs in with the certificate: drop --username")
+            }
+            if mode == .kerberosTicket, passwordStdin {
+                throw ValidationError(
+                    "--kerberos uses your ticket and no password: drop --password-stdin (or drop --kerberos and give --username)"
+                )
+            }
+            if mode == .clientCertificate, kerberos {
+                throw ValidationError("--p12 and --kerberos cannot be used together")
+            }
         case .password:
-            guard portal != nil || url != nil else { throw ValidationError("say where to sign in: --portal URL --username USER [--password-stdin], --portal URL --client-id ID, --url URL --token-stdin, or --config FILE") }
-            guard username != nil else { throw ValidationError("--username is required for a password sign-in (or use --client-id for OAuth, --token-stdin for a pregenerated token)") }
-            guard !browserOptions else { throw ValidationError("--redirect-url, --oob and --no-browser go with --client-id (OAuth sign-in)") }
+            guard portal != nil || url != nil else {
+                throw ValidationError(
+                    "say where to sign in: --portal URL --username USER [--password-stdin], --portal URL --client-id ID, --url URL --token-stdin, or --config FILE"
+                )
+            }
+            guard username != nil else {
+                throw ValidationError(
+                    "--username is required for a password sign-in (or use --client-id for OAuth, --token-stdin for a pregenerated token)"
+                )
+            }
+            guard !browserOptions else {
+                throw ValidationError("--redirect-url, --oob and --no-browser go with --client-id (OAuth sign-in)")
+            }
         }
-        if mode != .pregenerated, expiresIn != nil { throw ValidationError("--expires-in goes with --token-stdin; use --expiration MINUTES otherwise") }
+        if mode != .pregenerated, expiresIn != nil {
+            throw ValidationError("--expires-in goes with --token-stdin; use --expiration MINUTES otherwise")
+        }
     }
 
     func run() async throws {
@@ -153,12 +223,16 @@ struct Login: AsyncParsableCommand {
             case .pregenerated: try await loginWithPregeneratedToken()
             case .password: try await loginWithPassword()
             case .oauthUser:
-                let configuration = try OAuthUserConfiguration(portalURL: try parseURL(portal!), clientID: clientID!,
-                                                               redirectURL: oob ? AuthorizationRedirect.outOfBandURI : redirectURL ?? OAuthUserConfiguration.defaultRedirectURL,
-                                                               refreshTokenExpirationMinutes: expiration ?? 20160, timeout: TimeInterval(timeout ?? 300))
+                let configuration = try OAuthUserConfiguration(
+                    portalURL: try parseURL(portal!), clientID: clientID!,
+                    redirectURL: oob
+                        ? AuthorizationRedirect.outOfBandURI : redirectURL ?? OAuthUserConfiguration.defaultRedirectURL,
+                    refreshTokenExpirationMinutes: expiration ?? 20160, timeout: TimeInterval(timeout ?? 300))
                 try await loginWithOAuthUser(configuration)
             case .oauthApplication:
-                try await loginWithOAuthApplication(portal: try ServerContext(url: try parseURL(portal!)), clientID: clientID!, expirationMinutes: expiration ?? 120)
+                try await loginWithOAuthApplication(
+                    portal: try ServerContext(url: try parseURL(portal!)), clientID: clientID!,
+                    expirationMinutes: expiration ?? 120)
             case .configFile:
                 try await loginWithConfigFile(config!)
             case .clientCertificate:
@@ -175,18 +249,34 @@ struct Login: AsyncParsableCommand {
         let defaultType = file.has("authorize_url") ? "iap" : "oauth-user"
         switch try file.optionalString("type") ?? defaultType {
         case "iap":
-            if clientSecretStdin { throw PortalAuthError(.invalidConfiguration, "\(path) describes an identity-aware proxy sign-in (in the browser), which takes no client secret: drop --client-secret-stdin") }
+            if clientSecretStdin {
+                throw PortalAuthError(
+                    .invalidConfiguration,
+                    "\(path) describes an identity-aware proxy sign-in (in the browser), which takes no client secret: drop --client-secret-stdin"
+                )
+            }
             try await loginWithIAP(try IAPConfiguration(file: file))
         case "oauth-user":
-            if clientSecretStdin { throw PortalAuthError(.invalidConfiguration, "\(path) describes a user sign-in (in the browser), which takes no client secret: drop --client-secret-stdin") }
+            if clientSecretStdin {
+                throw PortalAuthError(
+                    .invalidConfiguration,
+                    "\(path) describes a user sign-in (in the browser), which takes no client secret: drop --client-secret-stdin"
+                )
+            }
             try await loginWithOAuthUser(try OAuthUserConfiguration(file: file))
         case "oauth-application":
-            if noBrowser { throw PortalAuthError(.invalidConfiguration, "\(path) describes an app sign-in, which uses no browser: drop --no-browser") }
+            if noBrowser {
+                throw PortalAuthError(
+                    .invalidConfiguration, "\(path) describes an app sign-in, which uses no browser: drop --no-browser")
+            }
             try file.requireOnlyKeys(["type", "portal_url", "client_id", "token_expiration_minutes"])
-            try await loginWithOAuthApplication(portal: try ServerContext(url: try file.httpsURL("portal_url")), clientID: try file.string("client_id"),
-                                                expirationMinutes: try file.optionalPositiveInteger("token_expiration_minutes") ?? 120)
+            try await loginWithOAuthApplication(
+                portal: try ServerContext(url: try file.httpsURL("portal_url")), clientID: try file.string("client_id"),
+                expirationMinutes: try file.optionalPositiveInteger("token_expiration_minutes") ?? 120)
         case let other:
-            throw PortalAuthError(.invalidConfiguration, "\(path): \"type\" must be \"oauth-user\", \"oauth-application\" or \"iap\", not \"\(other)\"")
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\(path): \"type\" must be \"oauth-user\", \"oauth-application\" or \"iap\", not \"\(other)\"")
         }
     }
 
@@ -195,9 +285,12 @@ struct Login: AsyncParsableCommand {
         // Fail on an unusable store before anyone signs in.
         try manager.arcGISCredentialStore.backend.checkAvailable()
         let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true)
-        let credential = try await OAuthUserCredential.signIn(configuration, userAgent: agent, services: manager.services)
+        let credential = try await OAuthUserCredential.signIn(
+            configuration, userAgent: agent, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
-        output("Signed in to \(credential.serverContext) as \(credential.username ?? "?") with OAuth (app \(credential.clientID))\(credential.refreshTokenExpirationDate.map { "; the refresh token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name)).")
+        output(
+            "Signed in to \(credential.serverContext) as \(credential.username ?? "?") with OAuth (app \(credential.clientID))\(credential.refreshTokenExpirationDate.map { "; the refresh token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
+        )
     }
 
     private func loginWithIAP(_ configuration: IAPConfiguration) async throws {
@@ -209,24 +302,33 @@ struct Login: AsyncParsableCommand {
         let credential = try await IAPCredential.signIn(configuration, userAgent: agent, services: manager.services)
         try await manager.proxyCredentialStore.add(credential)
         let hosts = configuration.hostsBehindProxy.joined(separator: ", ")
-        output("Signed in to the identity-aware proxy for \(hosts)\(credential.username.map { " as \($0)" } ?? "")\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)\(credential.refreshToken == nil ? "" : " and is refreshed automatically")" } ?? "") (stored in \(manager.proxyCredentialStore.backend.name)).")
+        output(
+            "Signed in to the identity-aware proxy for \(hosts)\(credential.username.map { " as \($0)" } ?? "")\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)\(credential.refreshToken == nil ? "" : " and is refreshed automatically")" } ?? "") (stored in \(manager.proxyCredentialStore.backend.name))."
+        )
     }
 
-    private func loginWithOAuthApplication(portal: ServerContext, clientID: String, expirationMinutes: Int) async throws {
+    private func loginWithOAuthApplication(portal: ServerContext, clientID: String, expirationMinutes: Int) async throws
+    {
         let manager = try global.makeManager()
         try manager.arcGISCredentialStore.backend.checkAvailable()
         let secret: String
         if clientSecretStdin {
             secret = try readSecretFromStdin(what: "client secret", flag: "--client-secret-stdin")
-        } else if let fromEnvironment = ProcessInfo.processInfo.environment["PORTAL_AUTH_CLIENT_SECRET"], !fromEnvironment.isEmpty {
+        } else if let fromEnvironment = ProcessInfo.processInfo.environment["PORTAL_AUTH_CLIENT_SECRET"],
+            !fromEnvironment.isEmpty
+        {
             secret = fromEnvironment
         } else {
-            throw PortalAuthError(.secretMissing, "no client secret: pipe it to --client-secret-stdin or set PORTAL_AUTH_CLIENT_SECRET")
+            throw PortalAuthError(
+                .secretMissing, "no client secret: pipe it to --client-secret-stdin or set PORTAL_AUTH_CLIENT_SECRET")
         }
-        let credential = try await OAuthApplicationCredential.make(portal: portal, clientID: clientID, clientSecret: secret,
-                                                                   tokenExpirationMinutes: expirationMinutes, services: manager.services)
+        let credential = try await OAuthApplicationCredential.make(
+            portal: portal, clientID: clientID, clientSecret: secret,
+            tokenExpirationMinutes: expirationMinutes, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
-        output("Signed in to \(portal) as app \(clientID)\(credential.tokenInfo.expirationDate.map { "; the app token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name)).")
+        output(
+            "Signed in to \(portal) as app \(clientID)\(credential.tokenInfo.expirationDate.map { "; the app token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
+        )
     }
 
     /// The password from --password-stdin or the terminal.
@@ -238,7 +340,8 @@ struct Login: AsyncParsableCommand {
             guard !password.isEmpty else { throw PortalAuthError(.secretMissing, "no password was typed") }
             return password
         }
-        throw PortalAuthError(.secretMissing, "no password: stdin is not a terminal, so pipe the password and add --password-stdin")
+        throw PortalAuthError(
+            .secretMissing, "no password: stdin is not a terminal, so pipe the password and add --password-stdin")
     }
 
     private func loginWithPassword() async throws {
@@ -256,18 +359,24 @@ struct Login: AsyncParsableCommand {
         let password = try readPassword(for: context.description, who: username!)
         let isPortal = ServerContext.arcGISServerRoot(of: target) == nil
         let tokenServiceURL = await manager.services.tokenServiceURL(for: context, isPortal: isPortal)
-        let credential = try await TokenCredential.generate(serverContext: context, tokenServiceURL: tokenServiceURL, username: username!, password: password,
-                                                            referer: referer ?? TokenCredential.defaultReferer, expirationMinutes: expiration ?? 60,
-                                                            keepPassword: false, services: manager.services)
+        let credential = try await TokenCredential.generate(
+            serverContext: context, tokenServiceURL: tokenServiceURL, username: username!, password: password,
+            referer: referer ?? TokenCredential.defaultReferer, expirationMinutes: expiration ?? 60,
+            keepPassword: false, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
-        output("Signed in to \(context) as \(username!)\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name)).")
+        output(
+            "Signed in to \(context) as \(username!)\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
+        )
     }
 
     /// What `target` asks for when sent without an HTTP password (other stored network
     /// credentials, such as a trusted server's key, still apply): the 401's offer, or nil.
-    private func webTierOffer(_ target: URL, manager: AuthenticationManager, transport: CurlTransport) async throws -> (schemes: TransportOptions.HTTPAuthSchemes, realm: String?)? {
+    private func webTierOffer(
+        _ target: URL, manager: AuthenticationManager, transport: CurlTransport
+    ) async throws -> (schemes: TransportOptions.HTTPAuthSchemes, realm: String?)? {
         var options = TransportOptions()
-        for credential in try await manager.networkCredentialStore.credentials(for: try ServerContext.host(of: target)) where !(credential is PasswordCredential) {
+        for credential in try await manager.networkCredentialStore.credentials(for: try ServerContext.host(of: target))
+        where !(credential is PasswordCredential) {
             credential.apply(to: &options)
         }
         do {
@@ -277,17 +386,23 @@ struct Login: AsyncParsableCommand {
         }
     }
 
-    private func loginWithNetworkPassword(_ target: URL, offer: (schemes: TransportOptions.HTTPAuthSchemes, realm: String?), manager: AuthenticationManager) async throws {
+    private func loginWithNetworkPassword(
+        _ target: URL, offer: (schemes: TransportOptions.HTTPAuthSchemes, realm: String?),
+        manager: AuthenticationManager
+    ) async throws {
         let host = try ServerContext.host(of: target)
         let place = "\(host.host):\(host.port)"
         // Refused before the password is even read: Basic over plain http.
         _ = try PasswordCredential.usableSchemes(offer.schemes, on: host, allowsBasicOverHTTP: allowBasicOverHttp)
         let password = try readPassword(for: place, who: username!)
-        let credential = try PasswordCredential(host: host, realm: offer.realm, username: username!, password: password,
-                                                schemes: offer.schemes, allowsBasicOverHTTP: allowBasicOverHttp)
+        let credential = try PasswordCredential(
+            host: host, realm: offer.realm, username: username!, password: password,
+            schemes: offer.schemes, allowsBasicOverHTTP: allowBasicOverHttp)
         try await manager.signIn(with: credential, verifying: target)
         let schemes = schemeNames(offer.schemes)
-        output("Signed in to \(host) as \(username!) with HTTP \(schemes)\(offer.realm.map { " (realm \"\($0)\")" } ?? "") (stored in \(manager.networkCredentialStore.backend.name)).")
+        output(
+            "Signed in to \(host) as \(username!) with HTTP \(schemes)\(offer.realm.map { " (realm \"\($0)\")" } ?? "") (stored in \(manager.networkCredentialStore.backend.name))."
+        )
     }
 
     private func loginWithKerberosTicket() async throws {
@@ -296,11 +411,16 @@ struct Login: AsyncParsableCommand {
         let manager = try global.makeManager()
         try manager.networkCredentialStore.backend.checkAvailable()
         guard let principal = KerberosTicket.current() else {
-            throw PortalAuthError(.secretMissing, "you have no Kerberos ticket (klist shows none, or it expired): run kinit, or sign in with --username USER --password-stdin")
+            throw PortalAuthError(
+                .secretMissing,
+                "you have no Kerberos ticket (klist shows none, or it expired): run kinit, or sign in with --username USER --password-stdin"
+            )
         }
         let credential = PasswordCredential.kerberosTicket(host: host, realm: nil, principal: principal)
         try await manager.signIn(with: credential, verifying: target)
-        output("Signed in to \(host) as \(principal) with your Kerberos ticket (Negotiate); renew it with kinit (stored in \(manager.networkCredentialStore.backend.name)).")
+        output(
+            "Signed in to \(host) as \(principal) with your Kerberos ticket (Negotiate); renew it with kinit (stored in \(manager.networkCredentialStore.backend.name))."
+        )
     }
 
     private func loginWithClientCertificate(path: String) async throws {
@@ -309,15 +429,21 @@ struct Login: AsyncParsableCommand {
         let manager = try global.makeManager()
         try manager.networkCredentialStore.backend.checkAvailable()
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw PortalAuthError(.invalidArgument, "cannot read the PKCS#12 file \(path): check the path and its permissions; nothing was stored")
+            throw PortalAuthError(
+                .invalidArgument,
+                "cannot read the PKCS#12 file \(path): check the path and its permissions; nothing was stored")
         }
         let password = try readPassword(for: path, who: "the PKCS#12 file")
         let credential = try CertificateCredential(host: host, pkcs12: Array(data), password: password, name: path)
         if credential.isExpired {
-            printWarning("the certificate \(credential.certificate.subject) is not valid now (valid \(credential.certificate.notBefore.iso8601) to \(credential.certificate.notAfter.iso8601)): the server will likely refuse it")
+            printWarning(
+                "the certificate \(credential.certificate.subject) is not valid now (valid \(credential.certificate.notBefore.iso8601) to \(credential.certificate.notAfter.iso8601)): the server will likely refuse it"
+            )
         }
         try await manager.signIn(with: credential, verifying: target)
-        output("Stored the client certificate \(credential.certificate.subject) (issued by \(credential.certificate.issuer), valid until \(credential.certificate.notAfter.iso8601)) for \(host) (in \(manager.networkCredentialStore.backend.name)).")
+        output(
+            "Stored the client certificate \(credential.certificate.subject) (issued by \(credential.certificate.issuer), valid until \(credential.certificate.notAfter.iso8601)) for \(host) (in \(manager.networkCredentialStore.backend.name))."
+        )
     }
 
     private func loginWithPregeneratedToken() async throws {
@@ -325,14 +451,20 @@ struct Login: AsyncParsableCommand {
         let manager = try global.makeManager()
         try manager.arcGISCredentialStore.backend.checkAvailable()
         let token = try readSecretFromStdin(what: "token", flag: "--token-stdin")
-        let credential = try PregeneratedTokenCredential(url: target, token: token, expiresIn: expiresIn.map(Double.init), referer: referer, username: username)
+        let credential = try PregeneratedTokenCredential(
+            url: target, token: token, expiresIn: expiresIn.map(Double.init), referer: referer, username: username)
         try await manager.arcGISCredentialStore.add(credential)
-        output("Stored a pregenerated token for \(credential.serverContext)\(credential.tokenInfo.expirationDate.map { "; it expires \($0.iso8601)" } ?? " with no expiry") (in \(manager.arcGISCredentialStore.backend.name)).")
+        output(
+            "Stored a pregenerated token for \(credential.serverContext)\(credential.tokenInfo.expirationDate.map { "; it expires \($0.iso8601)" } ?? " with no expiry") (in \(manager.arcGISCredentialStore.backend.name))."
+        )
     }
 }
 
 /// "Basic/Digest" for an offer.
 func schemeNames(_ schemes: TransportOptions.HTTPAuthSchemes) -> String {
-    [(TransportOptions.HTTPAuthSchemes.basic, "Basic"), (.digest, "Digest"), (.ntlm, "NTLM"), (.negotiate, "Negotiate")]
-        .filter { schemes.contains($0.0) }.map(\.1).joined(separator: "/")
+    [
+        (TransportOptions.HTTPAuthSchemes.basic, "Basic"), (.digest, "Digest"), (.ntlm, "NTLM"),
+        (.negotiate, "Negotiate"),
+    ]
+    .filter { schemes.contains($0.0) }.map(\.1).joined(separator: "/")
 }

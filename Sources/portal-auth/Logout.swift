@@ -2,6 +2,7 @@ import ArgumentParser
 import PortalAuth
 import PortalAuthCertificate
 import PortalAuthPassword
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -24,7 +25,11 @@ struct Logout: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: [.customLong("portal"), .customLong("url")], help: ArgumentHelp("The portal or server to sign out of (--url: the same, for servers signed in to with login --url).", valueName: "url"))
+    @Option(
+        name: [.customLong("portal"), .customLong("url")],
+        help: ArgumentHelp(
+            "The portal or server to sign out of (--url: the same, for servers signed in to with login --url).",
+            valueName: "url"))
     var portal: String?
 
     @Flag(help: "Sign out of everything: every portal-auth credential in the store.")
@@ -48,7 +53,9 @@ struct Logout: AsyncParsableCommand {
                 printReports(reports)
                 try await signOutOfProxies(manager, url: nil)
                 let removed = try await manager.clearCredentialStores()
-                output("Removed \(removed) credential\(removed == 1 ? "" : "s") from the \(manager.arcGISCredentialStore.backend.name) store.")
+                output(
+                    "Removed \(removed) credential\(removed == 1 ? "" : "s") from the \(manager.arcGISCredentialStore.backend.name) store."
+                )
                 return
             }
             if proxy, portal == nil, try await manager.arcGISCredentialStore.summaries().isEmpty {
@@ -69,7 +76,9 @@ struct Logout: AsyncParsableCommand {
             if removed == 0 {
                 output("No credential was stored for \(context); nothing to remove.")
             } else {
-                output("Signed out of \(context): removed \(removed) credential\(removed == 1 ? "" : "s") from the \(manager.arcGISCredentialStore.backend.name) store.")
+                output(
+                    "Signed out of \(context): removed \(removed) credential\(removed == 1 ? "" : "s") from the \(manager.arcGISCredentialStore.backend.name) store."
+                )
             }
         }
     }
@@ -77,7 +86,9 @@ struct Logout: AsyncParsableCommand {
     private func signOutOfProxies(_ manager: AuthenticationManager, url: URL?) async throws {
         let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true, purpose: .signOut)
         for credential in try await manager.invalidateProxyCredentials(for: url, userAgent: agent) {
-            output("Signed out of the identity-aware proxy\(credential.username.map { " (\($0))" } ?? "") and removed its credential.")
+            output(
+                "Signed out of the identity-aware proxy\(credential.username.map { " (\($0))" } ?? "") and removed its credential."
+            )
         }
     }
 
@@ -85,8 +96,14 @@ struct Logout: AsyncParsableCommand {
         for report in reports {
             switch report.outcome {
             case .revoked: output("Revoked the OAuth tokens of \(report.username ?? "?") @ \(report.serverContext).")
-            case .failed(let why): output("Could not revoke the OAuth tokens of \(report.username ?? "?") @ \(report.serverContext) (\(why)); the local credential is removed anyway.")
-            case .notRevocable(let why): printInfo("The proxy tokens of \(report.username ?? "?") @ \(report.serverContext) cannot be revoked (\(why)).")
+            case .failed(let why):
+                output(
+                    "Could not revoke the OAuth tokens of \(report.username ?? "?") @ \(report.serverContext) (\(why)); the local credential is removed anyway."
+                )
+            case .notRevocable(let why):
+                printInfo(
+                    "The proxy tokens of \(report.username ?? "?") @ \(report.serverContext) cannot be revoked (\(why))."
+                )
             }
         }
     }

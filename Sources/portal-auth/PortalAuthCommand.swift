@@ -22,6 +22,9 @@ struct PortalAuthCommand: AsyncParsableCommand {
             Exit codes: 0 ok, 1 error, 2 usage, 3 sign-in needed or refused, 4 network or TLS, 5 credential store.
             """,
         version: "0.1.0",
-        subcommands: [Login.self, Token.self, Request.self, WhoAmI.self, Status.self, Logout.self, Trust.self, Untrust.self, Doctor.self]
+        subcommands: [
+            Login.self, Token.self, Request.self, WhoAmI.self, Status.self, Logout.self, Trust.self, Untrust.self,
+            Doctor.self,
+        ]
     )
 }

@@ -2,6 +2,7 @@ import PortalAuth
 import PortalAuthPassword
 import PortalAuthServerTrust
 import PortalAuthToken
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -23,13 +24,18 @@ func readSecretFromStdin(what: String, flag: String) throws -> String {
         if n < 0 { if errno == EINTR { continue }; break }
         if n == 0 { break }
         bytes.append(contentsOf: buffer[0..<n])
-        if bytes.count > 1 << 20 { throw PortalAuthError(.invalidArgument, "\(flag): more than 1 MiB on stdin; pass only the \(what)") }
+        if bytes.count > 1 << 20 {
+            throw PortalAuthError(.invalidArgument, "\(flag): more than 1 MiB on stdin; pass only the \(what)")
+        }
     }
     if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
     if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
     let secret = String(decoding: bytes, as: UTF8.self)
     guard !secret.isEmpty else {
-        throw PortalAuthError(.secretMissing, "\(flag) read an empty \(what) from stdin: pipe it in, for example printf '%s' \"$SECRET\" | portal-auth ... \(flag)")
+        throw PortalAuthError(
+            .secretMissing,
+            "\(flag) read an empty \(what) from stdin: pipe it in, for example printf '%s' \"$SECRET\" | portal-auth ... \(flag)"
+        )
     }
     for i in bytes.indices { bytes[i] = 0 }
     return secret
@@ -74,11 +80,15 @@ func promptVisible(_ prompt: String) throws -> String {
 
 /// Asks on the terminal for a username (unless known) and a password for `place`; nil when no
 /// username is typed. Callers check first that stdin is a terminal.
-func promptUsernameAndPassword(place: String, realm: String = "", user: String?) throws -> (username: String, password: String)? {
+func promptUsernameAndPassword(
+    place: String, realm: String = "", user: String?
+) throws -> (username: String, password: String)? {
     let name = try user ?? promptVisible("Username for \(place)\(realm): ")
     guard !name.isEmpty else { return nil }
     let password = try promptHidden("Password for \(name) @ \(place): ")
-    guard !password.isEmpty else { throw PortalAuthError(.secretMissing, "no password was typed for \(name) @ \(place)") }
+    guard !password.isEmpty else {
+        throw PortalAuthError(.secretMissing, "no password was typed for \(name) @ \(place)")
+    }
     return (name, password)
 }
 
@@ -87,10 +97,15 @@ func promptUsernameAndPassword(place: String, realm: String = "", user: String?)
 struct TerminalPasswordProvider: UsernamePasswordProvider {
     var username: String?
 
-    func usernameAndPassword(for challenge: ArcGISAuthenticationChallenge) async throws -> (username: String, password: String)? {
+    func usernameAndPassword(
+        for challenge: ArcGISAuthenticationChallenge
+    ) async throws -> (username: String, password: String)? {
         let user = username ?? challenge.previousCredential?.username
         guard stdinIsTerminal else {
-            throw PortalAuthError(.authenticationRequired, "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and stdin is not a terminal: run portal-auth login --portal \(challenge.serverContext.url) --username \(user ?? "USER") --password-stdin")
+            throw PortalAuthError(
+                .authenticationRequired,
+                "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and stdin is not a terminal: run portal-auth login --portal \(challenge.serverContext.url) --username \(user ?? "USER") --password-stdin"
+            )
         }
         return try promptUsernameAndPassword(place: challenge.serverContext.description, user: user)
     }
@@ -99,14 +114,20 @@ struct TerminalPasswordProvider: UsernamePasswordProvider {
 /// The CLI's provider for HTTP 401 challenges: asks on the terminal when stdin is one, and
 /// otherwise fails with the command to run.
 struct TerminalNetworkPasswordProvider: NetworkPasswordProvider {
-    func usernameAndPassword(for challenge: NetworkAuthenticationChallenge) async throws -> (username: String, password: String)? {
+    func usernameAndPassword(
+        for challenge: NetworkAuthenticationChallenge
+    ) async throws -> (username: String, password: String)? {
         let user = challenge.previousCredential?.username
         guard stdinIsTerminal else {
-            throw PortalAuthError(.authenticationRequired, "\(challenge.message) and stdin is not a terminal: run portal-auth login --url \(URLRedaction.redact(challenge.requestURL.absoluteString)) --username \(user ?? "USER") --password-stdin")
+            throw PortalAuthError(
+                .authenticationRequired,
+                "\(challenge.message) and stdin is not a terminal: run portal-auth login --url \(URLRedaction.redact(challenge.requestURL.absoluteString)) --username \(user ?? "USER") --password-stdin"
+            )
         }
         var realm = ""
         if case .httpAuthentication(_, let named?) = challenge.kind { realm = " (realm \"\(named)\")" }
-        return try promptUsernameAndPassword(place: "\(challenge.host.host):\(challenge.host.port)", realm: realm, user: user)
+        return try promptUsernameAndPassword(
+            place: "\(challenge.host.host):\(challenge.host.port)", realm: realm, user: user)
     }
 }
 
@@ -115,7 +136,9 @@ struct TerminalNetworkPasswordProvider: NetworkPasswordProvider {
 struct TerminalServerTrustDecider: ServerTrustDecider {
     func shouldTrust(_ report: ServerCertificateReport) async throws -> Bool {
         printInfo(describeCertificate(report))
-        let answer = try promptVisible("Trust this certificate for \(report.host):\(report.port) (its key is pinned for this host and port only)? [y/N] ")
+        let answer = try promptVisible(
+            "Trust this certificate for \(report.host):\(report.port) (its key is pinned for this host and port only)? [y/N] "
+        )
         return ["y", "yes"].contains(answer.filter { !$0.isWhitespace }.lowercased())
     }
 }
@@ -123,10 +146,14 @@ struct TerminalServerTrustDecider: ServerTrustDecider {
 /// The lines `trust` and the prompt show about a server's certificate.
 func describeCertificate(_ report: ServerCertificateReport) -> String {
     let certificate = report.certificate
-    var lines = ["The certificate of \(report.host):\(report.port)\(report.failure.map { " is not trusted (\($0.rawValue))" } ?? " verifies against the trusted CAs"):"]
+    var lines = [
+        "The certificate of \(report.host):\(report.port)\(report.failure.map { " is not trusted (\($0.rawValue))" } ?? " verifies against the trusted CAs"):"
+    ]
     lines.append("  subject:  \(certificate.subject)")
     lines.append("  issuer:   \(certificate.issuer)")
-    lines.append("  valid:    \(certificate.notBefore.iso8601) to \(certificate.notAfter.iso8601)\(certificate.isExpired() ? " (EXPIRED)" : "")")
+    lines.append(
+        "  valid:    \(certificate.notBefore.iso8601) to \(certificate.notAfter.iso8601)\(certificate.isExpired() ? " (EXPIRED)" : "")"
+    )
     lines.append("  SHA-256:  \(certificate.sha256Fingerprint)")
     return lines.joined(separator: "\n")
 }

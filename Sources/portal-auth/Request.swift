@@ -1,5 +1,6 @@
 import ArgumentParser
 import PortalAuth
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -42,7 +43,8 @@ struct Request: AsyncParsableCommand {
                 return (String(field[..<equals]), String(field[field.index(after: equals)...]))
             }
             let manager = try global.makeManager()
-            let response = try await manager.send(ArcGISRequest(url: target, parameters: parameters, method: post ? .post : .automatic))
+            let response = try await manager.send(
+                ArcGISRequest(url: target, parameters: parameters, method: post ? .post : .automatic))
             if raw || response.json == nil {
                 output(response.http.text)
             } else {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PortalAuth
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,7 +9,8 @@ import Foundation
 
 /// `portal-auth status`: every stored credential, never a secret.
 struct Status: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List every stored credential (kind, server, user, expiry, store); never a secret.")
+    static let configuration = CommandConfiguration(
+        abstract: "List every stored credential (kind, server, user, expiry, store); never a secret.")
 
     @OptionGroup var global: GlobalOptions
 
@@ -18,7 +20,8 @@ struct Status: AsyncParsableCommand {
     func run() async throws {
         try await runReportingErrors {
             let manager = try global.makeManager()
-            let all = try await manager.arcGISCredentialStore.summaries() + manager.networkCredentialStore.summaries()
+            let all =
+                try await manager.arcGISCredentialStore.summaries() + manager.networkCredentialStore.summaries()
                 + manager.proxyCredentialStore.summaries()
             let sorted = all.sorted { ($0.server, $0.kind) < ($1.server, $1.kind) }
             let now = Date()
@@ -36,7 +39,9 @@ struct Status: AsyncParsableCommand {
                 return
             }
             guard !sorted.isEmpty else {
-                output("No stored credentials (\(manager.arcGISCredentialStore.backend.name) store). Sign in with: portal-auth login --portal URL --username USER")
+                output(
+                    "No stored credentials (\(manager.arcGISCredentialStore.backend.name) store). Sign in with: portal-auth login --portal URL --username USER"
+                )
                 return
             }
             var rows = [["KIND", "SERVER", "USER", "EXPIRES", "STORE"]]
@@ -46,7 +51,10 @@ struct Status: AsyncParsableCommand {
             }
             let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
             for row in rows {
-                output(row.enumerated().map { $0.offset == 4 ? $0.element : $0.element.padding(toLength: widths[$0.offset]) }.joined(separator: "  "))
+                output(
+                    row.enumerated().map {
+                        $0.offset == 4 ? $0.element : $0.element.padding(toLength: widths[$0.offset])
+                    }.joined(separator: "  "))
             }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PortalAuth
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -25,7 +26,10 @@ struct Token: AsyncParsableCommand {
     @Argument(help: "The URL the token is for.")
     var url: String?
 
-    @Option(help: "plain (the token), json (token, expires, ssl, server), header (HTTP header lines) or env (shell exports). For a host behind an identity-aware proxy, json, header and env also give the proxy's token (Authorization: Bearer).")
+    @Option(
+        help:
+            "plain (the token), json (token, expires, ssl, server), header (HTTP header lines) or env (shell exports). For a host behind an identity-aware proxy, json, header and env also give the proxy's token (Authorization: Bearer)."
+    )
     var format: Format = .plain
 
     func run() async throws {
@@ -38,7 +42,9 @@ struct Token: AsyncParsableCommand {
             let credential: (any ArcGISCredential)?
             do {
                 credential = try await manager.credential(for: target, interactive: stdinIsTerminal && proxy == nil)
-            } catch let error as PortalAuthError where error.code == .noCredential || error.code == .authenticationRequired {
+            } catch let error as PortalAuthError
+                where error.code == .noCredential || error.code == .authenticationRequired
+            {
                 // (json, header and env asked for the proxy's credential already.)
                 var usable = proxy
                 if usable == nil, format == .plain { usable = try await manager.proxyCredential(for: target) }
@@ -56,7 +62,9 @@ struct Token: AsyncParsableCommand {
     }
 
     /// What `token` prints in `format` (the fast path prints through this too).
-    static func render(_ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?, format: Format) -> String {
+    static func render(
+        _ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?, format: Format
+    ) -> String {
         let info = credential?.tokenInfo
         let proxyInfo = proxy?.tokenInfo
         switch format {
@@ -89,12 +97,18 @@ struct Token: AsyncParsableCommand {
             if let credential, let info {
                 lines.append("export PORTAL_AUTH_TOKEN=\(shellQuote(info.accessToken))")
                 lines.append("export PORTAL_AUTH_SERVER=\(shellQuote(credential.serverContext.url))")
-                if let date = info.expirationDate { lines.append("export PORTAL_AUTH_TOKEN_EXPIRES=\(shellQuote(date.iso8601))") }
-                if let referer = credential.referer { lines.append("export PORTAL_AUTH_REFERER=\(shellQuote(referer))") }
+                if let date = info.expirationDate {
+                    lines.append("export PORTAL_AUTH_TOKEN_EXPIRES=\(shellQuote(date.iso8601))")
+                }
+                if let referer = credential.referer {
+                    lines.append("export PORTAL_AUTH_REFERER=\(shellQuote(referer))")
+                }
             }
             if let proxyInfo {
                 lines.append("export PORTAL_AUTH_PROXY_TOKEN=\(shellQuote(proxyInfo.accessToken))")
-                if let date = proxyInfo.expirationDate { lines.append("export PORTAL_AUTH_PROXY_TOKEN_EXPIRES=\(shellQuote(date.iso8601))") }
+                if let date = proxyInfo.expirationDate {
+                    lines.append("export PORTAL_AUTH_PROXY_TOKEN_EXPIRES=\(shellQuote(date.iso8601))")
+                }
             }
             return lines.joined(separator: "\n")
         }
@@ -108,13 +122,19 @@ func shellQuote(_ value: String) -> String {
 /// The URL a command works on: the one given, or the only signed-in portal.
 func resolveTarget(_ url: String?, manager: AuthenticationManager) async throws -> URL {
     if let url { return try parseURL(url) }
-    let portals = try await manager.arcGISCredentialStore.summaries().filter { $0.kind != FederatedTokenCredential.kind }
+    let portals = try await manager.arcGISCredentialStore.summaries().filter {
+        $0.kind != FederatedTokenCredential.kind
+    }
     let servers = Array(Set(portals.map(\.server))).sorted()
     guard servers.count == 1, let only = URL(string: servers[0]) else {
         if servers.isEmpty {
-            throw PortalAuthError(.noCredential, "no portal is signed in: run portal-auth login --portal URL --username USER")
+            throw PortalAuthError(
+                .noCredential, "no portal is signed in: run portal-auth login --portal URL --username USER")
         }
-        throw PortalAuthError(.invalidArgument, "\(servers.count) portals are signed in (\(servers.joined(separator: ", "))): name one, for example portal-auth token \(servers[0])")
+        throw PortalAuthError(
+            .invalidArgument,
+            "\(servers.count) portals are signed in (\(servers.joined(separator: ", "))): name one, for example portal-auth token \(servers[0])"
+        )
     }
     return only
 }

@@ -1,4 +1,5 @@
 import PortalAuth
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -82,13 +83,17 @@ enum TokenFastPath {
         if let off = environmentVariable("PORTAL_AUTH_NO_FAST_PATH"), !off.isEmpty { return false }
         guard let request = parse(arguments) else { return false }
         do {
-            let manager = try GlobalOptions.makeManager(store: request.store, verbose: 0, transport: GlobalOptions.makeTransport(cacert: nil))
+            let manager = try GlobalOptions.makeManager(
+                store: request.store, verbose: 0, transport: GlobalOptions.makeTransport(cacert: nil))
             let url = try parseURL(request.url)
-            if request.format != .plain, try manager.proxyCredentialStore.readCredential(for: url) != nil { return false }
+            if request.format != .plain, try manager.proxyCredentialStore.readCredential(for: url) != nil {
+                return false
+            }
             guard let credential = try manager.readyStoredCredential(for: url) else { return false }
             output(Token.render(credential, proxy: nil, format: request.format))
             return true
-        } catch let error as PortalAuthError where error.code != .noCredential && error.code != .authenticationRequired {
+        } catch let error as PortalAuthError where error.code != .noCredential && error.code != .authenticationRequired
+        {
             // (Those two ``Token`` answers with a proxy credential, when there is one.)
             exit(report(error))
         } catch {

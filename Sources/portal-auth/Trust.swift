@@ -1,6 +1,7 @@
 import ArgumentParser
 import PortalAuth
 import PortalAuthServerTrust
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -10,7 +11,8 @@ import Foundation
 /// `portal-auth trust`: pin the key of a server whose certificate does not verify.
 struct Trust: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Trust a server whose certificate does not verify (self-signed, expired, unknown CA) by pinning its key.",
+        abstract:
+            "Trust a server whose certificate does not verify (self-signed, expired, unknown CA) by pinning its key.",
         discussion: """
             Shows the certificate and its SHA-256 fingerprint and asks. The key is pinned for that
             host and port only; verification is never switched off. Compare the fingerprint with
@@ -22,15 +24,20 @@ struct Trust: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The server: HOST, HOST:PORT (default port 443) or an https URL.", valueName: "host[:port]"))
+    @Argument(
+        help: ArgumentHelp("The server: HOST, HOST:PORT (default port 443) or an https URL.", valueName: "host[:port]"))
     var server: String
 
-    @Option(help: ArgumentHelp("The SHA-256 fingerprint you expect; trusts without asking when it matches.", valueName: "sha256"))
+    @Option(
+        help: ArgumentHelp(
+            "The SHA-256 fingerprint you expect; trusts without asking when it matches.", valueName: "sha256"))
     var fingerprint: String?
 
     func validate() throws {
         if let fingerprint, CertificateSummary.normalizedFingerprint(fingerprint) == nil {
-            throw ValidationError("--fingerprint '\(fingerprint)' is not a SHA-256 fingerprint: give its 64 hexadecimal digits, with or without colons")
+            throw ValidationError(
+                "--fingerprint '\(fingerprint)' is not a SHA-256 fingerprint: give its 64 hexadecimal digits, with or without colons"
+            )
         }
     }
 
@@ -49,13 +56,19 @@ struct Trust: AsyncParsableCommand {
             if let fingerprint {
                 let expected = CertificateSummary.normalizedFingerprint(fingerprint)!
                 guard expected == report.certificate.sha256Fingerprint else {
-                    throw PortalAuthError(.untrustedServer, "\(host.host):\(host.port) presents a certificate with SHA-256 \(report.certificate.sha256Fingerprint), not the \(expected) given: nothing was trusted; check which certificate the server should have")
+                    throw PortalAuthError(
+                        .untrustedServer,
+                        "\(host.host):\(host.port) presents a certificate with SHA-256 \(report.certificate.sha256Fingerprint), not the \(expected) given: nothing was trusted; check which certificate the server should have"
+                    )
                 }
                 printInfo(details)
             } else {
                 guard stdinIsTerminal else {
                     printInfo(details)
-                    throw PortalAuthError(.untrustedServer, "stdin is not a terminal, so nobody can confirm: check the fingerprint above with the server's administrator and run portal-auth trust \(host.host):\(host.port) --fingerprint SHA256; nothing was trusted")
+                    throw PortalAuthError(
+                        .untrustedServer,
+                        "stdin is not a terminal, so nobody can confirm: check the fingerprint above with the server's administrator and run portal-auth trust \(host.host):\(host.port) --fingerprint SHA256; nothing was trusted"
+                    )
                 }
                 guard try await TerminalServerTrustDecider().shouldTrust(report) else {
                     throw PortalAuthError(.cancelled, "not trusted: nothing was stored")
@@ -63,18 +76,22 @@ struct Trust: AsyncParsableCommand {
             }
             let trust = try ServerTrust(report)
             try await manager.networkCredentialStore.add(trust)
-            output("Trusted \(host.host):\(host.port): its key is pinned (SHA-256 \(report.certificate.sha256Fingerprint)) in the \(manager.networkCredentialStore.backend.name) store. Undo with portal-auth untrust \(host.host):\(host.port).")
+            output(
+                "Trusted \(host.host):\(host.port): its key is pinned (SHA-256 \(report.certificate.sha256Fingerprint)) in the \(manager.networkCredentialStore.backend.name) store. Undo with portal-auth untrust \(host.host):\(host.port)."
+            )
         }
     }
 }
 
 /// `portal-auth untrust`: forget a trusted server.
 struct Untrust: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Forget a server trusted with portal-auth trust: its certificate must verify again.")
+    static let configuration = CommandConfiguration(
+        abstract: "Forget a server trusted with portal-auth trust: its certificate must verify again.")
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The server: HOST, HOST:PORT (default port 443) or an https URL.", valueName: "host[:port]"))
+    @Argument(
+        help: ArgumentHelp("The server: HOST, HOST:PORT (default port 443) or an https URL.", valueName: "host[:port]"))
     var server: String
 
     func run() async throws {
@@ -82,7 +99,10 @@ struct Untrust: AsyncParsableCommand {
             let host = try parseHostArgument(server)
             let manager = try global.makeManager()
             let removed = try await manager.networkCredentialStore.remove(host, kind: ServerTrust.kind)
-            output(removed == 0 ? "\(host.host):\(host.port) was not trusted; nothing to remove." : "\(host.host):\(host.port) is no longer trusted.")
+            output(
+                removed == 0
+                    ? "\(host.host):\(host.port) was not trusted; nothing to remove."
+                    : "\(host.host):\(host.port) is no longer trusted.")
         }
     }
 }
@@ -91,7 +111,8 @@ struct Untrust: AsyncParsableCommand {
 func parseHostArgument(_ text: String) throws -> ServerContext {
     let url = try parseURL(text.contains("://") ? text : "https://" + text)
     guard url.scheme?.lowercased() == "https" else {
-        throw PortalAuthError(.invalidArgument, "'\(text)': trust is about TLS certificates, so give an https server (HOST[:PORT])")
+        throw PortalAuthError(
+            .invalidArgument, "'\(text)': trust is about TLS certificates, so give an https server (HOST[:PORT])")
     }
     return try ServerContext.host(of: url)
 }

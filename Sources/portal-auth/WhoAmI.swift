@@ -1,5 +1,6 @@
 import ArgumentParser
 import PortalAuth
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -33,17 +34,24 @@ struct WhoAmI: AsyncParsableCommand {
             let target = try await resolveTarget(portal, manager: manager)
             let context = try ServerContext(url: target)
             let rest = context.portalRESTURL
-            let selfInfo = try await manager.send(ArcGISRequest(url: URL(string: rest + "/portals/self")!)).json ?? .null
+            let selfInfo =
+                try await manager.send(ArcGISRequest(url: URL(string: rest + "/portals/self")!)).json ?? .null
             var user = selfInfo["user"]
             if user?["username"] == nil {
                 user = try await manager.send(ArcGISRequest(url: URL(string: rest + "/community/self")!)).json
             }
             guard let username = user?["username"]?.stringValue else {
-                throw PortalAuthError(.invalidResponse, "\(context) did not say who is signed in: check that it is an ArcGIS portal")
+                throw PortalAuthError(
+                    .invalidResponse, "\(context) did not say who is signed in: check that it is an ArcGIS portal")
             }
-            let profile = try await manager.send(ArcGISRequest(url: URL(string: rest + "/community/users/" + FormEncoding.escape(username))!)).json ?? .null
+            let profile =
+                try await manager.send(
+                    ArcGISRequest(url: URL(string: rest + "/community/users/" + FormEncoding.escape(username))!)
+                ).json ?? .null
             func field(_ name: String) -> String? { profile[name]?.stringValue ?? user?[name]?.stringValue }
-            let created = (profile["created"] ?? user?["created"])?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) }
+            let created = (profile["created"] ?? user?["created"])?.doubleValue.map {
+                Date(timeIntervalSince1970: $0 / 1000)
+            }
             let helpers = selfInfo["helperServices"]
             let geocode = helpers?["geocode"]?[0]?["url"]?.stringValue
             let route = helpers?["route"]?["url"]?.stringValue
@@ -52,7 +60,12 @@ struct WhoAmI: AsyncParsableCommand {
                 guard let name = field("thumbnail"), !name.isEmpty else {
                     throw PortalAuthError(.invalidArgument, "\(username) has no thumbnail on \(context)")
                 }
-                let image = try await manager.send(ArcGISRequest(url: URL(string: rest + "/community/users/\(FormEncoding.escape(username))/info/\(FormEncoding.escape(name))")!, expectsJSON: false))
+                let image = try await manager.send(
+                    ArcGISRequest(
+                        url: URL(
+                            string: rest
+                                + "/community/users/\(FormEncoding.escape(username))/info/\(FormEncoding.escape(name))")!,
+                        expectsJSON: false))
                 try writeFile(thumbnail, image.http.body)
             }
 
@@ -61,14 +74,22 @@ struct WhoAmI: AsyncParsableCommand {
                 object["fullName"] = field("fullName").map(JSONValue.string) ?? .null
                 object["email"] = field("email").map(JSONValue.string) ?? .null
                 object["memberSince"] = created.map { .string($0.iso8601) } ?? .null
-                object["portalName"] = (selfInfo["name"]?.stringValue ?? selfInfo["portalName"]?.stringValue).map(JSONValue.string) ?? .null
-                object["helperServices"] = .object(["geocode": geocode.map(JSONValue.string) ?? .null, "route": route.map(JSONValue.string) ?? .null])
+                object["portalName"] =
+                    (selfInfo["name"]?.stringValue ?? selfInfo["portalName"]?.stringValue).map(JSONValue.string)
+                    ?? .null
+                object["helperServices"] = .object([
+                    "geocode": geocode.map(JSONValue.string) ?? .null, "route": route.map(JSONValue.string) ?? .null,
+                ])
                 if let thumbnail { object["thumbnailFile"] = .string(thumbnail) }
                 output(try JSONValue.object(object).jsonText(pretty: true))
             } else {
-                output("\(username)\(field("fullName").map { " (\($0))" } ?? "")\(field("email").map { " <\($0)>" } ?? "")")
+                output(
+                    "\(username)\(field("fullName").map { " (\($0))" } ?? "")\(field("email").map { " <\($0)>" } ?? "")"
+                )
                 if let created { output("member since: \(created.formatted(.iso8601.year().month().day()))") }
-                output("portal:       \(selfInfo["name"]?.stringValue ?? selfInfo["portalName"]?.stringValue ?? "?") (\(context.url))")
+                output(
+                    "portal:       \(selfInfo["name"]?.stringValue ?? selfInfo["portalName"]?.stringValue ?? "?") (\(context.url))"
+                )
                 output("geocode:      \(geocode ?? "none")")
                 output("route:        \(route ?? "none")")
                 if let thumbnail { output("thumbnail:    saved to \(thumbnail)") }
@@ -81,14 +102,22 @@ struct WhoAmI: AsyncParsableCommand {
 func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
     let temp = path + ".tmp-\(getpid())"
     let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-    guard fd >= 0 else { throw PortalAuthError(.invalidArgument, "cannot write \(path): \(String(cString: strerror(errno)))") }
+    guard fd >= 0 else {
+        throw PortalAuthError(.invalidArgument, "cannot write \(path): \(String(cString: strerror(errno)))")
+    }
     var written = 0
     while written < bytes.count {
         let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        if n <= 0 { close(fd); unlink(temp); throw PortalAuthError(.invalidArgument, "cannot write \(path): \(String(cString: strerror(errno)))") }
+        if n <= 0 {
+            close(fd); unlink(temp);
+            throw PortalAuthError(.invalidArgument, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
         written += n
     }
     fsync(fd)
     close(fd)
-    guard rename(temp, path) == 0 else { unlink(temp); throw PortalAuthError(.invalidArgument, "cannot write \(path): \(String(cString: strerror(errno)))") }
+    guard rename(temp, path) == 0 else {
+        unlink(temp);
+        throw PortalAuthError(.invalidArgument, "cannot write \(path): \(String(cString: strerror(errno)))")
+    }
 }

@@ -37,7 +37,11 @@ struct PortalEmulatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("token-lifetime"), help: "Default token lifetime in minutes.")
     var tokenLifetime: Int?
 
-    @Option(name: .customLong("proxy-port"), help: "Also run the emulated Entra Application Proxy in front of the portal on this HTTPS port (0 = a free port).")
+    @Option(
+        name: .customLong("proxy-port"),
+        help:
+            "Also run the emulated Entra Application Proxy in front of the portal on this HTTPS port (0 = a free port)."
+    )
     var proxyPort: Int?
 
     @Option(name: .customLong("oauth-access-token-lifetime"), help: "Lifetime of OAuth access tokens, in seconds.")
@@ -55,7 +59,9 @@ struct PortalEmulatorCommand: AsyncParsableCommand {
     @Flag(name: .customLong("print-config"), help: "Print the effective configuration as JSON and exit.")
     var printConfig = false
 
-    @Option(name: .customLong("log-level"), help: "Log level on stderr: trace, debug, info, warning, error (default warning).")
+    @Option(
+        name: .customLong("log-level"),
+        help: "Log level on stderr: trace, debug, info, warning, error (default warning).")
     var logLevel: String = "warning"
 
     mutating func run() async throws {
@@ -90,7 +96,8 @@ struct PortalEmulatorCommand: AsyncParsableCommand {
             try StateFile(emulator: emulator).write(to: stateFile)
         }
         let proxied = emulator.proxyBaseURL.map { ", proxy \($0)/portal" } ?? ""
-        let line = "portal-emulator: portal \(emulator.portalURL), server \(emulator.serverURL)\(proxied), CA \(emulator.caCertificatePath)\n"
+        let line =
+            "portal-emulator: portal \(emulator.portalURL), server \(emulator.serverURL)\(proxied), CA \(emulator.caCertificatePath)\n"
         FileHandle.standardOutput.write(Data(line.utf8))
 
         let received = await signals.wait()

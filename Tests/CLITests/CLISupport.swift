@@ -1,7 +1,7 @@
 import Foundation
 import PortalEmulator
-import Testing
 import TestSupport
+import Testing
 
 struct CLIResult {
     var status: Int32
@@ -25,40 +25,56 @@ enum CLI {
     /// Runs a program with stdin from a string (or /dev/null), capturing stdout and stderr.
     /// The child inherits no other descriptor and is waited for on a thread of its own (blocking
     /// the cooperative pool would starve the in-process emulator, whose handlers run there).
-    static func run(_ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-                    removing: [String] = [], timeout: TimeInterval = 90) async throws -> CLIResult {
-        let result = try await Subprocess.run(executable, arguments, stdin: stdin,
-                                              environment: Subprocess.environment(environment, removing: removing), timeout: timeout)
+    static func run(
+        _ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+        removing: [String] = [], timeout: TimeInterval = 90
+    ) async throws -> CLIResult {
+        let result = try await Subprocess.run(
+            executable, arguments, stdin: stdin,
+            environment: Subprocess.environment(environment, removing: removing), timeout: timeout)
         if result.timedOut { Issue.record("\(executable) \(arguments) did not finish within \(timeout) s") }
         return CLIResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
     /// Runs portal-auth trusting the emulator's CA.
-    static func portalAuth(_ arguments: [String], emulator: PortalEmulator?, stdin: String? = nil, environment: [String: String] = [:], removing: [String] = []) async throws -> CLIResult {
+    static func portalAuth(
+        _ arguments: [String], emulator: PortalEmulator?, stdin: String? = nil, environment: [String: String] = [:],
+        removing: [String] = []
+    ) async throws -> CLIResult {
         var env = environment
-        if let emulator, env["PORTAL_AUTH_CA_BUNDLE"] == nil { env["PORTAL_AUTH_CA_BUNDLE"] = emulator.caCertificatePath }
+        if let emulator, env["PORTAL_AUTH_CA_BUNDLE"] == nil {
+            env["PORTAL_AUTH_CA_BUNDLE"] = emulator.caCertificatePath
+        }
         return try await run(portalAuth, arguments, stdin: stdin, environment: env, removing: removing)
     }
 
     /// `secret-tool search --all application portal-auth server S` output (stdout + stderr).
     static func keyringItems(server: String, environment: [String: String] = [:]) async throws -> String {
-        let r = try await run("/usr/bin/secret-tool", ["search", "--all", "application", "portal-auth", "server", server], environment: environment)
+        let r = try await run(
+            "/usr/bin/secret-tool", ["search", "--all", "application", "portal-auth", "server", server],
+            environment: environment)
         return r.stdout + r.stderr
     }
 
     /// Runs a shell script on its own D-Bus session bus with its own gnome-keyring.
     /// `unlock` false leaves the keyring without an unlocked default collection.
-    static func inPrivateKeyring(_ script: String, unlock: Bool = true, environment: [String: String] = [:]) async throws -> CLIResult {
+    static func inPrivateKeyring(
+        _ script: String, unlock: Bool = true, environment: [String: String] = [:]
+    ) async throws -> CLIResult {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pa-keyring-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let start = unlock
+        let start =
+            unlock
             ? "printf %s pw | XDG_DATA_HOME=\"$XDG_RUNTIME_DIR/data\" gnome-keyring-daemon --unlock --components=secrets >/dev/null"
             : "XDG_DATA_HOME=\"$XDG_RUNTIME_DIR/data\" gnome-keyring-daemon --start --components=secrets >/dev/null"
         var env = environment
         env["XDG_RUNTIME_DIR"] = dir
         env["PA"] = portalAuth
-        return try await run("/usr/bin/dbus-run-session", ["--", "/bin/sh", "-c", start + "\n" + script], environment: env, removing: ["DBUS_SESSION_BUS_ADDRESS"])
+        return try await run(
+            "/usr/bin/dbus-run-session", ["--", "/bin/sh", "-c", start + "\n" + script], environment: env,
+            removing: ["DBUS_SESSION_BUS_ADDRESS"])
     }
 }
 
@@ -71,8 +87,13 @@ func startEmulator(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }
 
 let alicePassword = "alice-pass-123"
 
-func login(_ emulator: PortalEmulator, password: String = alicePassword, extra: [String] = [], environment: [String: String] = [:]) async throws -> CLIResult {
-    try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"] + extra, emulator: emulator, stdin: password, environment: environment)
+func login(
+    _ emulator: PortalEmulator, password: String = alicePassword, extra: [String] = [],
+    environment: [String: String] = [:]
+) async throws -> CLIResult {
+    try await CLI.portalAuth(
+        ["login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"] + extra,
+        emulator: emulator, stdin: password, environment: environment)
 }
 
 extension CLIResult {
@@ -100,16 +121,20 @@ final class PrivateKeyring: Sendable {
     var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address, "XDG_RUNTIME_DIR": directory] }
 
     static func start() async throws -> PrivateKeyring {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pa-kr-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pa-kr-\(UUID().uuidString.prefix(8))"
+        ).path
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let daemon = try ChildProcess("/usr/bin/dbus-daemon", ["--session", "--nofork", "--print-address=1"])
         guard let address = await daemon.nextLine(timeout: 30), !address.isEmpty else {
             _ = await daemon.stop()
             throw SubprocessError("dbus-daemon did not print its address")
         }
         let keyring = PrivateKeyring(address: address, directory: directory, daemon: daemon)
-        let unlock = try await CLI.run("/usr/bin/gnome-keyring-daemon", ["--unlock", "--components=secrets"], stdin: "private-keyring",
-                                       environment: keyring.environment.merging(["XDG_DATA_HOME": directory + "/data"]) { $1 })
+        let unlock = try await CLI.run(
+            "/usr/bin/gnome-keyring-daemon", ["--unlock", "--components=secrets"], stdin: "private-keyring",
+            environment: keyring.environment.merging(["XDG_DATA_HOME": directory + "/data"]) { $1 })
         guard unlock.status == 0 else {
             await keyring.stop()
             throw SubprocessError("gnome-keyring-daemon --unlock failed: \(unlock.stderr)")

@@ -7,7 +7,11 @@ import Testing
         let emulator = try await startEmulator()
         let keyring = try await PrivateKeyring.start()
         let env = keyring.environment
-        defer { Task { await keyring.stop(); try? await emulator.shutdown() } }
+        defer {
+            Task {
+                await keyring.stop(); try? await emulator.shutdown()
+            }
+        }
 
         let signIn = try await login(emulator, environment: env)
         #expect(signIn.status == 0, "\(signIn.stderr)")
@@ -28,12 +32,15 @@ import Testing
         let attributeLines = items.split(separator: "\n").filter { $0.hasPrefix("attribute.") || $0.hasPrefix("label") }
         #expect(attributeLines.allSatisfy { !$0.contains(plain) })
 
-        let json = try await CLI.portalAuth(["token", emulator.portalURL, "--format", "json"], emulator: emulator, environment: env)
+        let json = try await CLI.portalAuth(
+            ["token", emulator.portalURL, "--format", "json"], emulator: emulator, environment: env)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(object["token"] as? String == plain)
         #expect(object["ssl"] as? Bool == true)
         #expect(object["server"] as? String == emulator.portalURL)
-        #expect((object["expires"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) }.map { $0 > Date() } == true)
+        #expect(
+            (object["expires"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) }.map { $0 > Date() } == true
+        )
 
         let header = try await CLI.portalAuth(["token", "--format", "header"], emulator: emulator, environment: env)
         #expect(header.stdout.contains("X-Esri-Authorization: Bearer \(plain)"))
@@ -54,14 +61,20 @@ import Testing
         #expect(whoami.stdout.contains("member since"))
         #expect(whoami.stdout.contains("GeocodeServer"))
         #expect(whoami.stdout.contains("Route_World"))
-        let thumbnail = FileManager.default.temporaryDirectory.appendingPathComponent("thumb-\(UUID().uuidString).png").path
-        let withThumb = try await CLI.portalAuth(["whoami", "--json", "--thumbnail", thumbnail], emulator: emulator, environment: env)
+        let thumbnail = FileManager.default.temporaryDirectory.appendingPathComponent("thumb-\(UUID().uuidString).png")
+            .path
+        let withThumb = try await CLI.portalAuth(
+            ["whoami", "--json", "--thumbnail", thumbnail], emulator: emulator, environment: env)
         #expect(withThumb.status == 0, "\(withThumb.stderr)")
         let png = try Data(contentsOf: URL(fileURLWithPath: thumbnail))
         #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
 
-        let request = try await CLI.portalAuth(["request", query, "-f", "where=UseType = 'Government'", "-f", "outFields=*", "-f", "geometry=-117.3,34.0,-117.1,34.1",
-                                          "-f", "geometryType=esriGeometryEnvelope", "-f", "returnGeometry=false"], emulator: emulator, environment: env)
+        let request = try await CLI.portalAuth(
+            [
+                "request", query, "-f", "where=UseType = 'Government'", "-f", "outFields=*", "-f",
+                "geometry=-117.3,34.0,-117.1,34.1",
+                "-f", "geometryType=esriGeometryEnvelope", "-f", "returnGeometry=false",
+            ], emulator: emulator, environment: env)
         #expect(request.status == 0, "\(request.stderr)")
         let result = try #require(try JSONSerialization.jsonObject(with: Data(request.stdout.utf8)) as? [String: Any])
         let features = try #require(result["features"] as? [[String: Any]])
@@ -73,7 +86,8 @@ import Testing
         #expect(status.stdout.contains("token") && status.stdout.contains("federated-token"))
         #expect(!status.stdout.contains(plain))
 
-        let logout = try await CLI.portalAuth(["logout", "--portal", emulator.portalURL], emulator: emulator, environment: env)
+        let logout = try await CLI.portalAuth(
+            ["logout", "--portal", emulator.portalURL], emulator: emulator, environment: env)
         #expect(logout.status == 0, "\(logout.stderr)")
         #expect(logout.stdout.contains("removed 2 credentials"))
         #expect(!(try await CLI.keyringItems(server: emulator.portalURL, environment: env)).contains("label"))
@@ -88,7 +102,8 @@ import Testing
     @Test func tokenWithoutCredentialNamesTheLoginCommand() async throws {
         let emulator = try await startEmulator()
         defer { Task { try? await emulator.shutdown() } }
-        let r = try await CLI.portalAuth(["token", emulator.portalURL + "/sharing/rest/community/self"], emulator: emulator)
+        let r = try await CLI.portalAuth(
+            ["token", emulator.portalURL + "/sharing/rest/community/self"], emulator: emulator)
         #expect(r.status == 3)
         #expect(r.oneLineError)
         #expect(r.stderr.contains("portal-auth login --portal \(emulator.portalURL)"))
@@ -98,7 +113,8 @@ import Testing
     @Test func requestWithoutCredentialNeverPromptsWithoutATerminal() async throws {
         let emulator = try await startEmulator()
         defer { Task { try? await emulator.shutdown() } }
-        let r = try await CLI.portalAuth(["request", emulator.portalURL + "/sharing/rest/community/self"], emulator: emulator)
+        let r = try await CLI.portalAuth(
+            ["request", emulator.portalURL + "/sharing/rest/community/self"], emulator: emulator)
         #expect(r.status == 3)
         #expect(r.oneLineError)
         #expect(r.stderr.contains("stdin is not a terminal"))
@@ -120,7 +136,11 @@ import Testing
         let emulator = try await startEmulator()
         let keyring = try await PrivateKeyring.start()
         let env = keyring.environment
-        defer { Task { await keyring.stop(); try? await emulator.shutdown() } }
+        defer {
+            Task {
+                await keyring.stop(); try? await emulator.shutdown()
+            }
+        }
         #expect(try await login(emulator, environment: env).status == 0)
         let before = try await CLI.portalAuth(["token"], emulator: emulator, environment: env).stdout
         #expect(try await login(emulator, password: "wrong", environment: env).status == 3)
@@ -143,18 +163,24 @@ import Testing
     }
 
     @Test func urlWithoutSchemeIsRefused() async throws {
-        let r = try await CLI.portalAuth(["login", "--portal", "portal.example.com/portal", "--username", "alice", "--password-stdin"], emulator: nil, stdin: "x")
+        let r = try await CLI.portalAuth(
+            ["login", "--portal", "portal.example.com/portal", "--username", "alice", "--password-stdin"],
+            emulator: nil, stdin: "x")
         #expect(r.status == 2)
         #expect(r.oneLineError)
         #expect(r.stderr.contains("https://portal.example.com/portal"))
     }
 
     @Test func connectionRefusedAndUnknownHost() async throws {
-        let refused = try await CLI.portalAuth(["login", "--portal", "https://127.0.0.1:1/portal", "--username", "alice", "--password-stdin"], emulator: nil, stdin: "x")
+        let refused = try await CLI.portalAuth(
+            ["login", "--portal", "https://127.0.0.1:1/portal", "--username", "alice", "--password-stdin"],
+            emulator: nil, stdin: "x")
         #expect(refused.status == 4)
         #expect(refused.oneLineError)
         #expect(refused.stderr.contains("127.0.0.1:1"))
-        let unknown = try await CLI.portalAuth(["login", "--portal", "https://nonexistent.invalid/portal", "--username", "alice", "--password-stdin"], emulator: nil, stdin: "x")
+        let unknown = try await CLI.portalAuth(
+            ["login", "--portal", "https://nonexistent.invalid/portal", "--username", "alice", "--password-stdin"],
+            emulator: nil, stdin: "x")
         #expect(unknown.status == 4)
         #expect(unknown.oneLineError)
         #expect(unknown.stderr.contains("nonexistent.invalid"))
@@ -163,8 +189,10 @@ import Testing
     @Test func untrustedCertificate() async throws {
         let emulator = try await startEmulator()
         defer { Task { try? await emulator.shutdown() } }
-        let r = try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"], emulator: nil, stdin: alicePassword,
-                                   removing: ["PORTAL_AUTH_CA_BUNDLE"])
+        let r = try await CLI.portalAuth(
+            ["login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"], emulator: nil,
+            stdin: alicePassword,
+            removing: ["PORTAL_AUTH_CA_BUNDLE"])
         #expect(r.status == 4)
         #expect(r.oneLineError)
         #expect(r.stderr.contains("--cacert"))
@@ -175,7 +203,8 @@ import Testing
     func badAnswersFromTheTokenService(kind: String) async throws {
         let emulator = try await startEmulator()
         defer { Task { try? await emulator.shutdown() } }
-        emulator.inject(Fault(kind: Fault.Kind(rawValue: kind)!, pathContains: "generateToken", count: nil, milliseconds: nil))
+        emulator.inject(
+            Fault(kind: Fault.Kind(rawValue: kind)!, pathContains: "generateToken", count: nil, milliseconds: nil))
         let r = try await login(emulator)
         #expect(r.status == 1)
         #expect(r.oneLineError)
@@ -187,21 +216,27 @@ import Testing
         let emulator = try await startEmulator()
         defer { Task { try? await emulator.shutdown() } }
         let token = emulator.issueToken(username: "alice", lifetimeSeconds: 600)
-        let r = try await CLI.portalAuth(["login", "--url", emulator.portalURL, "--token-stdin", "--expires-in", "600"], emulator: emulator, stdin: token + "\n")
+        let r = try await CLI.portalAuth(
+            ["login", "--url", emulator.portalURL, "--token-stdin", "--expires-in", "600"], emulator: emulator,
+            stdin: token + "\n")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(!r.stdout.contains(token))
-        let me = try await CLI.portalAuth(["request", emulator.portalURL + "/sharing/rest/community/self"], emulator: emulator)
+        let me = try await CLI.portalAuth(
+            ["request", emulator.portalURL + "/sharing/rest/community/self"], emulator: emulator)
         #expect(me.status == 0, "\(me.stderr)")
         #expect(me.stdout.contains("\"alice\""))
         #expect(try await CLI.portalAuth(["token", emulator.portalURL], emulator: emulator).stdout == token + "\n")
 
-        let empty = try await CLI.portalAuth(["login", "--url", emulator.portalURL, "--token-stdin"], emulator: emulator, stdin: "")
+        let empty = try await CLI.portalAuth(
+            ["login", "--url", emulator.portalURL, "--token-stdin"], emulator: emulator, stdin: "")
         #expect(empty.status == 3)
         #expect(empty.oneLineError)
         // The stored token is still there.
         #expect(try await CLI.portalAuth(["token", emulator.portalURL], emulator: emulator).stdout == token + "\n")
 
-        let short = try await CLI.portalAuth(["login", "--url", emulator.portalURL, "--token-stdin", "--expires-in", "1"], emulator: emulator, stdin: token)
+        let short = try await CLI.portalAuth(
+            ["login", "--url", emulator.portalURL, "--token-stdin", "--expires-in", "1"], emulator: emulator,
+            stdin: token)
         #expect(short.status == 0)
         try await Task.sleep(for: .milliseconds(1500))
         let expired = try await CLI.portalAuth(["token", emulator.portalURL], emulator: emulator)
@@ -214,11 +249,15 @@ import Testing
     @Test func verboseLogsHoldNoSecrets() async throws {
         let emulator = try await startEmulator()
         defer { Task { try? await emulator.shutdown() } }
-        let r = try await CLI.portalAuth(["login", "-vv", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"], emulator: emulator, stdin: alicePassword)
+        let r = try await CLI.portalAuth(
+            ["login", "-vv", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"],
+            emulator: emulator, stdin: alicePassword)
         #expect(r.status == 0, "\(r.stderr)")
-        let token = try await CLI.portalAuth(["token"], emulator: emulator).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try await CLI.portalAuth(["token"], emulator: emulator).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let query = emulator.serverURL + "/rest/services/Parcels/FeatureServer/0/query"
-        let q = try await CLI.portalAuth(["request", "-vv", query, "-f", "where=1=1", "-f", "returnCountOnly=true"], emulator: emulator)
+        let q = try await CLI.portalAuth(
+            ["request", "-vv", query, "-f", "where=1=1", "-f", "returnCountOnly=true"], emulator: emulator)
         #expect(q.status == 0, "\(q.stderr)")
         #expect(q.stderr.contains("request"))  // debug logging is on
         for output in [r.stderr, r.stdout, q.stderr] {
@@ -231,8 +270,10 @@ import Testing
     @Test func keyringWithoutSessionBusSaysHowToFixIt() async throws {
         let emulator = try await startEmulator()
         defer { Task { try? await emulator.shutdown() } }
-        let r = try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"], emulator: emulator, stdin: alicePassword,
-                                   environment: ["XDG_RUNTIME_DIR": "/nonexistent"], removing: ["DBUS_SESSION_BUS_ADDRESS"])
+        let r = try await CLI.portalAuth(
+            ["login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"], emulator: emulator,
+            stdin: alicePassword,
+            environment: ["XDG_RUNTIME_DIR": "/nonexistent"], removing: ["DBUS_SESSION_BUS_ADDRESS"])
         #expect(r.status == 5)
         #expect(r.oneLineError)
         #expect(r.stderr.contains("no D-Bus session bus"))
@@ -243,9 +284,13 @@ import Testing
     @Test func lockedKeyringSaysHowToFixIt() async throws {
         let emulator = try await startEmulator()
         defer { Task { try? await emulator.shutdown() } }
-        let r = try await CLI.inPrivateKeyring("""
+        let r = try await CLI.inPrivateKeyring(
+            """
             printf %s "$PW" | "$PA" login --portal "$PORTAL" --username alice --password-stdin; echo "exit=$?"
-            """, unlock: false, environment: ["PW": alicePassword, "PORTAL": emulator.portalURL, "PORTAL_AUTH_CA_BUNDLE": emulator.caCertificatePath])
+            """, unlock: false,
+            environment: [
+                "PW": alicePassword, "PORTAL": emulator.portalURL, "PORTAL_AUTH_CA_BUNDLE": emulator.caCertificatePath,
+            ])
         #expect(r.stdout.contains("exit=5"), "\(r.stdout) \(r.stderr)")
         #expect(r.stderr.contains("locked"))
         #expect(emulator.counters().generateTokenRequests == 0)
@@ -253,7 +298,8 @@ import Testing
 
     /// `token` reads with one libsecret call; a collection locked after sign-in is reported as locked.
     @Test func tokenFromALockedCollectionSaysHowToFixIt() async throws {
-        let r = try await CLI.inPrivateKeyring(#"""
+        let r = try await CLI.inPrivateKeyring(
+            #"""
             printf %s tok-123 | "$PA" login --url https://locked.invalid/portal --token-stdin --expires-in 3600 >/dev/null
             "$PA" token https://locked.invalid/portal; echo "first=$?"
             C=$(gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.ReadAlias default | grep -o "/org/freedesktop/secrets/collection/[A-Za-z0-9_]*")
@@ -269,7 +315,8 @@ import Testing
         let emulator = try await startEmulator()
         defer { Task { try? await emulator.shutdown() } }
         let token = emulator.issueToken(username: "bob", lifetimeSeconds: 600)
-        let r = try await CLI.inPrivateKeyring("""
+        let r = try await CLI.inPrivateKeyring(
+            """
             printf %s "$PW" | "$PA" login --portal "$PORTAL" --username alice --password-stdin >/dev/null || exit 10
             printf %s "$TOKEN" | "$PA" login --url "$SERVER" --token-stdin >/dev/null || exit 11
             printf %s other | secret-tool store --label=other application other-app server x
@@ -277,8 +324,12 @@ import Testing
             "$PA" logout --all || exit 12
             echo "left=$(secret-tool search --all application portal-auth 2>&1 | grep -c '^label')"
             echo "other=$(secret-tool lookup application other-app server x)"
-            """, environment: ["PW": alicePassword, "TOKEN": token, "PORTAL": emulator.portalURL, "SERVER": emulator.standaloneServerURL,
-                               "PORTAL_AUTH_CA_BUNDLE": emulator.caCertificatePath])
+            """,
+            environment: [
+                "PW": alicePassword, "TOKEN": token, "PORTAL": emulator.portalURL,
+                "SERVER": emulator.standaloneServerURL,
+                "PORTAL_AUTH_CA_BUNDLE": emulator.caCertificatePath,
+            ])
         #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
         #expect(r.stdout.contains("pregenerated-token"))
         #expect(r.stdout.contains("Removed 2 credentials"))
@@ -296,7 +347,10 @@ import Testing
         try await withThrowingTaskGroup(of: Int32.self) { group in
             for i in 0..<8 {
                 group.addTask {
-                    try await CLI.portalAuth(["login", "--url", "\(emulator.baseURL)/site\(i)", "--token-stdin"], emulator: emulator, stdin: token, environment: env).status
+                    try await CLI.portalAuth(
+                        ["login", "--url", "\(emulator.baseURL)/site\(i)", "--token-stdin"], emulator: emulator,
+                        stdin: token, environment: env
+                    ).status
                 }
             }
             for try await status in group { #expect(status == 0) }
@@ -318,10 +372,14 @@ import Testing
         #expect(r.stdout.contains("store in use: keyring (the default)"))
         #expect(r.stdout.contains("[ok]     keyring"))
         #expect(r.stdout.contains("libcurl"))
-        let noBus = try await CLI.portalAuth(["doctor"], emulator: nil, environment: ["XDG_RUNTIME_DIR": "/nonexistent"], removing: ["DBUS_SESSION_BUS_ADDRESS"])
+        let noBus = try await CLI.portalAuth(
+            ["doctor"], emulator: nil, environment: ["XDG_RUNTIME_DIR": "/nonexistent"],
+            removing: ["DBUS_SESSION_BUS_ADDRESS"])
         #expect(noBus.status == 5)
         #expect(noBus.stdout.contains("no D-Bus session bus"))
-        let file = try await CLI.portalAuth(["doctor", "--store", "file"], emulator: nil, environment: ["XDG_RUNTIME_DIR": "/nonexistent"], removing: ["DBUS_SESSION_BUS_ADDRESS"])
+        let file = try await CLI.portalAuth(
+            ["doctor", "--store", "file"], emulator: nil, environment: ["XDG_RUNTIME_DIR": "/nonexistent"],
+            removing: ["DBUS_SESSION_BUS_ADDRESS"])
         #expect(file.stdout.contains("store in use: file (--store file)"))
         #expect(file.status == 0)
     }

@@ -7,13 +7,15 @@ func writeIAPConfig(_ emulator: PortalEmulator, _ change: (inout [String: Any]) 
     let proxyHost = String(emulator.proxyBaseURL!.dropFirst("https://".count))
     var object: [String: Any] = [
         "authorize_url": emulator.entraBaseURL + "/authorize", "token_url": emulator.entraBaseURL + "/token",
-        "logout_url": emulator.entraBaseURL + "/logout", "client_id": "iap-client", "redirect_url": "http://127.0.0.1/iap/callback",
+        "logout_url": emulator.entraBaseURL + "/logout", "client_id": "iap-client",
+        "redirect_url": "http://127.0.0.1/iap/callback",
         "scope": ["iap-client/.default", "offline_access", "openid", "profile"], "hosts_behind_proxy": [proxyHost],
         "authorization_prompt_type": "login",
     ]
     change(&object)
     let path = temporaryPath("iap") + ".json"
-    try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: path))
+    try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]).write(
+        to: URL(fileURLWithPath: path))
     return path
 }
 
@@ -23,47 +25,69 @@ func writeIAPConfig(_ emulator: PortalEmulator, _ change: (inout [String: Any]) 
         let keyring = try await PrivateKeyring.start()
         let env = keyring.environment
         let config = try writeIAPConfig(emulator)
-        defer { Task { await keyring.stop(); try? await emulator.shutdown(); try? FileManager.default.removeItem(atPath: config) } }
+        defer {
+            Task {
+                await keyring.stop(); try? await emulator.shutdown();
+                try? FileManager.default.removeItem(atPath: config)
+            }
+        }
         let proxied = emulator.proxyBaseURL! + "/portal"
 
-        let signIn = try await CLI.portalAuth(["login", "--config", config], emulator: emulator, environment: scriptedBrowser(emulator).merging(env) { $1 })
+        let signIn = try await CLI.portalAuth(
+            ["login", "--config", config], emulator: emulator,
+            environment: scriptedBrowser(emulator).merging(env) { $1 })
         #expect(signIn.status == 0, "\(signIn.stderr)")
-        #expect(signIn.stdout.contains("Signed in to the identity-aware proxy for \(String(emulator.proxyBaseURL!.dropFirst(8))) as alice@example.com"))
+        #expect(
+            signIn.stdout.contains(
+                "Signed in to the identity-aware proxy for \(String(emulator.proxyBaseURL!.dropFirst(8))) as alice@example.com"
+            ))
         #expect(signIn.stderr.contains("Ctrl-C to cancel"))
         #expect(emulator.counters().entraLastPrompt == "login")
 
-        let items = try await CLI.keyringItems(server: emulator.entraBaseURL + "/token#client_id=iap-client", environment: env)
+        let items = try await CLI.keyringItems(
+            server: emulator.entraBaseURL + "/token#client_id=iap-client", environment: env)
         #expect(items.contains("attribute.kind = iap"))
         #expect(items.contains("attribute.store = proxy"))
 
-        let request = try await CLI.portalAuth(["request", proxied + "/sharing/rest/portals/self"], emulator: emulator, environment: env)
+        let request = try await CLI.portalAuth(
+            ["request", proxied + "/sharing/rest/portals/self"], emulator: emulator, environment: env)
         #expect(request.status == 0, "\(request.stderr)")
         #expect(request.stdout.contains("Emulated Portal"))
 
         // Only the proxy is signed in: the header is the proxy's.
-        let proxyOnly = try await CLI.portalAuth(["token", proxied, "--format", "header"], emulator: emulator, environment: env)
+        let proxyOnly = try await CLI.portalAuth(
+            ["token", proxied, "--format", "header"], emulator: emulator, environment: env)
         #expect(proxyOnly.status == 0, "\(proxyOnly.stderr)")
         #expect(proxyOnly.stdout.hasPrefix("Authorization: Bearer ey"))
         #expect(!proxyOnly.stdout.contains("X-Esri-Authorization"))
-        let described = items.split(separator: "\n").filter { $0.hasPrefix("attribute.") || $0.hasPrefix("label") }.joined(separator: "\n")
+        let described = items.split(separator: "\n").filter { $0.hasPrefix("attribute.") || $0.hasPrefix("label") }
+            .joined(separator: "\n")
         #expect(!described.contains(String(proxyOnly.trimmedStdout.dropFirst("Authorization: Bearer ".count))))
 
         // A portal sign-in behind the proxy: generateToken goes through the proxy, and both headers come out.
-        let portalSignIn = try await CLI.portalAuth(["login", "--portal", proxied, "--username", "alice", "--password-stdin"],
-                                                    emulator: emulator, stdin: alicePassword, environment: env)
+        let portalSignIn = try await CLI.portalAuth(
+            ["login", "--portal", proxied, "--username", "alice", "--password-stdin"],
+            emulator: emulator, stdin: alicePassword, environment: env)
         #expect(portalSignIn.status == 0, "\(portalSignIn.stderr)")
-        let both = try await CLI.portalAuth(["token", proxied, "--format", "header"], emulator: emulator, environment: env)
+        let both = try await CLI.portalAuth(
+            ["token", proxied, "--format", "header"], emulator: emulator, environment: env)
         #expect(both.stdout.contains("X-Esri-Authorization: Bearer "))
         #expect(both.stdout.contains("Authorization: Bearer ey"))
-        let json = try await CLI.portalAuth(["token", proxied, "--format", "json"], emulator: emulator, environment: env)
+        let json = try await CLI.portalAuth(
+            ["token", proxied, "--format", "json"], emulator: emulator, environment: env)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(object["proxyToken"] is String && object["token"] is String)
         // `token`'s fast path leaves a host behind a proxy to the full command (plain, which has no
         // proxy part, it answers): the same output either way.
         for format in ["plain", "json", "header", "env"] {
-            let fast = try await CLI.portalAuth(["token", proxied, "--format", format], emulator: emulator, environment: env)
-            let full = try await CLI.portalAuth(["token", proxied, "--format", format], emulator: emulator, environment: env.merging(["PORTAL_AUTH_NO_FAST_PATH": "1"]) { $1 })
-            #expect(fast.status == 0 && fast.stdout == full.stdout && fast.stderr == full.stderr && fast.status == full.status, "\(format): \(fast.stdout) | \(full.stdout)")
+            let fast = try await CLI.portalAuth(
+                ["token", proxied, "--format", format], emulator: emulator, environment: env)
+            let full = try await CLI.portalAuth(
+                ["token", proxied, "--format", format], emulator: emulator,
+                environment: env.merging(["PORTAL_AUTH_NO_FAST_PATH": "1"]) { $1 })
+            #expect(
+                fast.status == 0 && fast.stdout == full.stdout && fast.stderr == full.stderr
+                    && fast.status == full.status, "\(format): \(fast.stdout) | \(full.stdout)")
         }
         let me = try await CLI.portalAuth(["whoami", "--portal", proxied], emulator: emulator, environment: env)
         #expect(me.stdout.contains("alice (Alice Anderson)"), "\(me.stderr)")
@@ -73,7 +97,8 @@ func writeIAPConfig(_ emulator: PortalEmulator, _ change: (inout [String: Any]) 
         #expect(status.stdout.contains("iap "))
         #expect(status.stdout.contains("token "))
 
-        let logout = try await CLI.portalAuth(["logout", "--all", "--no-browser"], emulator: emulator, environment: env)
+        let logout = try await CLI.portalAuth(
+            ["logout", "--all", "--no-browser"], emulator: emulator, environment: env)
         #expect(logout.status == 0, "\(logout.stderr)")
         #expect(logout.stderr.contains(emulator.entraBaseURL + "/logout"))
         #expect(logout.stdout.contains("Signed out of the identity-aware proxy (alice@example.com)"))
@@ -81,31 +106,50 @@ func writeIAPConfig(_ emulator: PortalEmulator, _ change: (inout [String: Any]) 
         #expect(after.trimmedStdout == "[\n\n]" || after.trimmedStdout == "[]")
 
         // Signed out of the proxy: a request says how to sign in again.
-        let refused = try await CLI.portalAuth(["request", proxied + "/sharing/rest/portals/self"], emulator: emulator, environment: env)
+        let refused = try await CLI.portalAuth(
+            ["request", proxied + "/sharing/rest/portals/self"], emulator: emulator, environment: env)
         #expect(refused.status != 0)
         #expect(refused.oneLineError, "\(refused.stderr)")
-        #expect(refused.stderr.contains("identity-aware proxy") && refused.stderr.contains("portal-auth login --config"))
+        #expect(
+            refused.stderr.contains("identity-aware proxy") && refused.stderr.contains("portal-auth login --config"))
     }
 
     /// 50 `portal-auth token --format header` processes with an IAP token inside the refresh
     /// window: one refresh at Entra ID, one token printed by all.
     @Test func concurrentProcessesRefreshTheProxyTokenOnce() async throws {
-        let emulator = try await startEmulator { $0.proxyPort = 0; $0.entraTokenLifetimeSeconds = 120 }
+        let emulator = try await startEmulator {
+            $0.proxyPort = 0; $0.entraTokenLifetimeSeconds = 120
+        }
         let keyring = try await PrivateKeyring.start()
         let env = keyring.environment
         let config = try writeIAPConfig(emulator)
-        defer { Task { await keyring.stop(); try? await emulator.shutdown(); try? FileManager.default.removeItem(atPath: config) } }
+        defer {
+            Task {
+                await keyring.stop(); try? await emulator.shutdown();
+                try? FileManager.default.removeItem(atPath: config)
+            }
+        }
         let proxied = emulator.proxyBaseURL! + "/portal"
-        #expect(try await CLI.portalAuth(["login", "--config", config], emulator: emulator, environment: scriptedBrowser(emulator).merging(env) { $1 }).status == 0)
+        #expect(
+            try await CLI.portalAuth(
+                ["login", "--config", config], emulator: emulator,
+                environment: scriptedBrowser(emulator).merging(env) { $1 }
+            ).status == 0)
         emulator.setEntraTokenLifetime(seconds: 3600)
         let results = try await withThrowingTaskGroup(of: CLIResult.self) { group in
-            for _ in 0..<50 { group.addTask { try await CLI.portalAuth(["token", proxied, "--format", "header"], emulator: emulator, environment: env) } }
+            for _ in 0..<50 {
+                group.addTask {
+                    try await CLI.portalAuth(
+                        ["token", proxied, "--format", "header"], emulator: emulator, environment: env)
+                }
+            }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(results.allSatisfy { $0.status == 0 }, "\(results.first { $0.status != 0 }?.stderr ?? "")")
         #expect(Set(results.map(\.trimmedStdout)).count == 1)
         #expect(emulator.counters().entraRefreshTokenGrants == 1)
-        let request = try await CLI.portalAuth(["request", proxied + "/sharing/rest/portals/self"], emulator: emulator, environment: env)
+        let request = try await CLI.portalAuth(
+            ["request", proxied + "/sharing/rest/portals/self"], emulator: emulator, environment: env)
         #expect(request.status == 0)
         #expect(emulator.counters().entraRefreshTokenGrants == 1)
     }
@@ -115,41 +159,63 @@ func writeIAPConfig(_ emulator: PortalEmulator, _ change: (inout [String: Any]) 
         defer { Task { try? await emulator.shutdown() } }
         for (change, expected) in [
             ({ (o: inout [String: Any]) in o["hosts_behind_proxy"] = nil }, "missing key \"hosts_behind_proxy\""),
-            ({ (o: inout [String: Any]) in o["hosts_behind_proxy"] = [String]() }, "\"hosts_behind_proxy\" must be a non-empty array"),
-            ({ (o: inout [String: Any]) in o["authorization_prompt_type"] = "sometimes" }, "\"authorization_prompt_type\" must be one of"),
-            ({ (o: inout [String: Any]) in o["token_url"] = "http://login.example.com/token" }, "\"token_url\" must be an https URL"),
+            (
+                { (o: inout [String: Any]) in o["hosts_behind_proxy"] = [String]() },
+                "\"hosts_behind_proxy\" must be a non-empty array"
+            ),
+            (
+                { (o: inout [String: Any]) in o["authorization_prompt_type"] = "sometimes" },
+                "\"authorization_prompt_type\" must be one of"
+            ),
+            (
+                { (o: inout [String: Any]) in o["token_url"] = "http://login.example.com/token" },
+                "\"token_url\" must be an https URL"
+            ),
             ({ (o: inout [String: Any]) in o["scopes"] = ["openid"] }, "unknown key \"scopes\""),
         ] as [((inout [String: Any]) -> Void, String)] {
             let config = try writeIAPConfig(emulator, change)
             defer { try? FileManager.default.removeItem(atPath: config) }
-            let r = try await CLI.portalAuth(["login", "--config", config], emulator: emulator, environment: scriptedBrowser(emulator))
+            let r = try await CLI.portalAuth(
+                ["login", "--config", config], emulator: emulator, environment: scriptedBrowser(emulator))
             #expect(r.status != 0)
             #expect(r.oneLineError, "\(r.stderr)")
             #expect(r.stderr.contains(expected), "\(r.stderr)")
             #expect(r.stderr.contains(config))
         }
         #expect(emulator.counters().entraAuthorizeRequests == 0)
-        #expect(!(try await CLI.keyringItems(server: emulator.entraBaseURL + "/token#client_id=iap-client")).contains("label"))
+        #expect(
+            !(try await CLI.keyringItems(server: emulator.entraBaseURL + "/token#client_id=iap-client")).contains(
+                "label"))
     }
 
     @Test func aPortalSignInBehindTheProxyBeforeTheProxySignInSaysWhatToDo() async throws {
         let emulator = try await startEmulator { $0.proxyPort = 0 }
         defer { Task { try? await emulator.shutdown() } }
-        let r = try await CLI.portalAuth(["login", "--portal", emulator.proxyBaseURL! + "/portal", "--username", "alice", "--password-stdin"],
-                                         emulator: emulator, stdin: alicePassword)
+        let r = try await CLI.portalAuth(
+            ["login", "--portal", emulator.proxyBaseURL! + "/portal", "--username", "alice", "--password-stdin"],
+            emulator: emulator, stdin: alicePassword)
         #expect(r.status != 0)
         #expect(r.oneLineError, "\(r.stderr)")
-        #expect(r.stderr.contains("is behind an identity-aware proxy") && r.stderr.contains("portal-auth login --config"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains("is behind an identity-aware proxy") && r.stderr.contains("portal-auth login --config"),
+            "\(r.stderr)")
         #expect(emulator.counters().generateTokenRequests == 0)
     }
 
     @Test func aDeniedProxySignInStoresNothing() async throws {
         let emulator = try await startEmulator { $0.proxyPort = 0 }
         let config = try writeIAPConfig(emulator)
-        defer { Task { try? await emulator.shutdown(); try? FileManager.default.removeItem(atPath: config) } }
-        let r = try await CLI.portalAuth(["login", "--config", config], emulator: emulator, environment: scriptedBrowser(emulator, action: "deny"))
+        defer {
+            Task {
+                try? await emulator.shutdown(); try? FileManager.default.removeItem(atPath: config)
+            }
+        }
+        let r = try await CLI.portalAuth(
+            ["login", "--config", config], emulator: emulator, environment: scriptedBrowser(emulator, action: "deny"))
         #expect(r.status != 0)
         #expect(r.stderr.contains("declined (access_denied"), "\(r.stderr)")
-        #expect(!(try await CLI.keyringItems(server: emulator.entraBaseURL + "/token#client_id=iap-client")).contains("label"))
+        #expect(
+            !(try await CLI.keyringItems(server: emulator.entraBaseURL + "/token#client_id=iap-client")).contains(
+                "label"))
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import PortalEmulator
-import Testing
 import TestSupport
+import Testing
 
 /// `portal-auth login --url … --username/--p12/--kerberos`, `trust`, `untrust`, and `request`,
 /// `status`, `logout` with network credentials, against the real web tier (nginx, Apache, an MIT
@@ -15,16 +15,23 @@ struct NetworkCLITests {
     }
 
     /// Runs portal-auth against `keyring`, trusting the test CA unless told otherwise.
-    func pa(_ arguments: [String], _ keyring: PrivateKeyring, stdin: String? = nil, environment: [String: String] = [:], trustTestCA: Bool = true) async throws -> CLIResult {
+    func pa(
+        _ arguments: [String], _ keyring: PrivateKeyring, stdin: String? = nil, environment: [String: String] = [:],
+        trustTestCA: Bool = true
+    ) async throws -> CLIResult {
         var env = keyring.environment.merging(environment) { $1 }
         if trustTestCA { env["PORTAL_AUTH_CA_BUNDLE"] = tier.caBundlePath }
-        return try await CLI.run(CLI.portalAuth, arguments, stdin: stdin, environment: env, removing: ["PORTAL_AUTH_CA_BUNDLE", "PORTAL_AUTH_STORE"])
+        return try await CLI.run(
+            CLI.portalAuth, arguments, stdin: stdin, environment: env,
+            removing: ["PORTAL_AUTH_CA_BUNDLE", "PORTAL_AUTH_STORE"])
     }
 
     /// Every attribute and label line of portal-auth's items in `keyring` (never the secrets).
     func keyringAttributes(_ keyring: PrivateKeyring) async throws -> String {
-        let r = try await CLI.run("/usr/bin/secret-tool", ["search", "--all", "application", "portal-auth"], environment: keyring.environment)
-        return (r.stdout + r.stderr).split(separator: "\n").filter { !$0.hasPrefix("secret = ") }.joined(separator: "\n")
+        let r = try await CLI.run(
+            "/usr/bin/secret-tool", ["search", "--all", "application", "portal-auth"], environment: keyring.environment)
+        return (r.stdout + r.stderr).split(separator: "\n").filter { !$0.hasPrefix("secret = ") }.joined(
+            separator: "\n")
     }
 
     func url(_ base: URL, _ path: String = "data.json") -> String { base.appendingPathComponent(path).absoluteString }
@@ -40,7 +47,9 @@ struct NetworkCLITests {
         let refused = try await pa(["request", target], keyring)
         #expect(refused.status == 4)
         #expect(refused.oneLineError)
-        #expect(refused.stderr.contains("self-signed") && refused.stderr.contains("portal-auth trust \(place(tier.selfSignedURL))"))
+        #expect(
+            refused.stderr.contains("self-signed")
+                && refused.stderr.contains("portal-auth trust \(place(tier.selfSignedURL))"))
 
         // No terminal and no --fingerprint: shows it, trusts nothing.
         let unconfirmed = try await pa(["trust", place(tier.selfSignedURL)], keyring)
@@ -98,7 +107,9 @@ struct NetworkCLITests {
             let command = ([CLI.portalAuth] + arguments).map { "'\($0)'" }.joined(separator: " ")
             var env = keyring.environment
             env["PORTAL_AUTH_CA_BUNDLE"] = tier.caBundlePath
-            return try await CLI.run("/usr/bin/script", ["-qec", command, "/dev/null"], stdin: answer + "\n", environment: env, removing: ["PORTAL_AUTH_STORE"])
+            return try await CLI.run(
+                "/usr/bin/script", ["-qec", command, "/dev/null"], stdin: answer + "\n", environment: env,
+                removing: ["PORTAL_AUTH_STORE"])
         }
         let no = try await onTerminal(["trust", place(tier.selfSignedURL)], answer: "n")
         #expect(no.status == 3)
@@ -183,14 +194,27 @@ struct NetworkCLITests {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Signed by the test CA, valid until yesterday.
-        for step in [["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/k.pem", "-out", "\(dir)/r.csr", "-subj", "/CN=expired alice"],
-                     ["x509", "-req", "-in", "\(dir)/r.csr", "-CA", pki.caCertificatePath, "-CAkey", pki.caKeyPath, "-CAcreateserial", "-CAserial", "\(dir)/serial", "-out", "\(dir)/c.pem", "-days", "-1"],
-                     ["pkcs12", "-export", "-inkey", "\(dir)/k.pem", "-in", "\(dir)/c.pem", "-out", "\(dir)/e.p12", "-passout", "env:PA_P12_PASSWORD"]] {
+        for step in [
+            [
+                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/k.pem", "-out", "\(dir)/r.csr", "-subj",
+                "/CN=expired alice",
+            ],
+            [
+                "x509", "-req", "-in", "\(dir)/r.csr", "-CA", pki.caCertificatePath, "-CAkey", pki.caKeyPath,
+                "-CAcreateserial", "-CAserial", "\(dir)/serial", "-out", "\(dir)/c.pem", "-days", "-1",
+            ],
+            [
+                "pkcs12", "-export", "-inkey", "\(dir)/k.pem", "-in", "\(dir)/c.pem", "-out", "\(dir)/e.p12",
+                "-passout", "env:PA_P12_PASSWORD",
+            ],
+        ] {
             // The password through the environment, not argv (as TestPKI does).
             let r = try await CLI.run("/usr/bin/openssl", step, environment: ["PA_P12_PASSWORD": pki.p12Password])
             #expect(r.status == 0, "\(r.stderr)")
         }
-        let r = try await pa(["login", "--url", url(tier.clientCertificateURL), "--p12", "\(dir)/e.p12", "--password-stdin"], keyring, stdin: pki.p12Password)
+        let r = try await pa(
+            ["login", "--url", url(tier.clientCertificateURL), "--p12", "\(dir)/e.p12", "--password-stdin"], keyring,
+            stdin: pki.p12Password)
         #expect(r.stderr.contains("warning: the certificate CN=expired alice is not valid now"))
         // nginx refuses an expired certificate: nothing is stored.
         #expect(r.status == 3)
@@ -205,11 +229,15 @@ struct NetworkCLITests {
         defer { Task { await keyring.stop() } }
         let target = url(tier.basicURL)
         func login(_ password: String, _ base: URL? = nil, _ extra: [String] = []) async throws -> CLIResult {
-            try await pa(["login", "--url", url(base ?? tier.basicURL), "--username", "alice", "--password-stdin"] + extra, keyring, stdin: password)
+            try await pa(
+                ["login", "--url", url(base ?? tier.basicURL), "--username", "alice", "--password-stdin"] + extra,
+                keyring, stdin: password)
         }
         let ask = try await pa(["request", target], keyring)
         #expect(ask.status == 3)
-        #expect(ask.stderr.contains("HTTP Basic") && ask.stderr.contains("stdin is not a terminal") && ask.stderr.contains("--password-stdin"))
+        #expect(
+            ask.stderr.contains("HTTP Basic") && ask.stderr.contains("stdin is not a terminal")
+                && ask.stderr.contains("--password-stdin"))
 
         let wrong = try await login("wrong-password")
         #expect(wrong.status == 3)
@@ -252,10 +280,13 @@ struct NetworkCLITests {
     @Test func digestLoginWithApache() async throws {
         let keyring = try await PrivateKeyring.start()
         defer { Task { await keyring.stop() } }
-        let wrong = try await pa(["login", "--url", url(tier.digestURL), "--username", "alice", "--password-stdin"], keyring, stdin: "nope")
+        let wrong = try await pa(
+            ["login", "--url", url(tier.digestURL), "--username", "alice", "--password-stdin"], keyring, stdin: "nope")
         #expect(wrong.status == 3)
         #expect(wrong.stderr.contains("wrong"))
-        let ok = try await pa(["login", "--url", url(tier.digestURL), "--username", "alice", "--password-stdin"], keyring, stdin: tier.digestPassword)
+        let ok = try await pa(
+            ["login", "--url", url(tier.digestURL), "--username", "alice", "--password-stdin"], keyring,
+            stdin: tier.digestPassword)
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.stdout.contains("HTTP Digest"))
         #expect(ok.stdout.contains(tier.digestRealm))
@@ -299,7 +330,9 @@ struct NetworkCLITests {
         let env = tier.kerberosEnvironment(credentialCache: cache)
         let target = url(tier.negotiateURL)
         func login(_ password: String) async throws -> CLIResult {
-            try await pa(["login", "--url", target, "--username", "alice", "--password-stdin"], keyring, stdin: password, environment: env)
+            try await pa(
+                ["login", "--url", target, "--username", "alice", "--password-stdin"], keyring, stdin: password,
+                environment: env)
         }
 
         let wrong = try await login("not-the-kerberos-password")
@@ -333,10 +366,13 @@ struct NetworkCLITests {
 
         // The web tier's password first (for its host and port), then the portal's token sign-in
         // through it: the token request carries the stored password.
-        let web = try await pa(["login", "--url", portal + "/sharing/rest/info", "--username", "alice", "--password-stdin"], keyring, stdin: tier.basicPassword)
+        let web = try await pa(
+            ["login", "--url", portal + "/sharing/rest/info", "--username", "alice", "--password-stdin"], keyring,
+            stdin: tier.basicPassword)
         #expect(web.status == 0, "\(web.stderr)")
         #expect(web.stdout.contains("HTTP Basic"))
-        let arcgis = try await pa(["login", "--portal", portal, "--username", "alice", "--password-stdin"], keyring, stdin: alicePassword)
+        let arcgis = try await pa(
+            ["login", "--portal", portal, "--username", "alice", "--password-stdin"], keyring, stdin: alicePassword)
         #expect(arcgis.status == 0, "\(arcgis.stderr)")
         let token = try await pa(["token", portal], keyring)
         #expect(token.status == 0, "\(token.stderr)")

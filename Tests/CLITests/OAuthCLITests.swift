@@ -14,10 +14,14 @@ let repositoryScripts: String = {
 }()
 
 /// The environment that makes `portal-auth` sign in through scripts/scripted-browser.py.
-func scriptedBrowser(_ emulator: PortalEmulator, action: String = "approve", state: String? = nil,
-                     log: String? = nil, oobOut: String? = nil) -> [String: String] {
-    var env = ["BROWSER": repositoryScripts + "/scripted-browser.py", "SCRIPTED_BROWSER_CA": emulator.caCertificatePath,
-               "SCRIPTED_BROWSER_ACTION": action]
+func scriptedBrowser(
+    _ emulator: PortalEmulator, action: String = "approve", state: String? = nil,
+    log: String? = nil, oobOut: String? = nil
+) -> [String: String] {
+    var env = [
+        "BROWSER": repositoryScripts + "/scripted-browser.py", "SCRIPTED_BROWSER_CA": emulator.caCertificatePath,
+        "SCRIPTED_BROWSER_ACTION": action,
+    ]
     if let state { env["SCRIPTED_BROWSER_STATE"] = state }
     if let log { env["SCRIPTED_BROWSER_LOG"] = log }
     if let oobOut { env["SCRIPTED_BROWSER_OOB_OUT"] = oobOut }
@@ -28,9 +32,13 @@ func temporaryPath(_ prefix: String) -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
 }
 
-func oauthLogin(_ emulator: PortalEmulator, _ extra: [String] = [], environment: [String: String] = [:], browser: [String: String]? = nil) async throws -> CLIResult {
-    try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-cli"] + extra, emulator: emulator,
-                             environment: (browser ?? scriptedBrowser(emulator)).merging(environment) { $1 })
+func oauthLogin(
+    _ emulator: PortalEmulator, _ extra: [String] = [], environment: [String: String] = [:],
+    browser: [String: String]? = nil
+) async throws -> CLIResult {
+    try await CLI.portalAuth(
+        ["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-cli"] + extra, emulator: emulator,
+        environment: (browser ?? scriptedBrowser(emulator)).merging(environment) { $1 })
 }
 
 extension CLIResult {
@@ -42,7 +50,11 @@ extension CLIResult {
         let emulator = try await startEmulator()
         let keyring = try await PrivateKeyring.start()
         let env = keyring.environment
-        defer { Task { await keyring.stop(); try? await emulator.shutdown() } }
+        defer {
+            Task {
+                await keyring.stop(); try? await emulator.shutdown()
+            }
+        }
 
         let signIn = try await oauthLogin(emulator, environment: env)
         #expect(signIn.status == 0, "\(signIn.stderr)")
@@ -59,7 +71,8 @@ extension CLIResult {
         #expect(token.status == 0, "\(token.stderr)")
         let access = token.trimmedStdout
         #expect(!access.isEmpty)
-        let described = items.split(separator: "\n").filter { $0.hasPrefix("attribute.") || $0.hasPrefix("label") }.joined(separator: "\n")
+        let described = items.split(separator: "\n").filter { $0.hasPrefix("attribute.") || $0.hasPrefix("label") }
+            .joined(separator: "\n")
         #expect(!described.isEmpty && !described.contains(access))
 
         let whoami = try await CLI.portalAuth(["whoami"], emulator: emulator, environment: env)
@@ -67,8 +80,12 @@ extension CLIResult {
         let status = try await CLI.portalAuth(["status"], emulator: emulator, environment: env)
         #expect(status.stdout.contains("oauth-user"), "\(status.stdout)")
         #expect(status.stdout.contains(emulator.portalURL))
-        let request = try await CLI.portalAuth(["request", emulator.serverURL + "/rest/services/Parcels/FeatureServer/0/query?where=1%3D1&returnCountOnly=true"],
-                                               emulator: emulator, environment: env)
+        let request = try await CLI.portalAuth(
+            [
+                "request",
+                emulator.serverURL + "/rest/services/Parcels/FeatureServer/0/query?where=1%3D1&returnCountOnly=true",
+            ],
+            emulator: emulator, environment: env)
         #expect(request.status == 0, "\(request.stderr)")
         #expect(request.stdout.contains("\"count\""))
         #expect(emulator.counters().serverTokenRequests == 1)
@@ -110,7 +127,8 @@ extension CLIResult {
         defer { Task { try? await emulator.shutdown() } }
         // --no-browser never starts $BROWSER: nobody signs in, so the wait times out.
         let log = temporaryPath("browser-log")
-        let r = try await oauthLogin(emulator, ["--no-browser", "--timeout", "2"], browser: scriptedBrowser(emulator, log: log))
+        let r = try await oauthLogin(
+            emulator, ["--no-browser", "--timeout", "2"], browser: scriptedBrowser(emulator, log: log))
         #expect(r.status != 0)
         #expect(r.stderr.contains("Open this URL in a browser to sign in:"))
         #expect(r.stderr.contains(emulator.portalURL + "/sharing/rest/oauth2/authorize?"))
@@ -128,7 +146,8 @@ extension CLIResult {
         let tampered = try await oauthLogin(emulator, browser: scriptedBrowser(emulator, state: "tamper"))
         #expect(tampered.status != 0)
         #expect(tampered.stderr.contains("the state differs"), "\(tampered.stderr)")
-        let ignored = try await oauthLogin(emulator, ["--timeout", "3"], browser: scriptedBrowser(emulator, action: "ignore"))
+        let ignored = try await oauthLogin(
+            emulator, ["--timeout", "3"], browser: scriptedBrowser(emulator, action: "ignore"))
         #expect(ignored.status != 0)
         #expect(ignored.stderr.contains("within 3 seconds"), "\(ignored.stderr)")
         for result in [denied, tampered, ignored] {
@@ -144,12 +163,14 @@ extension CLIResult {
         defer { Task { try? await emulator.shutdown() } }
         let log = temporaryPath("browser-log")
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let unknown = try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--client-id", "no-such-app", "--timeout", "3"],
-                                               emulator: emulator, environment: scriptedBrowser(emulator, log: log))
+        let unknown = try await CLI.portalAuth(
+            ["login", "--portal", emulator.portalURL, "--client-id", "no-such-app", "--timeout", "3"],
+            emulator: emulator, environment: scriptedBrowser(emulator, log: log))
         #expect(unknown.status != 0)
         #expect(unknown.stderr.contains("unknown client ID"), "\(unknown.stderr)")
-        let unregistered = try await oauthLogin(emulator, ["--redirect-url", "http://127.0.0.1/not/registered", "--timeout", "3"],
-                                                browser: scriptedBrowser(emulator, log: log))
+        let unregistered = try await oauthLogin(
+            emulator, ["--redirect-url", "http://127.0.0.1/not/registered", "--timeout", "3"],
+            browser: scriptedBrowser(emulator, log: log))
         #expect(unregistered.status != 0)
         #expect(unregistered.stderr.contains("redirect URL not registered"), "\(unregistered.stderr)")
         let seen = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
@@ -190,24 +211,28 @@ extension CLIResult {
     @Test func applicationSignInFromStdinAndEnvironment() async throws {
         let emulator = try await startEmulator()
         defer { Task { try? await emulator.shutdown() } }
-        let fromStdin = try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-app", "--client-secret-stdin"],
-                                                 emulator: emulator, stdin: "app-secret-456")
+        let fromStdin = try await CLI.portalAuth(
+            ["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-app", "--client-secret-stdin"],
+            emulator: emulator, stdin: "app-secret-456")
         #expect(fromStdin.status == 0, "\(fromStdin.stderr)")
         #expect(fromStdin.stdout.contains("as app portal-auth-app"))
         let items = try await CLI.keyringItems(server: emulator.portalURL)
         #expect(items.contains("attribute.kind = oauth-application"))
-        let described = items.split(separator: "\n").filter { $0.hasPrefix("attribute.") || $0.hasPrefix("label") }.joined(separator: "\n")
+        let described = items.split(separator: "\n").filter { $0.hasPrefix("attribute.") || $0.hasPrefix("label") }
+            .joined(separator: "\n")
         #expect(!described.isEmpty && !described.contains("app-secret-456"))
         let token = try await CLI.portalAuth(["token", emulator.portalURL], emulator: emulator)
         #expect(token.status == 0 && !token.trimmedStdout.isEmpty)
         // An expired app token is requested again with the stored secret.
         emulator.expireAllTokens()
-        let request = try await CLI.portalAuth(["request", emulator.portalURL + "/sharing/rest/portals/self"], emulator: emulator)
+        let request = try await CLI.portalAuth(
+            ["request", emulator.portalURL + "/sharing/rest/portals/self"], emulator: emulator)
         #expect(request.status == 0, "\(request.stderr)")
         #expect(emulator.counters().clientCredentialsGrants == 2)
 
-        let fromEnvironment = try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-app"],
-                                                       emulator: emulator, environment: ["PORTAL_AUTH_CLIENT_SECRET": "app-secret-456"])
+        let fromEnvironment = try await CLI.portalAuth(
+            ["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-app"],
+            emulator: emulator, environment: ["PORTAL_AUTH_CLIENT_SECRET": "app-secret-456"])
         #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
         #expect(emulator.counters().clientCredentialsGrants == 3)
         _ = try await CLI.portalAuth(["logout", "--portal", emulator.portalURL], emulator: emulator)
@@ -216,15 +241,17 @@ extension CLIResult {
     @Test func aWrongClientSecretIsRefusedNotEchoedAndNothingIsStored() async throws {
         let emulator = try await startEmulator()
         defer { Task { try? await emulator.shutdown() } }
-        let r = try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-app", "--client-secret-stdin"],
-                                         emulator: emulator, stdin: "wrong-secret-789")
+        let r = try await CLI.portalAuth(
+            ["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-app", "--client-secret-stdin"],
+            emulator: emulator, stdin: "wrong-secret-789")
         #expect(r.status != 0)
         #expect(r.oneLineError, "\(r.stderr)")
         #expect(!r.stderr.contains("wrong-secret-789") && !r.stdout.contains("wrong-secret-789"))
         #expect(r.stderr.contains("client ID and secret"))
         #expect(!(try await CLI.keyringItems(server: emulator.portalURL)).contains("label"))
-        let empty = try await CLI.portalAuth(["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-app", "--client-secret-stdin"],
-                                             emulator: emulator, stdin: "")
+        let empty = try await CLI.portalAuth(
+            ["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-app", "--client-secret-stdin"],
+            emulator: emulator, stdin: "")
         #expect(empty.status != 0)
         #expect(empty.oneLineError, "\(empty.stderr)")
         #expect(emulator.counters().clientCredentialsGrants == 0)
@@ -241,18 +268,24 @@ extension CLIResult {
             try json.write(toFile: path, atomically: true, encoding: .utf8)
             return path
         }
-        let good = try write("user.json", """
+        let good = try write(
+            "user.json",
+            """
             {"type": "oauth-user", "portal_url": "\(emulator.portalURL)", "client_id": "portal-auth-cli",
              "redirect_url": "http://127.0.0.1/oauth/callback", "refresh_token_expiration_minutes": 600, "timeout_seconds": 60}
             """)
-        let signIn = try await CLI.portalAuth(["login", "--config", good], emulator: emulator, environment: scriptedBrowser(emulator))
+        let signIn = try await CLI.portalAuth(
+            ["login", "--config", good], emulator: emulator, environment: scriptedBrowser(emulator))
         #expect(signIn.status == 0, "\(signIn.stderr)")
         #expect(signIn.stdout.contains("as alice with OAuth"))
 
-        let typo = try write("typo.json", """
+        let typo = try write(
+            "typo.json",
+            """
             {"type": "oauth-user", "portal_url": "\(emulator.portalURL)", "clientid": "portal-auth-cli"}
             """)
-        let bad = try await CLI.portalAuth(["login", "--config", typo], emulator: emulator, environment: scriptedBrowser(emulator))
+        let bad = try await CLI.portalAuth(
+            ["login", "--config", typo], emulator: emulator, environment: scriptedBrowser(emulator))
         #expect(bad.status != 0)
         #expect(bad.oneLineError, "\(bad.stderr)")
         #expect(bad.stderr.contains("clientid"))
@@ -262,14 +295,19 @@ extension CLIResult {
         #expect(broken.status != 0)
         #expect(broken.stderr.contains(notJSON))
 
-        let conflicting = try await CLI.portalAuth(["login", "--config", good, "--timeout", "5", "--oob"], emulator: emulator)
+        let conflicting = try await CLI.portalAuth(
+            ["login", "--config", good, "--timeout", "5", "--oob"], emulator: emulator)
         #expect(conflicting.status != 0)
-        #expect(conflicting.stderr.contains("--timeout, --oob cannot be combined with --config"), "\(conflicting.stderr)")
+        #expect(
+            conflicting.stderr.contains("--timeout, --oob cannot be combined with --config"), "\(conflicting.stderr)")
 
-        let app = try write("app.json", """
+        let app = try write(
+            "app.json",
+            """
             {"type": "oauth-application", "portal_url": "\(emulator.portalURL)", "client_id": "portal-auth-app", "token_expiration_minutes": 30}
             """)
-        let appSignIn = try await CLI.portalAuth(["login", "--config", app, "--client-secret-stdin"], emulator: emulator, stdin: "app-secret-456")
+        let appSignIn = try await CLI.portalAuth(
+            ["login", "--config", app, "--client-secret-stdin"], emulator: emulator, stdin: "app-secret-456")
         #expect(appSignIn.status == 0, "\(appSignIn.stderr)")
         #expect(emulator.counters().authorizationCodeGrants == 1)
         #expect(emulator.counters().clientCredentialsGrants == 1)
@@ -283,7 +321,8 @@ extension CLIResult {
         // shape is checked here (a sign-in needs the port).
         for name in ["oauth-user.example.json", "oauth-application.example.json"] {
             let path = (repositoryScripts as NSString).deletingLastPathComponent + "/config/" + name
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
             #expect(object["client_id"] is String, "\(name)")
             #expect((object["portal_url"] as? String)?.hasPrefix("https://") == true, "\(name)")
         }
@@ -295,7 +334,11 @@ extension CLIResult {
         let emulator = try await startEmulator { $0.oauthAccessTokenLifetimeSeconds = 120 }
         let keyring = try await PrivateKeyring.start()
         let env = keyring.environment
-        defer { Task { await keyring.stop(); try? await emulator.shutdown() } }
+        defer {
+            Task {
+                await keyring.stop(); try? await emulator.shutdown()
+            }
+        }
         #expect(try await oauthLogin(emulator, environment: env).status == 0)
         emulator.setOAuthAccessTokenLifetime(seconds: 1800)
         emulator.resetCounters()

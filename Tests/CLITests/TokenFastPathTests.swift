@@ -8,68 +8,101 @@ import Testing
 @Suite struct TokenFastPathTests {
     /// Runs `token` both ways and expects the same status, stdout and stderr; returns the fast one.
     @discardableResult
-    func compare(_ arguments: [String], _ emulator: PortalEmulator, environment: [String: String],
-                 sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
+    func compare(
+        _ arguments: [String], _ emulator: PortalEmulator, environment: [String: String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> CLIResult {
         let fast = try await CLI.portalAuth(arguments, emulator: emulator, environment: environment)
-        let full = try await CLI.portalAuth(arguments, emulator: emulator, environment: environment.merging(["PORTAL_AUTH_NO_FAST_PATH": "1"]) { $1 })
-        #expect(fast.status == full.status, "\(arguments): status \(fast.status) vs \(full.status): \(fast.stderr) | \(full.stderr)", sourceLocation: sourceLocation)
-        #expect(fast.stdout == full.stdout, "\(arguments): stdout\n\(fast.stdout)\nvs\n\(full.stdout)", sourceLocation: sourceLocation)
-        #expect(fast.stderr == full.stderr, "\(arguments): stderr\n\(fast.stderr)\nvs\n\(full.stderr)", sourceLocation: sourceLocation)
+        let full = try await CLI.portalAuth(
+            arguments, emulator: emulator, environment: environment.merging(["PORTAL_AUTH_NO_FAST_PATH": "1"]) { $1 })
+        #expect(
+            fast.status == full.status,
+            "\(arguments): status \(fast.status) vs \(full.status): \(fast.stderr) | \(full.stderr)",
+            sourceLocation: sourceLocation)
+        #expect(
+            fast.stdout == full.stdout, "\(arguments): stdout\n\(fast.stdout)\nvs\n\(full.stdout)",
+            sourceLocation: sourceLocation)
+        #expect(
+            fast.stderr == full.stderr, "\(arguments): stderr\n\(fast.stderr)\nvs\n\(full.stderr)",
+            sourceLocation: sourceLocation)
         return fast
     }
 
     /// Every way of writing the options the fast path takes, for one URL.
     static func commandLines(_ url: String) -> [[String]] {
-        [["token", url], ["token", url, "--format", "plain"], ["token", "--format=json", url],
-         ["token", url, "--format", "header"], ["token", "--store", "keyring", url, "--format", "env"],
-         ["token", "--format", "json", "--store=keyring", url]]
+        [
+            ["token", url], ["token", url, "--format", "plain"], ["token", "--format=json", url],
+            ["token", url, "--format", "header"], ["token", "--store", "keyring", url, "--format", "env"],
+            ["token", "--format", "json", "--store=keyring", url],
+        ]
     }
 
     @Test func everyFormatPrintsWhatTheFullCommandPrints() async throws {
         let emulator = try await startEmulator()
         let keyring = try await PrivateKeyring.start()
         let env = keyring.environment
-        defer { Task { await keyring.stop(); try? await emulator.shutdown() } }
+        defer {
+            Task {
+                await keyring.stop(); try? await emulator.shutdown()
+            }
+        }
 
         // A token sign-in (referer portal-auth), pregenerated tokens with a referer that needs
         // shell quoting, without an expiry, inside the renewal window, and expired.
         #expect(try await login(emulator, environment: env).status == 0)
         let token = emulator.issueToken(username: "alice", lifetimeSeconds: 3600)
         let base = emulator.baseURL
-        for (path, extra) in [("/quoted", ["--expires-in", "3600", "--referer", "it's https://app.example/"]), ("/forever", []),
-                              ("/soon", ["--expires-in", "100"]), ("/expired", ["--expires-in", "1"])] {
-            let r = try await CLI.portalAuth(["login", "--url", base + path, "--token-stdin"] + extra, emulator: emulator, stdin: token, environment: env)
+        for (path, extra) in [
+            ("/quoted", ["--expires-in", "3600", "--referer", "it's https://app.example/"]), ("/forever", []),
+            ("/soon", ["--expires-in", "100"]), ("/expired", ["--expires-in", "1"]),
+        ] {
+            let r = try await CLI.portalAuth(
+                ["login", "--url", base + path, "--token-stdin"] + extra, emulator: emulator, stdin: token,
+                environment: env)
             #expect(r.status == 0, "\(path): \(r.stderr)")
         }
         try await Task.sleep(for: .milliseconds(1200))
 
         // Answered (by the fast path, or for /soon by the full command after it declined).
-        for url in [emulator.portalURL, emulator.portalURL + "/sharing/rest/community/self", base + "/quoted", base + "/quoted/", base + "/forever/a/b", base + "/soon"] {
+        for url in [
+            emulator.portalURL, emulator.portalURL + "/sharing/rest/community/self", base + "/quoted",
+            base + "/quoted/", base + "/forever/a/b", base + "/soon",
+        ] {
             for arguments in Self.commandLines(url) {
                 let r = try await compare(arguments, emulator, environment: env)
                 #expect(r.status == 0 && !r.stdout.isEmpty, "\(arguments): \(r.stderr)")
             }
         }
-        let quoted = try await CLI.portalAuth(["token", base + "/quoted", "--format", "env"], emulator: emulator, environment: env)
+        let quoted = try await CLI.portalAuth(
+            ["token", base + "/quoted", "--format", "env"], emulator: emulator, environment: env)
         #expect(quoted.stdout.contains("export PORTAL_AUTH_REFERER='it'\\''s https://app.example/'"))
-        let forever = try await CLI.portalAuth(["token", base + "/forever", "--format", "json"], emulator: emulator, environment: env)
+        let forever = try await CLI.portalAuth(
+            ["token", base + "/forever", "--format", "json"], emulator: emulator, environment: env)
         #expect(forever.stdout.contains("\"expires\""), "\(forever.stdout)")
 
         // Refused the same way: expired, nothing stored, not a URL, options the parser refuses.
-        for arguments in [["token", base + "/expired"], ["token", base + "/expired", "--format", "json"], ["token", base + "/nothing"],
-                          ["token", "not-a-url"], ["token", emulator.portalURL, "--format", "xml"], ["token", emulator.portalURL, "--format"],
-                          ["token", emulator.portalURL, "--bogus"], ["token", emulator.portalURL, emulator.portalURL],
-                          ["token", "--store", "drawer", emulator.portalURL]] {
+        for arguments in [
+            ["token", base + "/expired"], ["token", base + "/expired", "--format", "json"],
+            ["token", base + "/nothing"],
+            ["token", "not-a-url"], ["token", emulator.portalURL, "--format", "xml"],
+            ["token", emulator.portalURL, "--format"],
+            ["token", emulator.portalURL, "--bogus"], ["token", emulator.portalURL, emulator.portalURL],
+            ["token", "--store", "drawer", emulator.portalURL],
+        ] {
             let r = try await compare(arguments, emulator, environment: env)
             #expect(r.status != 0 && r.stdout.isEmpty, "\(arguments): \(r.stdout)")
         }
         // Command lines the fast path leaves to the full command, whatever it makes of them.
-        for arguments in [["token", "--cacert", emulator.caCertificatePath, emulator.portalURL], ["token", "--", emulator.portalURL],
-                          ["token", "--format", "json", "--format", "env", emulator.portalURL], ["token", "--store", "keyring", "--store", "file", emulator.portalURL]] {
+        for arguments in [
+            ["token", "--cacert", emulator.caCertificatePath, emulator.portalURL], ["token", "--", emulator.portalURL],
+            ["token", "--format", "json", "--format", "env", emulator.portalURL],
+            ["token", "--store", "keyring", "--store", "file", emulator.portalURL],
+        ] {
             try await compare(arguments, emulator, environment: env)
         }
         // -v logs to stderr (with timestamps, so only stdout is compared).
-        let verbose = try await CLI.portalAuth(["token", "-v", emulator.portalURL], emulator: emulator, environment: env)
+        let verbose = try await CLI.portalAuth(
+            ["token", "-v", emulator.portalURL], emulator: emulator, environment: env)
         let quiet = try await CLI.portalAuth(["token", emulator.portalURL], emulator: emulator, environment: env)
         #expect(verbose.status == 0 && verbose.stdout == quiet.stdout, "\(verbose.stderr)")
     }
@@ -78,9 +111,16 @@ import Testing
         let emulator = try await startEmulator()
         let path = temporaryPath("fast-path-store") + "/credentials.json"
         let env = ["PORTAL_AUTH_STORE": "file", "PORTAL_AUTH_FILE_STORE": path]
-        defer { Task { try? await emulator.shutdown(); try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) } }
+        defer {
+            Task {
+                try? await emulator.shutdown();
+                try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+            }
+        }
         #expect(try await login(emulator, environment: env).status == 0)
-        for arguments in Self.commandLines(emulator.portalURL).filter({ !$0.contains { $0.contains("keyring") } }) + [["token", "--store", "file", emulator.portalURL]] {
+        for arguments in Self.commandLines(emulator.portalURL).filter({ !$0.contains { $0.contains("keyring") } }) + [
+            ["token", "--store", "file", emulator.portalURL]
+        ] {
             let r = try await compare(arguments, emulator, environment: env)
             #expect(r.status == 0 && !r.stdout.isEmpty, "\(arguments): \(r.stderr)")
         }
@@ -89,7 +129,8 @@ import Testing
     /// A collection locked after sign-in: reported as the full command reports it, and the fast
     /// path's failed read is not made again (on a desktop, each read of a locked item asks to unlock).
     @Test func aLockedKeyringIsReportedAfterOneRead() async throws {
-        let r = try await CLI.inPrivateKeyring(#"""
+        let r = try await CLI.inPrivateKeyring(
+            #"""
             printf %s tok-123 | "$PA" login --url https://locked.invalid/portal --token-stdin --expires-in 3600 >/dev/null
             C=$(gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.ReadAlias default | grep -o "/org/freedesktop/secrets/collection/[A-Za-z0-9_]*")
             gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.Lock "[\"$C\"]" >/dev/null
@@ -102,9 +143,13 @@ import Testing
             echo "== end" >&2
             """#)
         for format in ["plain", "json"] {
-            #expect(r.stdout.contains("fast \(format)=5\n") && r.stdout.contains("full \(format)=5\n"), "\(r.stdout) \(r.stderr)")
+            #expect(
+                r.stdout.contains("fast \(format)=5\n") && r.stdout.contains("full \(format)=5\n"),
+                "\(r.stdout) \(r.stderr)")
             func segment(_ from: String, _ to: String) -> Substring {
-                guard let start = r.stderr.range(of: from), let end = r.stderr.range(of: to, range: start.upperBound..<r.stderr.endIndex) else { return "" }
+                guard let start = r.stderr.range(of: from),
+                    let end = r.stderr.range(of: to, range: start.upperBound..<r.stderr.endIndex)
+                else { return "" }
                 return r.stderr[start.upperBound..<end.lowerBound]
             }
             let fast = segment("== fast \(format)", "== full \(format)")
@@ -113,7 +158,9 @@ import Testing
             #expect(errors(fast) == errors(full) && errors(fast).count == 1, "\(r.stderr)")
             #expect(errors(fast).first?.contains("the keyring's default collection is locked") == true)
             // Where an unlock prompt is tried (gcr-prompter, failing without a display), no more often than by the full command.
-            #expect(fast.components(separatedBy: "gcr-prompter").count <= full.components(separatedBy: "gcr-prompter").count, "\(r.stderr)")
+            #expect(
+                fast.components(separatedBy: "gcr-prompter").count
+                    <= full.components(separatedBy: "gcr-prompter").count, "\(r.stderr)")
         }
     }
 
@@ -122,15 +169,23 @@ import Testing
         let emulator = try await startEmulator { $0.oauthAccessTokenLifetimeSeconds = 120 }
         let keyring = try await PrivateKeyring.start()
         let env = keyring.environment
-        defer { Task { await keyring.stop(); try? await emulator.shutdown() } }
+        defer {
+            Task {
+                await keyring.stop(); try? await emulator.shutdown()
+            }
+        }
         #expect(try await oauthLogin(emulator, environment: env).status == 0)
-        let stored = try await CLI.run("/usr/bin/secret-tool", ["lookup", "application", "portal-auth", "store", "arcgis", "server", emulator.portalURL], environment: env)
+        let stored = try await CLI.run(
+            "/usr/bin/secret-tool",
+            ["lookup", "application", "portal-auth", "store", "arcgis", "server", emulator.portalURL], environment: env)
         let envelope = try #require(try JSONSerialization.jsonObject(with: Data(stored.stdout.utf8)) as? [String: Any])
-        let old = try #require(((envelope["credential"] as? [String: Any])?["tokenInfo"] as? [String: Any])?["accessToken"] as? String)
+        let old = try #require(
+            ((envelope["credential"] as? [String: Any])?["tokenInfo"] as? [String: Any])?["accessToken"] as? String)
         emulator.setOAuthAccessTokenLifetime(seconds: 1800)
         emulator.resetCounters()
 
-        let json = try await CLI.portalAuth(["token", emulator.portalURL, "--format", "json"], emulator: emulator, environment: env)
+        let json = try await CLI.portalAuth(
+            ["token", emulator.portalURL, "--format", "json"], emulator: emulator, environment: env)
         #expect(json.status == 0, "\(json.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let renewed = try #require(object["token"] as? String)

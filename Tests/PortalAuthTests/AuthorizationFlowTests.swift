@@ -1,17 +1,23 @@
 import Foundation
-@testable import PortalAuth
-import Testing
 import TestSupport
+import Testing
+
+@testable import PortalAuth
 
 @Suite struct PKCETests {
     @Test func theChallengeIsBase64URLOfTheSHA256OfTheVerifier() async throws {
         let verifier = "dBjftJeZ4CVP-mJ92K9ug6g2ygx5mZb9Y1kFq3vVcTw"
         let pkce = try PKCE(verifier: verifier)
         // Computed independently with Python's hashlib.
-        let reference = try await Subprocess.run("/usr/bin/python3", ["-c", """
-            import hashlib, base64, sys
-            print(base64.urlsafe_b64encode(hashlib.sha256(sys.argv[1].encode()).digest()).decode().rstrip("="))
-            """, verifier])
+        let reference = try await Subprocess.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import hashlib, base64, sys
+                print(base64.urlsafe_b64encode(hashlib.sha256(sys.argv[1].encode()).digest()).decode().rstrip("="))
+                """, verifier,
+            ])
         #expect(pkce.codeChallenge == reference.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(pkce.codeChallenge == "MQTMnZ9x0y0GPhp-fsfELPAiwtW7Po7aj_LKlHV3C6o")
         #expect(pkce.codeChallengeMethod == "S256")
@@ -34,37 +40,58 @@ import TestSupport
 @Suite struct AuthorizationRedirectTests {
     @Test func classification() throws {
         #expect(try AuthorizationRedirect("urn:ietf:wg:oauth:2.0:oob") == .outOfBand)
-        #expect(try AuthorizationRedirect("http://127.0.0.1/oauth/callback") == .loopback(host: "127.0.0.1", port: nil, path: "/oauth/callback"))
-        #expect(try AuthorizationRedirect("http://127.0.0.1:8765/cb") == .loopback(host: "127.0.0.1", port: 8765, path: "/cb"))
-        #expect(try AuthorizationRedirect("http://localhost:9000") == .loopback(host: "localhost", port: 9000, path: "/"))
+        #expect(
+            try AuthorizationRedirect("http://127.0.0.1/oauth/callback")
+                == .loopback(host: "127.0.0.1", port: nil, path: "/oauth/callback"))
+        #expect(
+            try AuthorizationRedirect("http://127.0.0.1:8765/cb")
+                == .loopback(host: "127.0.0.1", port: 8765, path: "/cb"))
+        #expect(
+            try AuthorizationRedirect("http://localhost:9000") == .loopback(host: "localhost", port: 9000, path: "/"))
         #expect(try AuthorizationRedirect("https://127.0.0.1/cb") == .custom(URL(string: "https://127.0.0.1/cb")!))
-        #expect(try AuthorizationRedirect("https://app.example.com/cb") == .custom(URL(string: "https://app.example.com/cb")!))
+        #expect(
+            try AuthorizationRedirect("https://app.example.com/cb")
+                == .custom(URL(string: "https://app.example.com/cb")!))
         #expect(throws: PortalAuthError.self) { try AuthorizationRedirect("not a url") }
-        #expect(AuthorizationRedirect.loopback(host: "127.0.0.1", port: nil, path: "/cb").redirectURI(boundPort: 4321) == "http://127.0.0.1:4321/cb")
+        #expect(
+            AuthorizationRedirect.loopback(host: "127.0.0.1", port: nil, path: "/cb").redirectURI(boundPort: 4321)
+                == "http://127.0.0.1:4321/cb")
     }
 
     @Test func pastedAnswers() {
         #expect(AuthorizationCodeFlow.parsePasted("abc123\n", expectURL: false) == ["code": "abc123"])
         #expect(AuthorizationCodeFlow.parsePasted("SUCCESS code=abc123", expectURL: false) == ["code": "abc123"])
-        #expect(AuthorizationCodeFlow.parsePasted("https://app.example.com/cb?code=x%2By&state=s1", expectURL: true) == ["code": "x+y", "state": "s1"])
-        #expect(AuthorizationCodeFlow.parsePasted("https://app.example.com/cb?error=access_denied&state=s1", expectURL: true)["error"] == "access_denied")
+        #expect(
+            AuthorizationCodeFlow.parsePasted("https://app.example.com/cb?code=x%2By&state=s1", expectURL: true) == [
+                "code": "x+y", "state": "s1",
+            ])
+        #expect(
+            AuthorizationCodeFlow.parsePasted(
+                "https://app.example.com/cb?error=access_denied&state=s1", expectURL: true)["error"] == "access_denied")
         #expect(AuthorizationCodeFlow.parsePasted("", expectURL: false).isEmpty)
     }
 
     @Test func answersAreChecked() throws {
-        let ok = try AuthorizationCodeFlow.check(["code": "c", "state": "s"], state: "s", expectState: true, server: "h:443/p", redirectURI: "r", verifier: "v")
+        let ok = try AuthorizationCodeFlow.check(
+            ["code": "c", "state": "s"], state: "s", expectState: true, server: "h:443/p", redirectURI: "r",
+            verifier: "v")
         #expect(ok.code == "c" && ok.redirectURI == "r" && ok.codeVerifier == "v")
         let denied = #expect(throws: PortalAuthError.self) {
-            try AuthorizationCodeFlow.check(["error": "access_denied", "error_description": "The user denied your request.", "state": "s"], state: "s", expectState: true, server: "h", redirectURI: "r", verifier: "v")
+            try AuthorizationCodeFlow.check(
+                ["error": "access_denied", "error_description": "The user denied your request.", "state": "s"],
+                state: "s", expectState: true, server: "h", redirectURI: "r", verifier: "v")
         }
         #expect(denied?.code == .authenticationFailed)
         #expect(denied?.message.contains("declined") == true && denied?.message.contains("nothing was stored") == true)
         let tampered = #expect(throws: PortalAuthError.self) {
-            try AuthorizationCodeFlow.check(["code": "c", "state": "other"], state: "s", expectState: true, server: "h", redirectURI: "r", verifier: "v")
+            try AuthorizationCodeFlow.check(
+                ["code": "c", "state": "other"], state: "s", expectState: true, server: "h", redirectURI: "r",
+                verifier: "v")
         }
         #expect(tampered?.message.contains("state differs") == true)
         #expect(throws: PortalAuthError.self) {
-            try AuthorizationCodeFlow.check(["state": "s"], state: "s", expectState: true, server: "h", redirectURI: "r", verifier: "v")
+            try AuthorizationCodeFlow.check(
+                ["state": "s"], state: "s", expectState: true, server: "h", redirectURI: "r", verifier: "v")
         }
     }
 }
@@ -75,9 +102,12 @@ import TestSupport
         #expect(listener.port > 0)
         async let answer = listener.waitForRedirect(path: "/cb", expectedState: "s1", timeout: 30)
         // A stray request first (browsers ask for /favicon.ico), then the redirect.
-        let stray = try await Subprocess.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(listener.port)/favicon.ico"])
+        let stray = try await Subprocess.run(
+            "/usr/bin/curl",
+            ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(listener.port)/favicon.ico"])
         #expect(stray.stdout == "404")
-        let page = try await Subprocess.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(listener.port)/cb?code=abc&state=s1"])
+        let page = try await Subprocess.run(
+            "/usr/bin/curl", ["-s", "http://127.0.0.1:\(listener.port)/cb?code=abc&state=s1"])
         #expect(page.stdout.contains("You can close this tab"))
         let parameters = try await answer
         #expect(parameters == ["code": "abc", "state": "s1"])
@@ -86,7 +116,8 @@ import TestSupport
     @Test func aForeignStateIsShownAsAFailure() async throws {
         let listener = try LoopbackRedirectListener(port: nil)
         async let answer = listener.waitForRedirect(path: "/cb", expectedState: "mine", timeout: 30)
-        let page = try await Subprocess.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(listener.port)/cb?code=abc&state=forged"])
+        let page = try await Subprocess.run(
+            "/usr/bin/curl", ["-s", "http://127.0.0.1:\(listener.port)/cb?code=abc&state=forged"])
         #expect(page.stdout.contains("Sign-in failed"))
         #expect(try await answer["state"] == "forged")
     }
@@ -125,7 +156,10 @@ import TestSupport
         let url = URL(string: "https://p.example/authorize?a=1")!
         #expect(SystemBrowser(browserVariable: nil).commands(for: url) == [["xdg-open", url.absoluteString]])
         #expect(SystemBrowser(browserVariable: "firefox").commands(for: url) == [["firefox", url.absoluteString]])
-        #expect(SystemBrowser(browserVariable: "w3m -o x %s:lynx").commands(for: url) == [["w3m", "-o", "x", url.absoluteString], ["lynx", url.absoluteString]])
+        #expect(
+            SystemBrowser(browserVariable: "w3m -o x %s:lynx").commands(for: url) == [
+                ["w3m", "-o", "x", url.absoluteString], ["lynx", url.absoluteString],
+            ])
     }
 
     @Test func aBrowserThatCannotStartIsReported() {
@@ -137,18 +171,27 @@ import TestSupport
 }
 
 @Suite struct ConfigurationFileTests {
-    func file(_ json: String) throws -> ConfigurationFile { try ConfigurationFile(data: Array(json.utf8), source: "test.json") }
+    func file(_ json: String) throws -> ConfigurationFile {
+        try ConfigurationFile(data: Array(json.utf8), source: "test.json")
+    }
 
     @Test func problemsNameTheKey() throws {
         #expect(throws: PortalAuthError.self) { try file("not json") }
         #expect(throws: PortalAuthError.self) { try file("[1]") }
-        let f = try file(#"{"a":"x","b":3,"c":[],"d":["ok"],"e":"http://example.com","g":"http://127.0.0.1:9/x","h":true}"#)
+        let f = try file(
+            #"{"a":"x","b":3,"c":[],"d":["ok"],"e":"http://example.com","g":"http://127.0.0.1:9/x","h":true}"#)
         let unknown = #expect(throws: PortalAuthError.self) { try f.requireOnlyKeys(["a", "b"]) }
         #expect(unknown?.message.contains("unknown key \"c\"") == true)
         #expect(try f.string("a") == "x")
-        #expect((#expect(throws: PortalAuthError.self) { try f.string("b") })?.message.contains("\"b\" must be a string") == true)
-        #expect((#expect(throws: PortalAuthError.self) { try f.string("z") })?.message.contains("missing key \"z\"") == true)
-        #expect((#expect(throws: PortalAuthError.self) { try f.strings("c", nonEmpty: true) })?.message.contains("non-empty array") == true)
+        #expect(
+            (#expect(throws: PortalAuthError.self) { try f.string("b") })?.message.contains("\"b\" must be a string")
+                == true)
+        #expect(
+            (#expect(throws: PortalAuthError.self) { try f.string("z") })?.message.contains("missing key \"z\"") == true
+        )
+        #expect(
+            (#expect(throws: PortalAuthError.self) { try f.strings("c", nonEmpty: true) })?.message.contains(
+                "non-empty array") == true)
         #expect(try f.strings("d") == ["ok"])
         #expect((#expect(throws: PortalAuthError.self) { try f.httpsURL("e") })?.message.contains("https") == true)
         #expect(try f.httpsURL("g").port == 9)

@@ -1,11 +1,12 @@
 import Foundation
 import Logging
 import PortalAuth
-@testable import PortalAuthIAP
 import PortalAuthToken
 import PortalEmulator
 import Synchronization
 import Testing
+
+@testable import PortalAuthIAP
 
 /// A full IAP configuration file for an emulator (authorize/token/logout at its Entra ID, the
 /// proxy's host:port behind the proxy), as a dictionary to vary key by key.
@@ -29,13 +30,16 @@ func parseIAP(_ object: [String: Any]) throws -> IAPConfiguration {
 
 @Suite struct IAPConfigurationTests {
     @Test func everyKeyIsRead() throws {
-        let configuration = try parseIAP(iapFile(nil) {
-            $0["authorization_prompt_type"] = "select_account"
-            $0["bearer_token"] = "id_token"
-            $0["timeout_seconds"] = 42
-            $0["type"] = "iap"
-        })
-        #expect(configuration.authorizeURL.absoluteString == "https://login.microsoftonline.com/tenant/oauth2/v2.0/authorize")
+        let configuration = try parseIAP(
+            iapFile(nil) {
+                $0["authorization_prompt_type"] = "select_account"
+                $0["bearer_token"] = "id_token"
+                $0["timeout_seconds"] = 42
+                $0["type"] = "iap"
+            })
+        #expect(
+            configuration.authorizeURL.absoluteString
+                == "https://login.microsoftonline.com/tenant/oauth2/v2.0/authorize")
         #expect(configuration.tokenURL.absoluteString.hasSuffix("/token"))
         #expect(configuration.logoutURL.absoluteString.hasSuffix("/logout"))
         #expect(configuration.clientID == "iap-client")
@@ -47,7 +51,9 @@ func parseIAP(_ object: [String: Any]) throws -> IAPConfiguration {
         #expect(configuration.timeout == 42)
     }
 
-    @Test(arguments: ["authorize_url", "token_url", "logout_url", "client_id", "redirect_url", "scope", "hosts_behind_proxy"])
+    @Test(arguments: [
+        "authorize_url", "token_url", "logout_url", "client_id", "redirect_url", "scope", "hosts_behind_proxy",
+    ])
     func aMissingRequiredKeyIsNamed(_ key: String) throws {
         let error = #expect(throws: PortalAuthError.self) { try parseIAP(iapFile(nil) { $0[key] = nil }) }
         #expect(error?.message.contains("missing key \"\(key)\"") == true, "\(error?.message ?? "")")
@@ -85,7 +91,9 @@ func parseIAP(_ object: [String: Any]) throws -> IAPConfiguration {
 
     @Test func theShippedExampleIsValid() throws {
         var url = URL(fileURLWithPath: #filePath)
-        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("config/iap.example.json").path), url.path != "/" {
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("config/iap.example.json").path),
+            url.path != "/"
+        {
             url = url.deletingLastPathComponent()
         }
         let configuration = try IAPConfiguration(contentsOf: url.appendingPathComponent("config/iap.example.json").path)
@@ -101,27 +109,31 @@ func parseIAP(_ object: [String: Any]) throws -> IAPConfiguration {
 
     @Test func hostMatching() throws {
         let configuration = try IAPConfiguration(
-            authorizeURL: URL(string: "https://login.example.net/t/oauth2/v2.0/authorize")!, tokenURL: URL(string: "https://login.example.net/t/oauth2/v2.0/token")!,
-            logoutURL: URL(string: "https://login.example.net/t/oauth2/v2.0/logout")!, clientID: "c", scopes: ["openid"],
+            authorizeURL: URL(string: "https://login.example.net/t/oauth2/v2.0/authorize")!,
+            tokenURL: URL(string: "https://login.example.net/t/oauth2/v2.0/token")!,
+            logoutURL: URL(string: "https://login.example.net/t/oauth2/v2.0/logout")!, clientID: "c",
+            scopes: ["openid"],
             hostsBehindProxy: ["*.Domain.com", "gis.example.org", "maps.example.org:8443", "[::1]:9443", "fd00::5"])
         func matches(_ url: String) -> Bool { configuration.canBeUsed(for: URL(string: url)!) }
         #expect(matches("https://portal.domain.com/portal"))
         #expect(matches("https://a.b.DOMAIN.com:7443/portal"))
-        #expect(!matches("https://domain.com/portal"))          // subdomains only
+        #expect(!matches("https://domain.com/portal"))  // subdomains only
         #expect(!matches("https://evildomain.com/portal"))
         #expect(!matches("https://portal.domain.com.evil.net/portal"))
         #expect(matches("https://GIS.example.org/portal"))
-        #expect(matches("https://gis.example.org:6443/arcgis")) // any port
+        #expect(matches("https://gis.example.org:6443/arcgis"))  // any port
         #expect(matches("https://maps.example.org:8443/portal"))
-        #expect(!matches("https://maps.example.org/portal"))     // 443 is not 8443
+        #expect(!matches("https://maps.example.org/portal"))  // 443 is not 8443
         #expect(!matches("https://other.example.org/portal"))
         #expect(matches("https://[::1]:9443/portal"))
         #expect(!matches("https://[::1]:9444/portal"))
         #expect(matches("https://[fd00::5]:7443/portal"))  // a bare IPv6 entry: any port
 
         let everything = try IAPConfiguration(
-            authorizeURL: URL(string: "https://login.example.net/t/authorize")!, tokenURL: URL(string: "https://login.example.net/t/token")!,
-            logoutURL: URL(string: "https://login.example.net/t/logout")!, clientID: "c", scopes: [], hostsBehindProxy: ["*"])
+            authorizeURL: URL(string: "https://login.example.net/t/authorize")!,
+            tokenURL: URL(string: "https://login.example.net/t/token")!,
+            logoutURL: URL(string: "https://login.example.net/t/logout")!, clientID: "c", scopes: [],
+            hostsBehindProxy: ["*"])
         #expect(everything.canBeUsed(for: URL(string: "https://anything.example.com/x")!))
         // The identity provider never gets the proxy's token.
         #expect(!everything.canBeUsed(for: URL(string: "https://login.example.net/t/token")!))
@@ -137,17 +149,25 @@ struct IAPFixture {
     let configuration: IAPConfiguration
     let provider = CountingProvider()
 
-    static func make(_ change: (inout [String: Any]) -> Void = { _ in }, emulatorConfiguration: (inout EmulatorConfiguration) -> Void = { _ in },
-                     browser: ((String) -> any AuthorizationUserAgent)? = nil) async throws -> IAPFixture {
+    static func make(
+        _ change: (inout [String: Any]) -> Void = { _ in },
+        emulatorConfiguration: (inout EmulatorConfiguration) -> Void = { _ in },
+        browser: ((String) -> any AuthorizationUserAgent)? = nil
+    ) async throws -> IAPFixture {
         var settings = EmulatorConfiguration.default
         settings.proxyPort = 0
         emulatorConfiguration(&settings)
         let emulator = try await PortalEmulator.start(settings)
         let configuration = try parseIAP(iapFile(emulator, change))
-        let transport = RecordingTransport(CurlTransport(configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
+        let transport = RecordingTransport(
+            CurlTransport(configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
         let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: transport)
-        let fixture = IAPFixture(emulator: emulator, manager: manager, transport: transport, configuration: configuration)
-        manager.register(IAPHandler(configurations: [configuration], userAgent: browser?(emulator.caCertificatePath) ?? ScriptedBrowser(ca: emulator.caCertificatePath)))
+        let fixture = IAPFixture(
+            emulator: emulator, manager: manager, transport: transport, configuration: configuration)
+        manager.register(
+            IAPHandler(
+                configurations: [configuration],
+                userAgent: browser?(emulator.caCertificatePath) ?? ScriptedBrowser(ca: emulator.caCertificatePath)))
         manager.register(TokenAuthenticationHandler(provider: fixture.provider))
         return fixture
     }
@@ -168,7 +188,11 @@ struct IAPFixture {
         let f = try await IAPFixture.make()
         defer { Task { await f.shutdown() } }
         let results = try await withThrowingTaskGroup(of: String?.self) { group in
-            for _ in 0..<20 { group.addTask { try await f.manager.send(ArcGISRequest(url: f.proxiedSelf)).json?["portalName"]?.stringValue } }
+            for _ in 0..<20 {
+                group.addTask {
+                    try await f.manager.send(ArcGISRequest(url: f.proxiedSelf)).json?["portalName"]?.stringValue
+                }
+            }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(results.allSatisfy { $0 == "Emulated Portal" })
@@ -188,7 +212,8 @@ struct IAPFixture {
         defer { Task { await f.shutdown() } }
         _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
         // The same portal on its own address, and the identity provider: no proxy token.
-        _ = try await f.manager.send(ArcGISRequest(url: URL(string: f.emulator.portalURL + "/sharing/rest/portals/self")!))
+        _ = try await f.manager.send(
+            ArcGISRequest(url: URL(string: f.emulator.portalURL + "/sharing/rest/portals/self")!))
         let direct = f.authorizationHeaders(to: f.emulator.baseURL + "/portal")
         #expect(!direct.isEmpty && direct.allSatisfy { $0 == nil })
         #expect(f.authorizationHeaders(to: f.emulator.entraBaseURL).allSatisfy { $0 == nil })
@@ -240,12 +265,16 @@ struct IAPFixture {
         #expect(me.json?["username"]?.stringValue == "alice")
         #expect(f.provider.calls == 1)
         // generateToken went through the proxy with the proxy's token.
-        let generate = f.transport.requests.filter { $0.url.absoluteString.hasPrefix(f.proxiedPortal + "/sharing/rest/generateToken") }
+        let generate = f.transport.requests.filter {
+            $0.url.absoluteString.hasPrefix(f.proxiedPortal + "/sharing/rest/generateToken")
+        }
         #expect(!generate.isEmpty && generate.allSatisfy { $0.header("Authorization")?.hasPrefix("Bearer ") == true })
         let last = try #require(f.transport.requests.last)
         #expect(last.header("Authorization")?.hasPrefix("Bearer ey") == true)
         #expect(last.header("X-Esri-Authorization")?.hasPrefix("Bearer ") == true)
-        #expect(try await f.manager.arcGISCredentialStore.credential(for: f.proxiedCommunitySelf)?.serverContext.url == f.proxiedPortal)
+        #expect(
+            try await f.manager.arcGISCredentialStore.credential(for: f.proxiedCommunitySelf)?.serverContext.url
+                == f.proxiedPortal)
     }
 
     @Test func invalidateOpensTheSignOutPageAndRemovesTheCredential() async throws {
@@ -264,11 +293,15 @@ struct IAPFixture {
         #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
         // Another URL's proxy is left alone; clearCredentialStores removes proxies too.
         _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
-        #expect(try await f.manager.invalidateProxyCredentials(for: URL(string: "https://elsewhere.example.com/")!, userAgent: agent).isEmpty)
+        #expect(
+            try await f.manager.invalidateProxyCredentials(
+                for: URL(string: "https://elsewhere.example.com/")!, userAgent: agent
+            ).isEmpty)
         #expect(try await f.manager.clearCredentialStores() == 1)
         // The credential's own invalidate() does the same.
         _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
-        let credential = try #require(try await f.manager.proxyCredentialStore.allCredentials(reload: true).first as? IAPCredential)
+        let credential = try #require(
+            try await f.manager.proxyCredentialStore.allCredentials(reload: true).first as? IAPCredential)
         try await credential.invalidate(userAgent: agent, store: f.manager.proxyCredentialStore)
         #expect(agent.pages.count == 2)
         #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
@@ -277,7 +310,9 @@ struct IAPFixture {
     @Test func aSilentPromptThatCannotSucceedIsAClearErrorAndStoresNothing() async throws {
         let f = try await IAPFixture.make { $0["authorization_prompt_type"] = "none" }
         defer { Task { await f.shutdown() } }
-        let error = await expectPortalAuthError(.authenticationFailed) { try await f.manager.send(ArcGISRequest(url: f.proxiedSelf)) }
+        let error = await expectPortalAuthError(.authenticationFailed) {
+            try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
+        }
         #expect(error?.message.contains("login_required") == true, "\(error?.message ?? "")")
         #expect(f.emulator.counters().entraLastPrompt == "none")
         #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
@@ -290,19 +325,29 @@ struct IAPFixture {
         // endpoint answers an Entra error body, checked directly.
         let endpointError = await expectPortalAuthError(.authenticationFailed) {
             try await EntraTokenEndpoint(url: f.configuration.tokenURL).request(
-                [("grant_type", "refresh_token"), ("client_id", "not-registered"), ("refresh_token", "made-up")], services: f.manager.services)
+                [("grant_type", "refresh_token"), ("client_id", "not-registered"), ("refresh_token", "made-up")],
+                services: f.manager.services)
         }
         #expect(endpointError?.message.contains("unauthorized_client") == true, "\(endpointError?.message ?? "")")
         #expect(endpointError?.message.contains("AADSTS700016") == true)
         #expect(endpointError?.message.contains("Trace ID") == false)
-        #expect(endpointError?.cause == .oauth(error: "unauthorized_client", description: endpointError.flatMap { error in
-            if case .oauth(_, let description)? = error.cause { return description } else { return nil } }))
+        #expect(
+            endpointError?.cause
+                == .oauth(
+                    error: "unauthorized_client",
+                    description: endpointError.flatMap { error in
+                        if case .oauth(_, let description)? = error.cause { return description } else { return nil }
+                    }))
         #expect(f.emulator.counters().entraTokenErrors == 1)
         // A sign-in with the unregistered app: the Entra page refuses it, the browser never comes
         // back, and nothing is stored.
-        let short = try parseIAP(iapFile(f.emulator) { $0["client_id"] = "not-registered"; $0["timeout_seconds"] = 2 })
+        let short = try parseIAP(
+            iapFile(f.emulator) {
+                $0["client_id"] = "not-registered"; $0["timeout_seconds"] = 2
+            })
         await expectPortalAuthError(.timedOut) {
-            try await IAPCredential.signIn(short, userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath), services: f.manager.services)
+            try await IAPCredential.signIn(
+                short, userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath), services: f.manager.services)
         }
         #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
     }
@@ -311,7 +356,9 @@ struct IAPFixture {
         let f = try await IAPFixture.make()
         defer { Task { await f.shutdown() } }
         f.emulator.inject(Fault(kind: .html, pathContains: "oauth2/v2.0/token"))
-        let error = await expectPortalAuthError(.invalidResponse) { try await f.manager.send(ArcGISRequest(url: f.proxiedSelf)) }
+        let error = await expectPortalAuthError(.invalidResponse) {
+            try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
+        }
         #expect(error?.message.contains("127.0.0.1:\(f.emulator.port)") == true, "\(error?.message ?? "")")
         #expect(error?.message.contains("\n") == false)
         #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
@@ -322,17 +369,22 @@ struct IAPFixture {
         settings.proxyPort = 0
         let emulator = try await PortalEmulator.start(settings)
         defer { Task { try? await emulator.shutdown() } }
-        let manager = AuthenticationManager(backend: MemoryCredentialBackend(),
-                                            transport: CurlTransport(configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
+        let manager = AuthenticationManager(
+            backend: MemoryCredentialBackend(),
+            transport: CurlTransport(
+                configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
         manager.proxyCredentialStore.register(IAPCredential.self)
         // A stored credential whose token the proxy refuses, and no plugin to sign in again.
         let configuration = try parseIAP(iapFile(emulator) { $0["scope"] = ["openid"] })
-        let stale = IAPCredential(configuration: configuration, redirectURI: "http://127.0.0.1:1/iap/callback",
-                                  accessToken: TokenInfo(accessToken: "not-a-real-token", expirationDate: Date().addingTimeInterval(3600), isSSLRequired: true),
-                                  idToken: nil, refreshToken: nil, grantedScopes: [], username: "alice@example.com")
+        let stale = IAPCredential(
+            configuration: configuration, redirectURI: "http://127.0.0.1:1/iap/callback",
+            accessToken: TokenInfo(
+                accessToken: "not-a-real-token", expirationDate: Date().addingTimeInterval(3600), isSSLRequired: true),
+            idToken: nil, refreshToken: nil, grantedScopes: [], username: "alice@example.com")
         try await manager.proxyCredentialStore.add(stale)
         let error = await expectPortalAuthError(.authenticationRequired) {
-            try await manager.send(ArcGISRequest(url: URL(string: emulator.proxyBaseURL! + "/portal/sharing/rest/portals/self")!))
+            try await manager.send(
+                ArcGISRequest(url: URL(string: emulator.proxyBaseURL! + "/portal/sharing/rest/portals/self")!))
         }
         #expect(error?.message.contains("identity-aware proxy") == true)
         #expect(error?.message.contains("portal-auth login --config") == true)
@@ -347,4 +399,3 @@ final class PresentedPages: AuthorizationUserAgent {
     func present(_ url: URL, redirectURI: String) async throws { shown.withLock { $0.append(url) } }
     func readPastedResponse(_ prompt: String) async throws -> String { "" }
 }
-

@@ -1,9 +1,10 @@
 import Foundation
 import PortalAuth
 import PortalAuthPregeneratedToken
-@testable import PortalAuthToken
 import PortalEmulator
 import Testing
+
+@testable import PortalAuthToken
 
 @Suite struct ManagerTests {
     @Test func portalChallengeIsAnsweredByTheTokenPluginAndRetriedOnce() async throws {
@@ -28,7 +29,9 @@ import Testing
         defer { Task { await f.shutdown() } }
         let results = try await withThrowingTaskGroup(of: String?.self) { group in
             for _ in 0..<1000 {
-                group.addTask { try await f.manager.send(ArcGISRequest(url: f.communitySelf)).json?["username"]?.stringValue }
+                group.addTask {
+                    try await f.manager.send(ArcGISRequest(url: f.communitySelf)).json?["username"]?.stringValue
+                }
             }
             return try await group.reduce(into: [String?]()) { $0.append($1) }
         }
@@ -45,7 +48,8 @@ import Testing
         _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
         #expect(f.provider.calls == 1)
         // The federated server's layer: a server token via the portal, no second prompt.
-        let response = try await f.manager.send(ArcGISRequest(url: f.query, parameters: [("where", "UseType = 'Government'"), ("outFields", "*")]))
+        let response = try await f.manager.send(
+            ArcGISRequest(url: f.query, parameters: [("where", "UseType = 'Government'"), ("outFields", "*")]))
         let features = try #require(response.json?["features"]?.arrayValue)
         #expect(!features.isEmpty)
         #expect(features.allSatisfy { $0["attributes"]?["UseType"]?.stringValue == "Government" })
@@ -55,9 +59,13 @@ import Testing
         #expect(counters.queriesByTokenKind["server"] == 1)
         #expect(counters.queriesByTokenKind["portal"] == nil)
         // Cached per server: more queries make no more token requests.
-        for _ in 0..<3 { _ = try await f.manager.send(ArcGISRequest(url: f.query, parameters: [("where", "1=1"), ("returnCountOnly", "true")])) }
+        for _ in 0..<3 {
+            _ = try await f.manager.send(
+                ArcGISRequest(url: f.query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
+        }
         #expect(f.emulator.counters().serverTokenRequests == 1)
-        let serverCredential = try await f.manager.arcGISCredentialStore.credential(for: try ServerContext(f.emulator.serverURL))
+        let serverCredential = try await f.manager.arcGISCredentialStore.credential(
+            for: try ServerContext(f.emulator.serverURL))
         #expect(serverCredential is FederatedTokenCredential)
         #expect(serverCredential?.derivedFrom == f.portalContext)
     }
@@ -67,7 +75,10 @@ import Testing
         defer { Task { await f.shutdown() } }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<1000 {
-                group.addTask { _ = try await f.manager.send(ArcGISRequest(url: f.query, parameters: [("where", "1=1"), ("returnCountOnly", "true")])) }
+                group.addTask {
+                    _ = try await f.manager.send(
+                        ArcGISRequest(url: f.query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
+                }
             }
             try await group.waitForAll()
         }
@@ -82,12 +93,15 @@ import Testing
         let f = try await Fixture.make()
         defer { Task { await f.shutdown() } }
         let url = URL(string: f.emulator.standaloneServerURL + "/rest/services/Parcels/FeatureServer/0/query")!
-        let response = try await f.manager.send(ArcGISRequest(url: url, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
+        let response = try await f.manager.send(
+            ArcGISRequest(url: url, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
         #expect(response.json?["count"]?.doubleValue ?? 0 > 0)
         #expect(f.emulator.counters().standaloneTokenRequests == 1)
         #expect(f.emulator.counters().generateTokenRequests == 0)
-        let stored = try await f.manager.arcGISCredentialStore.credential(for: try ServerContext(f.emulator.standaloneServerURL))
-        #expect((stored as? TokenCredential)?.tokenServiceURL.path().hasSuffix("/standalone/tokens/generateToken") == true)
+        let stored = try await f.manager.arcGISCredentialStore.credential(
+            for: try ServerContext(f.emulator.standaloneServerURL))
+        #expect(
+            (stored as? TokenCredential)?.tokenServiceURL.path().hasSuffix("/standalone/tokens/generateToken") == true)
     }
 
     @Test func tokenNeverFollowsARedirectToAnotherHost() async throws {
@@ -95,7 +109,9 @@ import Testing
         defer { Task { await f.shutdown() } }
         _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
         let target = "https://localhost:\(f.emulator.port)/emulator/echo"
-        let redirect = URL(string: f.emulator.portalURL.replacingOccurrences(of: "/portal", with: "") + "/emulator/redirect?to=" + FormEncoding.escape(target))!
+        let redirect = URL(
+            string: f.emulator.portalURL.replacingOccurrences(of: "/portal", with: "") + "/emulator/redirect?to="
+                + FormEncoding.escape(target))!
         // The redirect endpoint is on the same host but outside the portal context: no token there either.
         let response = try await f.manager.send(ArcGISRequest(url: redirect))
         #expect(response.json?["hadToken"]?.boolValue == false)
@@ -113,7 +129,8 @@ import Testing
         _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
         _ = try await f.manager.send(ArcGISRequest(url: f.layer))
         let toServer = f.transport.requests.filter { $0.url.path().hasPrefix("/server/rest/services") }
-        let portalToken = try await f.manager.arcGISCredentialStore.credential(for: f.portalContext)!.tokenInfo.accessToken
+        let portalToken = try await f.manager.arcGISCredentialStore.credential(for: f.portalContext)!.tokenInfo
+            .accessToken
         #expect(!toServer.isEmpty)
         #expect(toServer.allSatisfy { $0.header("X-Esri-Authorization") != "Bearer " + portalToken })
     }
@@ -126,10 +143,12 @@ import Testing
         let httpPort = try #require(f.emulator.httpPort)
         let plainPortal = URL(string: "http://127.0.0.1:\(httpPort)/portal")!
         let token = f.emulator.issueToken(username: "alice", lifetimeSeconds: 600, ssl: true)
-        let credential = try PregeneratedTokenCredential(url: plainPortal, token: token, expiresIn: 600, isSSLRequired: true)
+        let credential = try PregeneratedTokenCredential(
+            url: plainPortal, token: token, expiresIn: 600, isSSLRequired: true)
         try await f.manager.arcGISCredentialStore.add(credential)
         let error = await expectPortalAuthError(.insecureTransport) {
-            try await f.manager.send(ArcGISRequest(url: URL(string: "http://127.0.0.1:\(httpPort)/portal/sharing/rest/community/self")!))
+            try await f.manager.send(
+                ArcGISRequest(url: URL(string: "http://127.0.0.1:\(httpPort)/portal/sharing/rest/community/self")!))
         }
         #expect(error?.message.contains("https") == true)
         #expect(error?.message.contains(token) == false)
@@ -140,7 +159,9 @@ import Testing
         let f = try await Fixture.make()
         defer { Task { await f.shutdown() } }
         f.emulator.inject(Fault(kind: .rejectAllTokens, pathContains: "/community/self", count: nil, milliseconds: nil))
-        let error = await expectPortalAuthError(.invalidToken) { try await f.manager.send(ArcGISRequest(url: f.communitySelf)) }
+        let error = await expectPortalAuthError(.invalidToken) {
+            try await f.manager.send(ArcGISRequest(url: f.communitySelf))
+        }
         #expect(error?.message.contains("498") == true)
         #expect(f.provider.calls == 1)
         #expect(f.emulator.counters().generateTokenRequests == 1)
@@ -149,7 +170,9 @@ import Testing
     @Test func wrongPasswordIsReportedAndNothingIsStored() async throws {
         let f = try await Fixture.make(provider: CountingProvider(password: "wrong"))
         defer { Task { await f.shutdown() } }
-        let error = await expectPortalAuthError(.authenticationFailed) { try await f.manager.send(ArcGISRequest(url: f.communitySelf)) }
+        let error = await expectPortalAuthError(.authenticationFailed) {
+            try await f.manager.send(ArcGISRequest(url: f.communitySelf))
+        }
         #expect(error?.message.contains("alice") == true)
         #expect(error?.message.contains("wrong") == false)
         #expect(try await f.manager.arcGISCredentialStore.credential(for: f.portalContext) == nil)
@@ -161,8 +184,10 @@ import Testing
         _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
         let before = try #require(try await f.manager.arcGISCredentialStore.credential(for: f.portalContext))
         await expectPortalAuthError(.authenticationFailed) {
-            try await TokenCredential.generate(serverContext: f.portalContext, tokenServiceURL: URL(string: f.emulator.portalURL + "/sharing/rest/generateToken")!,
-                                               username: "alice", password: "nope", services: f.manager.services)
+            try await TokenCredential.generate(
+                serverContext: f.portalContext,
+                tokenServiceURL: URL(string: f.emulator.portalURL + "/sharing/rest/generateToken")!,
+                username: "alice", password: "nope", services: f.manager.services)
         }
         let after = try await f.manager.arcGISCredentialStore.credential(for: f.portalContext, reload: true)
         #expect(after?.tokenInfo == before.tokenInfo)
@@ -175,7 +200,8 @@ import Testing
         f.emulator.inject(Fault(kind: kind, pathContains: "/portals/self", count: nil, milliseconds: nil))
         let expected: PortalAuthError.Code = kind == .http500 ? .httpError : .invalidResponse
         let error = await expectPortalAuthError(expected) {
-            try await f.manager.send(ArcGISRequest(url: URL(string: f.emulator.portalURL + "/sharing/rest/portals/self")!))
+            try await f.manager.send(
+                ArcGISRequest(url: URL(string: f.emulator.portalURL + "/sharing/rest/portals/self")!))
         }
         #expect(error?.message.contains("127.0.0.1:\(f.emulator.port)") == true)
         if kind == .html { #expect(error?.message.contains("HTML") == true) }
@@ -197,7 +223,8 @@ import Testing
         }
         #expect(refused?.message.contains("127.0.0.1:1") == true)
         let unknown = await expectPortalAuthError(.hostNotFound) {
-            try await manager.send(ArcGISRequest(url: URL(string: "https://nonexistent.invalid/portal/sharing/rest/info")!))
+            try await manager.send(
+                ArcGISRequest(url: URL(string: "https://nonexistent.invalid/portal/sharing/rest/info")!))
         }
         #expect(unknown?.message.contains("nonexistent.invalid") == true)
     }
@@ -205,7 +232,9 @@ import Testing
     @Test func untrustedCertificateIsAClearError() async throws {
         let f = try await Fixture.make(trustEmulator: false)
         defer { Task { await f.shutdown() } }
-        let error = await expectPortalAuthError(.untrustedServer) { try await f.manager.send(ArcGISRequest(url: f.communitySelf)) }
+        let error = await expectPortalAuthError(.untrustedServer) {
+            try await f.manager.send(ArcGISRequest(url: f.communitySelf))
+        }
         #expect(error?.message.contains("127.0.0.1:\(f.emulator.port)") == true)
         #expect(error?.message.contains("--cacert") == true)
         #expect(f.provider.calls == 0)
@@ -215,10 +244,15 @@ import Testing
         let f = try await Fixture.make()
         defer { Task { await f.shutdown() } }
         let tokenURL = URL(string: f.emulator.portalURL + "/sharing/rest/generateToken")!
-        let fresh = try await TokenCredential.generate(serverContext: f.portalContext, tokenServiceURL: tokenURL, username: "alice", password: "alice-pass-123", services: f.manager.services)
-        let expiring = TokenCredential(serverContext: f.portalContext, tokenServiceURL: tokenURL, username: "alice",
-                                       tokenInfo: TokenInfo(accessToken: fresh.tokenInfo.accessToken, expirationDate: Date().addingTimeInterval(120), isSSLRequired: true),
-                                       referer: TokenCredential.defaultReferer, expirationMinutes: 60, password: "alice-pass-123")
+        let fresh = try await TokenCredential.generate(
+            serverContext: f.portalContext, tokenServiceURL: tokenURL, username: "alice", password: "alice-pass-123",
+            services: f.manager.services)
+        let expiring = TokenCredential(
+            serverContext: f.portalContext, tokenServiceURL: tokenURL, username: "alice",
+            tokenInfo: TokenInfo(
+                accessToken: fresh.tokenInfo.accessToken, expirationDate: Date().addingTimeInterval(120),
+                isSSLRequired: true),
+            referer: TokenCredential.defaultReferer, expirationMinutes: 60, password: "alice-pass-123")
         try await f.manager.arcGISCredentialStore.add(expiring)
         f.emulator.resetCounters()
         _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
@@ -232,9 +266,12 @@ import Testing
     @Test func expiredTokenWithoutPasswordChallengesThePluginAgain() async throws {
         let f = try await Fixture.make()
         defer { Task { await f.shutdown() } }
-        let expired = TokenCredential(serverContext: f.portalContext, tokenServiceURL: URL(string: f.emulator.portalURL + "/sharing/rest/generateToken")!, username: "alice",
-                                      tokenInfo: TokenInfo(accessToken: "expired-token", expirationDate: Date().addingTimeInterval(-10), isSSLRequired: true),
-                                      referer: nil, expirationMinutes: 60)
+        let expired = TokenCredential(
+            serverContext: f.portalContext,
+            tokenServiceURL: URL(string: f.emulator.portalURL + "/sharing/rest/generateToken")!, username: "alice",
+            tokenInfo: TokenInfo(
+                accessToken: "expired-token", expirationDate: Date().addingTimeInterval(-10), isSSLRequired: true),
+            referer: nil, expirationMinutes: 60)
         try await f.manager.arcGISCredentialStore.add(expired)
         _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
         #expect(f.provider.calls == 1)
@@ -267,11 +304,14 @@ import Testing
         let f = try await Fixture.make()
         defer { Task { await f.shutdown() } }
         let token = f.emulator.issueToken(username: "alice", lifetimeSeconds: 600)
-        try await f.manager.arcGISCredentialStore.add(try PregeneratedTokenCredential(url: f.portal, token: token, expiresIn: 600))
+        try await f.manager.arcGISCredentialStore.add(
+            try PregeneratedTokenCredential(url: f.portal, token: token, expiresIn: 600))
         let ok = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
         #expect(ok.json?["username"]?.stringValue == "alice")
         f.emulator.expireAllTokens()
-        let error = await expectPortalAuthError(.credentialExpired) { try await f.manager.send(ArcGISRequest(url: f.communitySelf)) }
+        let error = await expectPortalAuthError(.credentialExpired) {
+            try await f.manager.send(ArcGISRequest(url: f.communitySelf))
+        }
         #expect(error?.message.contains("--token-stdin") == true)
         #expect(f.provider.calls == 0)
     }
@@ -280,13 +320,15 @@ import Testing
         let f = try await Fixture.make()
         defer { Task { await f.shutdown() } }
         let values = (1...400).map { "'APN-\($0)'" }.joined(separator: ",")
-        let response = try await f.manager.send(ArcGISRequest(url: f.query, parameters: [("where", "APN IN (\(values))"), ("returnCountOnly", "true")]))
+        let response = try await f.manager.send(
+            ArcGISRequest(url: f.query, parameters: [("where", "APN IN (\(values))"), ("returnCountOnly", "true")]))
         #expect(response.json?["count"] != nil)
         let queries = f.transport.requests.filter { $0.url.path().hasSuffix("/query") }
         #expect(!queries.isEmpty)
         #expect(queries.allSatisfy { $0.method == .post && !$0.url.absoluteString.contains("where=") })
         // A short one stays GET.
-        _ = try await f.manager.send(ArcGISRequest(url: f.query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
+        _ = try await f.manager.send(
+            ArcGISRequest(url: f.query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
         #expect(f.transport.requests.last?.method == .get)
     }
 
@@ -326,15 +368,18 @@ import Testing
 
 @Suite struct PasswordScopeTests {
     /// The password goes only to a token service on the server's own host.
-    @Test(arguments: ["https://evil.example.com/sharing/rest/generateToken", "https://evilarcgis.com/sharing/rest/generateToken"])
+    @Test(arguments: [
+        "https://evil.example.com/sharing/rest/generateToken", "https://evilarcgis.com/sharing/rest/generateToken",
+    ])
     func passwordIsNeverSentToATokenServiceOnAnotherHost(_ service: String) async throws {
         let f = try await Fixture.make()
         defer { Task { await f.shutdown() } }
         let other = try ServerContext("https://www.arcgis.com/sharing")
         for context in [f.portalContext, other] {
             let error = await expectPortalAuthError(.insecureTransport) {
-                try await TokenCredential.generate(serverContext: context, tokenServiceURL: URL(string: service)!, username: "alice",
-                                                   password: "alice-pass-123", services: f.manager.services)
+                try await TokenCredential.generate(
+                    serverContext: context, tokenServiceURL: URL(string: service)!, username: "alice",
+                    password: "alice-pass-123", services: f.manager.services)
             }
             #expect(error?.message.contains("alice-pass-123") == false)
         }

@@ -4,8 +4,8 @@ import PortalAuthCertificate
 import PortalAuthPassword
 import PortalAuthServerTrust
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A password provider that counts its calls.
 final class CountingNetworkPasswordProvider: NetworkPasswordProvider {
@@ -17,7 +17,9 @@ final class CountingNetworkPasswordProvider: NetworkPasswordProvider {
         self.password = password
     }
     var calls: Int { count.withLock { $0 } }
-    func usernameAndPassword(for challenge: NetworkAuthenticationChallenge) async throws -> (username: String, password: String)? {
+    func usernameAndPassword(
+        for challenge: NetworkAuthenticationChallenge
+    ) async throws -> (username: String, password: String)? {
         count.withLock { $0 += 1 }
         return (username, password)
     }
@@ -47,9 +49,14 @@ struct NetworkCredentialTests {
     }
 
     /// A manager over the real keyring, with the web tier's CA trusted and the given plugins.
-    func makeManager(_ handlers: [any AuthenticationChallengeHandler], trustTestCA: Bool = true) -> AuthenticationManager {
-        let manager = AuthenticationManager(backend: KeyringCredentialBackend(),
-                                            transport: CurlTransport(configuration: TransportConfiguration(caBundlePath: trustTestCA ? tier.caBundlePath : nil, timeout: 30)))
+    func makeManager(
+        _ handlers: [any AuthenticationChallengeHandler], trustTestCA: Bool = true
+    ) -> AuthenticationManager {
+        let manager = AuthenticationManager(
+            backend: KeyringCredentialBackend(),
+            transport: CurlTransport(
+                configuration: TransportConfiguration(caBundlePath: trustTestCA ? tier.caBundlePath : nil, timeout: 30))
+        )
         // Stored credentials of every kind are read back, as a new process would.
         manager.networkCredentialStore.register(PasswordCredential.self)
         manager.networkCredentialStore.register(CertificateCredential.self)
@@ -92,7 +99,8 @@ struct NetworkCredentialTests {
         try await forget(tier.rotatingSelfSignedURL)
         defer { Task { try? await forget(tier.selfSignedURL) } }
         let decider = RecordingTrustDecider(true)
-        let response = try await makeManager([ServerTrustHandler(decider: decider)]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
+        let response = try await makeManager([ServerTrustHandler(decider: decider)]).send(
+            ArcGISRequest(url: data(tier.selfSignedURL)))
         #expect(served(response) == "self-signed")
         // The decider saw the certificate, why it failed, and its fingerprint as openssl writes it.
         #expect(decider.reports.count == 1)
@@ -122,7 +130,8 @@ struct NetworkCredentialTests {
         try await forget(tier.selfSignedURL)
         let decider = RecordingTrustDecider(false)
         await expectPortalAuthError(.cancelled) {
-            try await makeManager([ServerTrustHandler(decider: decider)]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
+            try await makeManager([ServerTrustHandler(decider: decider)]).send(
+                ArcGISRequest(url: data(tier.selfSignedURL)))
         }
         #expect(decider.reports.count == 1)
         #expect(try await stored(tier.selfSignedURL).isEmpty)
@@ -156,7 +165,8 @@ struct NetworkCredentialTests {
         // Nor by a new process.
         let fresh = RecordingTrustDecider(true)
         let again = await expectPortalAuthError(.untrustedServer) {
-            try await makeManager([ServerTrustHandler(decider: fresh)]).send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+            try await makeManager([ServerTrustHandler(decider: fresh)]).send(
+                ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
         }
         #expect(again?.message.contains(old) == true && again?.message.contains(new) == true)
         #expect(fresh.reports.isEmpty)
@@ -173,29 +183,46 @@ struct NetworkCredentialTests {
         let report = try await transport.serverCertificate(host: tier.basicURL.host()!, port: tier.basicURL.port!)
         #expect(report.failure == nil)
         #expect(report.certificate.issuer.contains("CN="))
-        let untrusted = try await CurlTransport().serverCertificate(host: tier.basicURL.host()!, port: tier.basicURL.port!)
+        let untrusted = try await CurlTransport().serverCertificate(
+            host: tier.basicURL.host()!, port: tier.basicURL.port!)
         #expect(untrusted.failure == .unknownCA)
     }
 
     /// An expired certificate and one for another name, each served by `openssl s_server`.
     @Test(arguments: [("expired", ServerTrustFailure.expired), ("wrong-host", ServerTrustFailure.wrongHost)])
     func theChallengeSaysWhyACertificateDoesNotVerify(_ variant: String, _ reason: ServerTrustFailure) async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("trust-\(variant)-\(UUID().uuidString.prefix(8))").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "trust-\(variant)-\(UUID().uuidString.prefix(8))"
+        ).path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let names = variant == "expired" ? "subjectAltName=DNS:localhost,IP:127.0.0.1" : "subjectAltName=DNS:other.example"
+        let names =
+            variant == "expired" ? "subjectAltName=DNS:localhost,IP:127.0.0.1" : "subjectAltName=DNS:other.example"
         try names.write(toFile: "\(dir)/ext", atomically: true, encoding: .utf8)
-        for step in [["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/k.pem", "-out", "\(dir)/r.csr", "-subj", "/CN=\(variant)"],
-                     ["x509", "-req", "-in", "\(dir)/r.csr", "-CA", tier.pki.caCertificatePath, "-CAkey", tier.pki.caKeyPath, "-CAcreateserial",
-                      "-CAserial", "\(dir)/serial", "-out", "\(dir)/c.pem", "-days", variant == "expired" ? "-1" : "2", "-extfile", "\(dir)/ext"]] {
+        for step in [
+            [
+                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/k.pem", "-out", "\(dir)/r.csr", "-subj",
+                "/CN=\(variant)",
+            ],
+            [
+                "x509", "-req", "-in", "\(dir)/r.csr", "-CA", tier.pki.caCertificatePath, "-CAkey", tier.pki.caKeyPath,
+                "-CAcreateserial",
+                "-CAserial", "\(dir)/serial", "-out", "\(dir)/c.pem", "-days", variant == "expired" ? "-1" : "2",
+                "-extfile", "\(dir)/ext",
+            ],
+        ] {
             let r = try await Subprocess.run("/usr/bin/openssl", step, timeout: 60)
             #expect(r.status == 0, "\(r.stderr)")
         }
-        let server = try ChildProcess("/usr/bin/openssl", ["s_server", "-accept", "127.0.0.1:0", "-cert", "\(dir)/c.pem", "-key", "\(dir)/k.pem", "-www"])
+        let server = try ChildProcess(
+            "/usr/bin/openssl",
+            ["s_server", "-accept", "127.0.0.1:0", "-cert", "\(dir)/c.pem", "-key", "\(dir)/k.pem", "-www"])
         defer { Task { _ = await server.stop() } }
         var port: Int?
         while port == nil, let line = await server.nextLine(timeout: 15) {
-            if line.hasPrefix("ACCEPT "), let colon = line.lastIndex(of: ":") { port = Int(line[line.index(after: colon)...]) }
+            if line.hasPrefix("ACCEPT "), let colon = line.lastIndex(of: ":") {
+                port = Int(line[line.index(after: colon)...])
+            }
         }
         let listening = try #require(port)
         let url = URL(string: "https://127.0.0.1:\(listening)/data.json")!
@@ -203,7 +230,8 @@ struct NetworkCredentialTests {
             try await makeManager([ServerTrustHandler()]).send(ArcGISRequest(url: url))
         }
         #expect(error?.message.contains("(\(reason.rawValue))") == true)
-        let report = try await CurlTransport(configuration: TransportConfiguration(caBundlePath: tier.caBundlePath)).serverCertificate(host: "127.0.0.1", port: listening)
+        let report = try await CurlTransport(configuration: TransportConfiguration(caBundlePath: tier.caBundlePath))
+            .serverCertificate(host: "127.0.0.1", port: listening)
         #expect(report.failure == reason)
         #expect(report.certificate.subject == "CN=\(variant)")
         #expect(report.certificate.isExpired() == (variant == "expired"))
@@ -212,10 +240,14 @@ struct NetworkCredentialTests {
     @Test func fingerprintsAreAcceptedWithOrWithoutColonsInEitherCase() throws {
         let canonical = tier.selfSignedFingerprint
         #expect(CertificateSummary.normalizedFingerprint(canonical) == canonical)
-        #expect(CertificateSummary.normalizedFingerprint(canonical.replacingOccurrences(of: ":", with: "").lowercased()) == canonical)
+        #expect(
+            CertificateSummary.normalizedFingerprint(canonical.replacingOccurrences(of: ":", with: "").lowercased())
+                == canonical)
         #expect(CertificateSummary.normalizedFingerprint("sha256 Fingerprint=" + canonical) == canonical)
         #expect(CertificateSummary.normalizedFingerprint(String(canonical.dropLast(3))) == nil)
-        #expect(CertificateSummary.normalizedFingerprint(canonical.replacingOccurrences(of: "A", with: "G")) == (canonical.contains("A") ? nil : canonical))
+        #expect(
+            CertificateSummary.normalizedFingerprint(canonical.replacingOccurrences(of: "A", with: "G"))
+                == (canonical.contains("A") ? nil : canonical))
     }
 
     // MARK: - Client certificates (nginx with ssl_verify_client on)
@@ -238,9 +270,13 @@ struct NetworkCredentialTests {
         #expect(wrong?.message.contains("not-the-password") == false)
         var corrupt = try bytes(pki.clientP12Path)
         corrupt.replaceSubrange(8..<40, with: [UInt8](repeating: 0x5A, count: 32))
-        let damaged = await expectPortalAuthError(.invalidArgument) { try PKCS12Bundle(bytes: corrupt, password: pki.p12Password) }
+        let damaged = await expectPortalAuthError(.invalidArgument) {
+            try PKCS12Bundle(bytes: corrupt, password: pki.p12Password)
+        }
         #expect(damaged?.message.contains("not a readable PKCS#12 file") == true)
-        let noKey = await expectPortalAuthError(.invalidArgument) { try PKCS12Bundle(bytes: try bytes(pki.certificateOnlyP12Path), password: pki.p12Password) }
+        let noKey = await expectPortalAuthError(.invalidArgument) {
+            try PKCS12Bundle(bytes: try bytes(pki.certificateOnlyP12Path), password: pki.p12Password)
+        }
         #expect(noKey?.message.contains("no private key") == true)
     }
 
@@ -253,23 +289,28 @@ struct NetworkCredentialTests {
         }
         #expect(demand?.message.contains("--p12") == true)
 
-        let provider = try PKCS12FileProvider(path: tier.pki.legacyClientP12Path, password: tier.pki.p12Password, hosts: [tier.clientCertificateURL])
-        let response = try await makeManager([CertificateHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
+        let provider = try PKCS12FileProvider(
+            path: tier.pki.legacyClientP12Path, password: tier.pki.p12Password, hosts: [tier.clientCertificateURL])
+        let response = try await makeManager([CertificateHandler(provider: provider)]).send(
+            ArcGISRequest(url: data(tier.clientCertificateURL)))
         #expect(served(response) == "client-certificate")
         let certificates = try await stored(tier.clientCertificateURL).compactMap { $0 as? CertificateCredential }
         #expect(certificates.count == 1)
         // The bytes themselves are kept, not a path.
         #expect(certificates.first?.pkcs12 == (try bytes(tier.pki.legacyClientP12Path)))
         // A new manager presents the stored certificate without a provider.
-        let again = try await makeManager([CertificateHandler()]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
+        let again = try await makeManager([CertificateHandler()]).send(
+            ArcGISRequest(url: data(tier.clientCertificateURL)))
         #expect(served(again) == "client-certificate")
     }
 
     @Test func aCertificateFromAnotherCAIsRefusedAndNothingIsStored() async throws {
         try await forget(tier.clientCertificateURL)
-        let provider = try PKCS12FileProvider(path: tier.pki.otherCAClientP12Path, password: tier.pki.p12Password, hosts: [tier.clientCertificateURL])
+        let provider = try PKCS12FileProvider(
+            path: tier.pki.otherCAClientP12Path, password: tier.pki.p12Password, hosts: [tier.clientCertificateURL])
         let error = await expectPortalAuthError(.authenticationFailed) {
-            try await makeManager([CertificateHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
+            try await makeManager([CertificateHandler(provider: provider)]).send(
+                ArcGISRequest(url: data(tier.clientCertificateURL)))
         }
         #expect(error?.message.contains("refused the client certificate") == true)
         #expect(try await stored(tier.clientCertificateURL).isEmpty)
@@ -282,8 +323,9 @@ struct NetworkCredentialTests {
         try await forget(other.url!)
         defer { Task { try? await forget(tier.clientCertificateURL) } }
         let manager = makeManager([CertificateHandler()])
-        let credential = try CertificateCredential(host: try ServerContext.host(of: tier.clientCertificateURL),
-                                                   pkcs12: try bytes(tier.pki.clientP12Path), password: tier.pki.p12Password)
+        let credential = try CertificateCredential(
+            host: try ServerContext.host(of: tier.clientCertificateURL),
+            pkcs12: try bytes(tier.pki.clientP12Path), password: tier.pki.p12Password)
         try await manager.signIn(with: credential, verifying: data(tier.clientCertificateURL))
         #expect(try await stored(tier.clientCertificateURL).count == 1)
         // The same server under another name is another host: the certificate is not presented.
@@ -291,7 +333,8 @@ struct NetworkCredentialTests {
             try await manager.send(ArcGISRequest(url: data(other.url!)))
         }
         // A provider gives its certificate to its own hosts only.
-        let provider = try PKCS12FileProvider(path: tier.pki.clientP12Path, password: tier.pki.p12Password, hosts: [tier.clientCertificateURL])
+        let provider = try PKCS12FileProvider(
+            path: tier.pki.clientP12Path, password: tier.pki.p12Password, hosts: [tier.clientCertificateURL])
         await expectPortalAuthError(.authenticationRequired) {
             try await makeManager([CertificateHandler(provider: provider)]).send(ArcGISRequest(url: data(other.url!)))
         }
@@ -322,7 +365,10 @@ struct NetworkCredentialTests {
         #expect(passwords.first?.realm == tier.basicRealm)
         // A new manager uses the stored password without asking.
         let silent = CountingNetworkPasswordProvider(password: "unused")
-        #expect(served(try await self.makeManager([PasswordHandler(provider: silent)]).send(ArcGISRequest(url: data(tier.basicURL)))) == "basic")
+        #expect(
+            served(
+                try await self.makeManager([PasswordHandler(provider: silent)]).send(
+                    ArcGISRequest(url: data(tier.basicURL)))) == "basic")
         #expect(silent.calls == 0)
 
         // clearCredentialStores removes it, and the same manager asks again rather than reusing it.
@@ -347,9 +393,15 @@ struct NetworkCredentialTests {
         // A stored, working password stays when a new one is refused.
         let host = try ServerContext.host(of: tier.basicURL)
         let manager = makeManager([])
-        try await manager.signIn(with: try PasswordCredential(host: host, realm: nil, username: "alice", password: tier.basicPassword, schemes: [.basic]), verifying: data(tier.basicURL))
+        try await manager.signIn(
+            with: try PasswordCredential(
+                host: host, realm: nil, username: "alice", password: tier.basicPassword, schemes: [.basic]),
+            verifying: data(tier.basicURL))
         await expectPortalAuthError(.authenticationFailed) {
-            try await manager.signIn(with: try PasswordCredential(host: host, realm: nil, username: "alice", password: "wrong-password", schemes: [.basic]), verifying: data(tier.basicURL))
+            try await manager.signIn(
+                with: try PasswordCredential(
+                    host: host, realm: nil, username: "alice", password: "wrong-password", schemes: [.basic]),
+                verifying: data(tier.basicURL))
         }
         let kept = try await stored(tier.basicURL).compactMap { $0 as? PasswordCredential }
         #expect(kept.map(\.password) == [tier.basicPassword])
@@ -359,14 +411,16 @@ struct NetworkCredentialTests {
         try await forget(tier.basicPlainURL)
         let provider = CountingNetworkPasswordProvider(password: tier.basicPassword)
         let error = await expectPortalAuthError(.insecureTransport) {
-            try await makeManager([PasswordHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.basicPlainURL)))
+            try await makeManager([PasswordHandler(provider: provider)]).send(
+                ArcGISRequest(url: data(tier.basicPlainURL)))
         }
         #expect(error?.message.contains("in clear") == true)
         #expect(provider.calls == 0)
         #expect(try await stored(tier.basicPlainURL).isEmpty)
         // Allowed explicitly, it works.
         defer { Task { try? await forget(tier.basicPlainURL) } }
-        let allowed = try await makeManager([PasswordHandler(provider: provider, allowsBasicOverHTTP: true)]).send(ArcGISRequest(url: data(tier.basicPlainURL)))
+        let allowed = try await makeManager([PasswordHandler(provider: provider, allowsBasicOverHTTP: true)]).send(
+            ArcGISRequest(url: data(tier.basicPlainURL)))
         #expect(served(allowed) == "basic-plain")
     }
 
@@ -374,17 +428,24 @@ struct NetworkCredentialTests {
         try await forget(tier.digestURL)
         defer { Task { try? await forget(tier.digestURL) } }
         let provider = CountingNetworkPasswordProvider(password: tier.digestPassword)
-        let response = try await makeManager([PasswordHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.digestURL)))
+        let response = try await makeManager([PasswordHandler(provider: provider)]).send(
+            ArcGISRequest(url: data(tier.digestURL)))
         #expect(served(response) == "digest")
         let passwords = try await stored(tier.digestURL).compactMap { $0 as? PasswordCredential }
         #expect(passwords.first?.schemes == [.digest])
         #expect(passwords.first?.realm == tier.digestRealm)
         // The wrong password: one attempt, a clear message, the stored one intact.
         await expectPortalAuthError(.authenticationFailed) {
-            try await makeManager([]).signIn(with: try PasswordCredential(host: try ServerContext.host(of: tier.digestURL), realm: tier.digestRealm, username: "alice", password: "nope", schemes: [.digest]),
-                                         verifying: data(tier.digestURL))
+            try await makeManager([]).signIn(
+                with: try PasswordCredential(
+                    host: try ServerContext.host(of: tier.digestURL), realm: tier.digestRealm, username: "alice",
+                    password: "nope", schemes: [.digest]),
+                verifying: data(tier.digestURL))
         }
-        #expect(try await stored(tier.digestURL).compactMap { ($0 as? PasswordCredential)?.password } == [tier.digestPassword])
+        #expect(
+            try await stored(tier.digestURL).compactMap { ($0 as? PasswordCredential)?.password } == [
+                tier.digestPassword
+            ])
     }
 
     // MARK: - Negotiate in this process (libcurl's GSS-API reads KRB5_CONFIG and KRB5CCNAME here)
@@ -401,7 +462,8 @@ struct NetworkCredentialTests {
         try tier.kinit(credentialCache: cache)
         #expect(KerberosTicket.current() == tier.kerberosPrincipal)
         let unused = CountingNetworkPasswordProvider(password: "unused")
-        let withTicket = try await makeManager([PasswordHandler(provider: unused)]).send(ArcGISRequest(url: data(tier.negotiateURL)))
+        let withTicket = try await makeManager([PasswordHandler(provider: unused)]).send(
+            ArcGISRequest(url: data(tier.negotiateURL)))
         #expect(served(withTicket) == "negotiate")
         #expect(unused.calls == 0)
         let ticketCredential = try await stored(tier.negotiateURL).compactMap { $0 as? PasswordCredential }
@@ -421,14 +483,20 @@ struct NetworkCredentialTests {
 
         // ...and the right one gets a ticket in memory, then the page.
         let provider = CountingNetworkPasswordProvider(password: tier.kerberosPassword)
-        let response = try await makeManager([PasswordHandler(provider: provider)]).send(ArcGISRequest(url: data(tier.negotiateURL)))
+        let response = try await makeManager([PasswordHandler(provider: provider)]).send(
+            ArcGISRequest(url: data(tier.negotiateURL)))
         #expect(served(response) == "negotiate")
         #expect(provider.calls == 1)
-        #expect(try await stored(tier.negotiateURL).compactMap { ($0 as? PasswordCredential)?.password } == [tier.kerberosPassword])
+        #expect(
+            try await stored(tier.negotiateURL).compactMap { ($0 as? PasswordCredential)?.password } == [
+                tier.kerberosPassword
+            ])
         // The process's environment is unchanged: the ticket lives in the HTTP thread's memory cache.
         #expect(String(cString: getenv("KRB5CCNAME")) == cache)
         // The user's own cache was never written.
-        let klist = try await Subprocess.run("/usr/bin/klist", ["-s"], stdin: nil, environment: Subprocess.environment(tier.kerberosEnvironment(credentialCache: cache)), timeout: 30)
+        let klist = try await Subprocess.run(
+            "/usr/bin/klist", ["-s"], stdin: nil,
+            environment: Subprocess.environment(tier.kerberosEnvironment(credentialCache: cache)), timeout: 30)
         #expect(klist.status != 0)
     }
 }

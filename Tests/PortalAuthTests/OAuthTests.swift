@@ -5,15 +5,17 @@ import PortalAuthOAuthApplication
 import PortalAuthOAuthUser
 import PortalEmulator
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The repository's scripts/ folder.
 let scriptsDirectory: String = {
     var url = URL(fileURLWithPath: #filePath)
     while url.path != "/" {
         url = url.deletingLastPathComponent()
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("scripts/scripted-browser.py").path) { return url.appendingPathComponent("scripts").path }
+        if FileManager.default.fileExists(atPath: url.appendingPathComponent("scripts/scripted-browser.py").path) {
+            return url.appendingPathComponent("scripts").path
+        }
     }
     return "scripts"
 }()
@@ -27,7 +29,10 @@ final class ScriptedBrowser: AuthorizationUserAgent {
 
     init(ca: String, action: String = "approve", password: String = "alice-pass-123", state: String? = nil) {
         outFile = FileManager.default.temporaryDirectory.appendingPathComponent("oob-\(UUID().uuidString)").path
-        var env = ["SCRIPTED_BROWSER_CA": ca, "SCRIPTED_BROWSER_ACTION": action, "SCRIPTED_BROWSER_PASSWORD": password, "SCRIPTED_BROWSER_OOB_OUT": outFile]
+        var env = [
+            "SCRIPTED_BROWSER_CA": ca, "SCRIPTED_BROWSER_ACTION": action, "SCRIPTED_BROWSER_PASSWORD": password,
+            "SCRIPTED_BROWSER_OOB_OUT": outFile,
+        ]
         if let state { env["SCRIPTED_BROWSER_STATE"] = state }
         environment = env
     }
@@ -36,7 +41,11 @@ final class ScriptedBrowser: AuthorizationUserAgent {
 
     func present(_ url: URL, redirectURI: String) async throws {
         let env = Subprocess.environment(environment)
-        let task = Task { try await Subprocess.run("/usr/bin/python3", [scriptsDirectory + "/scripted-browser.py", url.absoluteString], environment: env, timeout: 60) }
+        let task = Task {
+            try await Subprocess.run(
+                "/usr/bin/python3", [scriptsDirectory + "/scripted-browser.py", url.absoluteString], environment: env,
+                timeout: 60)
+        }
         launches.withLock { $0.append(task) }
     }
 
@@ -59,7 +68,10 @@ final class LogCollector: @unchecked Sendable {
         let collector: LogCollector
         var metadata: Logger.Metadata = [:]
         var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? { get { metadata[key] } set { metadata[key] = newValue } }
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
         func log(event: LogEvent) {
             collector.append("\(event.level) \(event.message) \(metadata.merging(event.metadata ?? [:]) { $1 })")
         }
@@ -72,13 +84,17 @@ struct OAuthFixture {
     let transport: RecordingTransport
     let logs: LogCollector
 
-    static func make(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }, agent: (any AuthorizationUserAgent)? = nil) async throws -> OAuthFixture {
+    static func make(
+        _ configure: (inout EmulatorConfiguration) -> Void = { _ in }, agent: (any AuthorizationUserAgent)? = nil
+    ) async throws -> OAuthFixture {
         var configuration = EmulatorConfiguration.default
         configure(&configuration)
         let emulator = try await PortalEmulator.start(configuration)
         let logs = LogCollector()
-        let transport = RecordingTransport(CurlTransport(configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
-        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: transport, logger: logs.logger())
+        let transport = RecordingTransport(
+            CurlTransport(configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
+        let manager = AuthenticationManager(
+            backend: MemoryCredentialBackend(), transport: transport, logger: logs.logger())
         manager.register(OAuthUserHandler(userAgent: agent ?? ScriptedBrowser(ca: emulator.caCertificatePath)))
         manager.register(OAuthApplicationHandler())
         return OAuthFixture(emulator: emulator, manager: manager, transport: transport, logs: logs)
@@ -87,18 +103,29 @@ struct OAuthFixture {
     var portalContext: ServerContext { try! ServerContext(emulator.portalURL) }
     var communitySelf: URL { URL(string: emulator.portalURL + "/sharing/rest/community/self")! }
     var query: URL { URL(string: emulator.serverURL + "/rest/services/Parcels/FeatureServer/0/query")! }
-    func configuration(redirect: String = OAuthUserConfiguration.defaultRedirectURL, clientID: String = "portal-auth-cli", timeout: TimeInterval = 60) throws -> OAuthUserConfiguration {
-        try OAuthUserConfiguration(portalURL: URL(string: emulator.portalURL)!, clientID: clientID, redirectURL: redirect, timeout: timeout)
+    func configuration(
+        redirect: String = OAuthUserConfiguration.defaultRedirectURL, clientID: String = "portal-auth-cli",
+        timeout: TimeInterval = 60
+    ) throws -> OAuthUserConfiguration {
+        try OAuthUserConfiguration(
+            portalURL: URL(string: emulator.portalURL)!, clientID: clientID, redirectURL: redirect, timeout: timeout)
     }
     func shutdown() async { try? await emulator.shutdown() }
 
     /// An OAuth credential made from tokens the emulator issued directly.
     func seededCredential(accessLifetime: Int, refreshLifetime: Int) -> OAuthUserCredential {
-        let tokens = emulator.issueOAuthTokens(username: "alice", clientID: "portal-auth-cli", accessLifetimeSeconds: accessLifetime, refreshLifetimeSeconds: refreshLifetime)
-        return OAuthUserCredential(serverContext: portalContext, clientID: "portal-auth-cli", redirectURL: OAuthUserConfiguration.defaultRedirectURL,
-                                   redirectURI: "http://127.0.0.1:1/oauth/callback", username: "alice",
-                                   tokenInfo: TokenInfo(accessToken: tokens.accessToken, expirationDate: Date().addingTimeInterval(TimeInterval(accessLifetime)), isSSLRequired: true),
-                                   refreshToken: tokens.refreshToken, refreshTokenExpirationDate: Date().addingTimeInterval(TimeInterval(refreshLifetime)))
+        let tokens = emulator.issueOAuthTokens(
+            username: "alice", clientID: "portal-auth-cli", accessLifetimeSeconds: accessLifetime,
+            refreshLifetimeSeconds: refreshLifetime)
+        return OAuthUserCredential(
+            serverContext: portalContext, clientID: "portal-auth-cli",
+            redirectURL: OAuthUserConfiguration.defaultRedirectURL,
+            redirectURI: "http://127.0.0.1:1/oauth/callback", username: "alice",
+            tokenInfo: TokenInfo(
+                accessToken: tokens.accessToken,
+                expirationDate: Date().addingTimeInterval(TimeInterval(accessLifetime)), isSSLRequired: true),
+            refreshToken: tokens.refreshToken,
+            refreshTokenExpirationDate: Date().addingTimeInterval(TimeInterval(refreshLifetime)))
     }
 }
 
@@ -106,7 +133,9 @@ struct OAuthFixture {
     @Test func loopbackSignInEndToEndThenRequests() async throws {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
-        let credential = try await OAuthUserCredential.signIn(try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath), services: f.manager.services)
+        let credential = try await OAuthUserCredential.signIn(
+            try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath),
+            services: f.manager.services)
         #expect(credential.username == "alice")
         #expect(credential.redirectURI.hasPrefix("http://127.0.0.1:"))
         #expect(credential.refreshTokenExpirationDate.map { $0 > Date().addingTimeInterval(13 * 24 * 3600) } == true)
@@ -114,7 +143,8 @@ struct OAuthFixture {
         let me = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
         #expect(me.json?["username"]?.stringValue == "alice")
         // A federated server token comes from the OAuth token, without another sign-in.
-        let count = try await f.manager.send(ArcGISRequest(url: f.query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
+        let count = try await f.manager.send(
+            ArcGISRequest(url: f.query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
         #expect(count.json?["count"]?.doubleValue == 24)
         let counters = f.emulator.counters()
         #expect(counters.authorizationCodeGrants == 1)
@@ -124,8 +154,9 @@ struct OAuthFixture {
     @Test func outOfBandSignIn() async throws {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
-        let credential = try await OAuthUserCredential.signIn(try f.configuration(redirect: AuthorizationRedirect.outOfBandURI),
-                                                              userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath), services: f.manager.services)
+        let credential = try await OAuthUserCredential.signIn(
+            try f.configuration(redirect: AuthorizationRedirect.outOfBandURI),
+            userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath), services: f.manager.services)
         #expect(credential.username == "alice")
         #expect(credential.redirectURI == AuthorizationRedirect.outOfBandURI)
     }
@@ -135,10 +166,16 @@ struct OAuthFixture {
         let f = try await OAuthFixture.make(agent: agent)
         defer { Task { await f.shutdown() } }
         agent.inner.withLock { $0 = ScriptedBrowser(ca: f.emulator.caCertificatePath) }
-        let configured = AuthenticationManager(arcGISCredentialStore: f.manager.arcGISCredentialStore, networkCredentialStore: f.manager.networkCredentialStore, transport: f.transport)
+        let configured = AuthenticationManager(
+            arcGISCredentialStore: f.manager.arcGISCredentialStore,
+            networkCredentialStore: f.manager.networkCredentialStore, transport: f.transport)
         configured.register(OAuthUserHandler(configurations: [try f.configuration()], userAgent: agent))
         let results = try await withThrowingTaskGroup(of: String?.self) { group in
-            for _ in 0..<20 { group.addTask { try await configured.send(ArcGISRequest(url: f.communitySelf)).json?["username"]?.stringValue } }
+            for _ in 0..<20 {
+                group.addTask {
+                    try await configured.send(ArcGISRequest(url: f.communitySelf)).json?["username"]?.stringValue
+                }
+            }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(results.allSatisfy { $0 == "alice" })
@@ -149,7 +186,9 @@ struct OAuthFixture {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
         let error = await expectPortalAuthError(.authenticationFailed) {
-            try await OAuthUserCredential.signIn(try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, action: "deny"), services: f.manager.services)
+            try await OAuthUserCredential.signIn(
+                try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, action: "deny"),
+                services: f.manager.services)
         }
         #expect(error?.message.contains("declined") == true)
         #expect(f.emulator.counters().authorizationCodeGrants == 0)
@@ -159,7 +198,9 @@ struct OAuthFixture {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
         let error = await expectPortalAuthError(.authenticationFailed) {
-            try await OAuthUserCredential.signIn(try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, state: "tamper"), services: f.manager.services)
+            try await OAuthUserCredential.signIn(
+                try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, state: "tamper"),
+                services: f.manager.services)
         }
         #expect(error?.message.contains("state differs") == true)
         #expect(f.emulator.counters().authorizationCodeGrants == 0)
@@ -169,7 +210,10 @@ struct OAuthFixture {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
         let error = await expectPortalAuthError(.timedOut) {
-            try await OAuthUserCredential.signIn(try f.configuration(timeout: 2), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, action: "ignore"), services: f.manager.services)
+            try await OAuthUserCredential.signIn(
+                try f.configuration(timeout: 2),
+                userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, action: "ignore"),
+                services: f.manager.services)
         }
         #expect(error?.message.contains("within 2 seconds") == true)
     }
@@ -179,22 +223,35 @@ struct OAuthFixture {
         defer { Task { await f.shutdown() } }
         let endpoint = ArcGISOAuthTokenEndpoint(portal: f.portalContext)
         func authorize() async throws -> AuthorizationCodeGrant {
-            try await AuthorizationCodeFlow.authorize(AuthorizationCodeRequest(authorizeURL: endpoint.authorizeURL, clientID: "portal-auth-cli", redirect: .defaultLoopback, timeout: 60),
-                                                      userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath), logger: f.manager.logger)
+            try await AuthorizationCodeFlow.authorize(
+                AuthorizationCodeRequest(
+                    authorizeURL: endpoint.authorizeURL, clientID: "portal-auth-cli", redirect: .defaultLoopback,
+                    timeout: 60),
+                userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath), logger: f.manager.logger)
         }
         var grant = try await authorize()
         grant.codeVerifier = try PKCE().codeVerifier
-        let wrong = await expectPortalAuthError(.arcGISError) { try await endpoint.requestToken(grant.tokenParameters(clientID: "portal-auth-cli"), services: f.manager.services) }
+        let wrong = await expectPortalAuthError(.arcGISError) {
+            try await endpoint.requestToken(
+                grant.tokenParameters(clientID: "portal-auth-cli"), services: f.manager.services)
+        }
         #expect(wrong.map(ArcGISOAuthTokenEndpoint.isRejectedGrant) == true)
 
         let expiring = try await authorize()
         f.emulator.expireAuthorizationCodes()
-        await expectPortalAuthError(.arcGISError) { try await endpoint.requestToken(expiring.tokenParameters(clientID: "portal-auth-cli"), services: f.manager.services) }
+        await expectPortalAuthError(.arcGISError) {
+            try await endpoint.requestToken(
+                expiring.tokenParameters(clientID: "portal-auth-cli"), services: f.manager.services)
+        }
 
         // A code is single use.
         let once = try await authorize()
-        _ = try await endpoint.requestToken(once.tokenParameters(clientID: "portal-auth-cli"), services: f.manager.services)
-        await expectPortalAuthError(.arcGISError) { try await endpoint.requestToken(once.tokenParameters(clientID: "portal-auth-cli"), services: f.manager.services) }
+        _ = try await endpoint.requestToken(
+            once.tokenParameters(clientID: "portal-auth-cli"), services: f.manager.services)
+        await expectPortalAuthError(.arcGISError) {
+            try await endpoint.requestToken(
+                once.tokenParameters(clientID: "portal-auth-cli"), services: f.manager.services)
+        }
     }
 
     @Test func anExpiringAccessTokenIsRefreshedBeforeUse() async throws {
@@ -203,14 +260,19 @@ struct OAuthFixture {
         let seeded = f.seededCredential(accessLifetime: 120, refreshLifetime: 14 * 24 * 3600)
         try await f.manager.arcGISCredentialStore.add(seeded)
         let results = try await withThrowingTaskGroup(of: String?.self) { group in
-            for _ in 0..<50 { group.addTask { try await f.manager.send(ArcGISRequest(url: f.communitySelf)).json?["username"]?.stringValue } }
+            for _ in 0..<50 {
+                group.addTask {
+                    try await f.manager.send(ArcGISRequest(url: f.communitySelf)).json?["username"]?.stringValue
+                }
+            }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(results.allSatisfy { $0 == "alice" })
         let counters = f.emulator.counters()
         #expect(counters.refreshTokenGrants == 1)
         #expect(counters.exchangeRefreshTokenGrants == 0)
-        let stored = try #require(try await f.manager.arcGISCredentialStore.credential(for: f.portalContext) as? OAuthUserCredential)
+        let stored = try #require(
+            try await f.manager.arcGISCredentialStore.credential(for: f.portalContext) as? OAuthUserCredential)
         #expect(stored.tokenInfo.accessToken != seeded.tokenInfo.accessToken)
         #expect(stored.refreshToken == seeded.refreshToken)
         #expect(stored.tokenInfo.expirationDate.map { $0 > Date().addingTimeInterval(1000) } == true)
@@ -223,7 +285,8 @@ struct OAuthFixture {
         try await f.manager.arcGISCredentialStore.add(seeded)
         _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
         #expect(f.emulator.counters().exchangeRefreshTokenGrants == 1)
-        let stored = try #require(try await f.manager.arcGISCredentialStore.credential(for: f.portalContext) as? OAuthUserCredential)
+        let stored = try #require(
+            try await f.manager.arcGISCredentialStore.credential(for: f.portalContext) as? OAuthUserCredential)
         #expect(stored.refreshToken != seeded.refreshToken)
         #expect(stored.refreshTokenExpirationDate.map { $0 > Date().addingTimeInterval(2 * 24 * 3600) } == true)
     }
@@ -234,7 +297,8 @@ struct OAuthFixture {
         defer { Task { await f.shutdown() } }
         let browser = ScriptedBrowser(ca: f.emulator.caCertificatePath)
         agent.inner.withLock { $0 = browser }
-        try await f.manager.arcGISCredentialStore.add(f.seededCredential(accessLifetime: 60, refreshLifetime: 14 * 24 * 3600))
+        try await f.manager.arcGISCredentialStore.add(
+            f.seededCredential(accessLifetime: 60, refreshLifetime: 14 * 24 * 3600))
         f.emulator.revokeAllRefreshTokens()
         f.emulator.expireAllTokens()
         let me = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
@@ -267,7 +331,9 @@ struct OAuthFixture {
         await f.shutdown()
         let reports = try await f.manager.revokeOAuthTokens()
         #expect(reports.count == 1)
-        guard case .failed(let why) = reports.first?.outcome else { Issue.record("expected a failure, got \(reports)"); return }
+        guard case .failed(let why) = reports.first?.outcome else {
+            Issue.record("expected a failure, got \(reports)"); return
+        }
         #expect(why.contains("127.0.0.1"))
     }
 
@@ -277,7 +343,9 @@ struct OAuthFixture {
         defer { Task { await f.shutdown() } }
         f.emulator.inject(Fault(kind: kind, pathContains: "oauth2/token", count: nil, milliseconds: nil))
         do {
-            _ = try await OAuthUserCredential.signIn(try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath), services: f.manager.services)
+            _ = try await OAuthUserCredential.signIn(
+                try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath),
+                services: f.manager.services)
             Issue.record("expected an error")
         } catch let error as PortalAuthError {
             #expect([.invalidResponse, .httpError].contains(error.code), "\(error.code) \(error.message)")
@@ -290,16 +358,22 @@ struct OAuthFixture {
     @Test func debugLogsHoldNoSecrets() async throws {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
-        let credential = try await OAuthUserCredential.signIn(try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath), services: f.manager.services)
+        let credential = try await OAuthUserCredential.signIn(
+            try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath),
+            services: f.manager.services)
         try await f.manager.arcGISCredentialStore.add(credential)
         let seeded = f.seededCredential(accessLifetime: 60, refreshLifetime: 3600)
         try await f.manager.arcGISCredentialStore.add(seeded)
         _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
-        let renewed = try #require(try await f.manager.arcGISCredentialStore.credential(for: f.portalContext) as? OAuthUserCredential)
+        let renewed = try #require(
+            try await f.manager.arcGISCredentialStore.credential(for: f.portalContext) as? OAuthUserCredential)
         let text = f.logs.text
         #expect(text.contains("refresh"))  // debug logging really happened
-        for secret in [credential.tokenInfo.accessToken, credential.refreshToken, seeded.tokenInfo.accessToken, seeded.refreshToken,
-                       renewed.tokenInfo.accessToken, renewed.refreshToken, "alice-pass-123"] {
+        for secret in [
+            credential.tokenInfo.accessToken, credential.refreshToken, seeded.tokenInfo.accessToken,
+            seeded.refreshToken,
+            renewed.tokenInfo.accessToken, renewed.refreshToken, "alice-pass-123",
+        ] {
             #expect(!text.contains(secret))
         }
     }
@@ -308,23 +382,30 @@ struct OAuthFixture {
 /// A user agent whose browser is set after the emulator starts.
 final class ScriptedBrowserBox: AuthorizationUserAgent {
     let inner = Mutex<ScriptedBrowser?>(nil)
-    func present(_ url: URL, redirectURI: String) async throws { try await inner.withLock { $0 }!.present(url, redirectURI: redirectURI) }
-    func readPastedResponse(_ prompt: String) async throws -> String { try await inner.withLock { $0 }!.readPastedResponse(prompt) }
+    func present(_ url: URL, redirectURI: String) async throws {
+        try await inner.withLock { $0 }!.present(url, redirectURI: redirectURI)
+    }
+    func readPastedResponse(_ prompt: String) async throws -> String {
+        try await inner.withLock { $0 }!.readPastedResponse(prompt)
+    }
 }
 
 @Suite struct OAuthApplicationTests {
     @Test func clientCredentialsAndAutomaticRenewal() async throws {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
-        let app = try await OAuthApplicationCredential.make(portal: f.portalContext, clientID: "portal-auth-app", clientSecret: "app-secret-456",
-                                                            tokenExpirationMinutes: 60, services: f.manager.services)
+        let app = try await OAuthApplicationCredential.make(
+            portal: f.portalContext, clientID: "portal-auth-app", clientSecret: "app-secret-456",
+            tokenExpirationMinutes: 60, services: f.manager.services)
         #expect(app.username == nil)
         try await f.manager.arcGISCredentialStore.add(app)
-        let info = try await f.manager.send(ArcGISRequest(url: URL(string: f.emulator.portalURL + "/sharing/rest/portals/self")!))
+        let info = try await f.manager.send(
+            ArcGISRequest(url: URL(string: f.emulator.portalURL + "/sharing/rest/portals/self")!))
         #expect(info.json?["name"]?.stringValue != nil)
         // A refused app token is requested again, silently.
         f.emulator.expireAllTokens()
-        _ = try await f.manager.send(ArcGISRequest(url: URL(string: f.emulator.portalURL + "/sharing/rest/portals/self")!))
+        _ = try await f.manager.send(
+            ArcGISRequest(url: URL(string: f.emulator.portalURL + "/sharing/rest/portals/self")!))
         #expect(f.emulator.counters().clientCredentialsGrants == 2)
         // The secret is in the stored credential (the keyring's secret), never in attributes.
         let summary = try await f.manager.arcGISCredentialStore.summaries()
@@ -335,7 +416,9 @@ final class ScriptedBrowserBox: AuthorizationUserAgent {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
         let error = await expectPortalAuthError(.authenticationFailed) {
-            try await OAuthApplicationCredential.make(portal: f.portalContext, clientID: "portal-auth-app", clientSecret: "wrong-secret-789", services: f.manager.services)
+            try await OAuthApplicationCredential.make(
+                portal: f.portalContext, clientID: "portal-auth-app", clientSecret: "wrong-secret-789",
+                services: f.manager.services)
         }
         #expect(error?.message.contains("wrong-secret-789") == false)
         #expect(error?.message.contains("check the client ID and secret") == true)

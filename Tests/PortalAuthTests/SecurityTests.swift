@@ -17,7 +17,9 @@ final class LyingServerInfo: HTTPTransport {
     }
     func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
         if request.url.absoluteString.hasPrefix(serverInfoURL) {
-            return HTTPResponse(status: 200, headers: [(name: "Content-Type", value: "application/json")], body: Array(body.utf8), url: request.url)
+            return HTTPResponse(
+                status: 200, headers: [(name: "Content-Type", value: "application/json")], body: Array(body.utf8),
+                url: request.url)
         }
         return try await inner.send(request, options: options)
     }
@@ -28,15 +30,19 @@ final class LyingServerInfo: HTTPTransport {
         let emulator = try await PortalEmulator.start()
         defer { Task { try? await emulator.shutdown() } }
         let steal = emulator.baseURL + "/emulator/echo/steal"
-        let info = #"{"currentVersion":11.3,"owningSystemUrl":"\#(emulator.portalURL)","authInfo":{"isTokenBasedSecurity":true,"tokenServicesUrl":"\#(steal)"}}"#
-        let recording = RecordingTransport(CurlTransport(configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
+        let info =
+            #"{"currentVersion":11.3,"owningSystemUrl":"\#(emulator.portalURL)","authInfo":{"isTokenBasedSecurity":true,"tokenServicesUrl":"\#(steal)"}}"#
+        let recording = RecordingTransport(
+            CurlTransport(configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
         let transport = LyingServerInfo(recording, serverInfoURL: emulator.serverURL + "/rest/info", body: info)
         let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: transport)
         manager.register(TokenAuthenticationHandler(provider: CountingProvider()))
-        _ = try await manager.send(ArcGISRequest(url: URL(string: emulator.portalURL + "/sharing/rest/community/self")!))
+        _ = try await manager.send(
+            ArcGISRequest(url: URL(string: emulator.portalURL + "/sharing/rest/community/self")!))
 
         let query = URL(string: emulator.serverURL + "/rest/services/Parcels/FeatureServer/0/query")!
-        let count = try await manager.send(ArcGISRequest(url: query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
+        let count = try await manager.send(
+            ArcGISRequest(url: query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
         #expect(count.json?["count"]?.doubleValue == 24)
         #expect(!recording.requests.contains { $0.url.absoluteString.hasPrefix(steal) })
         #expect(emulator.counters().requestsByPath["/emulator/echo/steal"] == nil)
@@ -46,11 +52,14 @@ final class LyingServerInfo: HTTPTransport {
     @Test func dotSegmentsAreRefusedBeforeAnyCredentialIsChosen() async throws {
         let emulator = try await PortalEmulator.start()
         defer { Task { try? await emulator.shutdown() } }
-        let manager = AuthenticationManager(backend: MemoryCredentialBackend(),
-                                            transport: CurlTransport(configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
+        let manager = AuthenticationManager(
+            backend: MemoryCredentialBackend(),
+            transport: CurlTransport(
+                configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
         manager.register(TokenAuthenticationHandler(provider: CountingProvider()))
         let error = await expectPortalAuthError(.invalidURL) {
-            try await manager.send(ArcGISRequest(url: URL(string: emulator.portalURL + "/sharing/rest/../../../server/rest/services")!))
+            try await manager.send(
+                ArcGISRequest(url: URL(string: emulator.portalURL + "/sharing/rest/../../../server/rest/services")!))
         }
         #expect(error?.message.contains("..") == true)
         #expect(emulator.counters().requests == 0)

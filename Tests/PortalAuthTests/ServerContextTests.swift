@@ -30,7 +30,9 @@ import Testing
     }
 
     @Test func serverRoot() throws {
-        #expect(ServerContext.arcGISServerRoot(of: URL(string: "https://h/server/rest/services/X/MapServer")!)?.url == "https://h/server")
+        #expect(
+            ServerContext.arcGISServerRoot(of: URL(string: "https://h/server/rest/services/X/MapServer")!)?.url
+                == "https://h/server")
         #expect(ServerContext.arcGISServerRoot(of: URL(string: "https://h/portal/sharing/rest/info")!) == nil)
         #expect(ServerContext.arcGISServerRoot(of: URL(string: "https://h/portal")!) == nil)
     }
@@ -54,7 +56,8 @@ import Testing
     }
 
     @Test func arcGISErrorsAreRecognised() {
-        let body = Array(#"{"error":{"code":499,"message":"Token Required","messageCode":"GWM_0003","details":[]}}"#.utf8)
+        let body = Array(
+            #"{"error":{"code":499,"message":"Token Required","messageCode":"GWM_0003","details":[]}}"#.utf8)
         #expect(ArcGISError.parse(body) == ArcGISError(code: 499, message: "Token Required", messageCode: "GWM_0003"))
         #expect(ArcGISError.parse(Array(#"{"features":[]}"#.utf8)) == nil)
         #expect(ArcGISError.parse(Array("<html>error</html>".utf8)) == nil)

@@ -2,8 +2,8 @@ import Foundation
 import PortalAuth
 import PortalAuthToken
 import PortalEmulator
-import Testing
 import TestSupport
+import Testing
 
 /// A server URL no other test uses, so tests sharing the session keyring never see each other.
 func uniqueServer(_ name: String = #function) -> String {
@@ -66,10 +66,12 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
         let backend = KeyringCredentialBackend()
         let server = uniqueServer()
         let secret = #"{"token":"kr-secret-\#(UUID().uuidString)"}"#
-        try backend.store(CredentialAttributes(store: "arcgis", server: server, kind: "token", username: "alice"), secret: secret)
+        try backend.store(
+            CredentialAttributes(store: "arcgis", server: server, kind: "token", username: "alice"), secret: secret)
         defer { _ = try? backend.delete(CredentialQuery(server: server)) }
 
-        let listing = try await Subprocess.run("/usr/bin/secret-tool", ["search", "--all", "application", "portal-auth", "server", server])
+        let listing = try await Subprocess.run(
+            "/usr/bin/secret-tool", ["search", "--all", "application", "portal-auth", "server", server])
         let text = listing.stdout + listing.stderr
         #expect(text.contains("label = portal-auth: alice @ \(server)"))
         #expect(text.contains("attribute.application = portal-auth"))
@@ -79,7 +81,8 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
         let metadata = text.split(separator: "\n").filter { $0.hasPrefix("attribute.") || $0.hasPrefix("label") }
         #expect(metadata.allSatisfy { !$0.contains("kr-secret") })
         // The secret itself is what secret-tool looks up.
-        let lookup = try await Subprocess.run("/usr/bin/secret-tool", ["lookup", "application", "portal-auth", "server", server, "kind", "token"])
+        let lookup = try await Subprocess.run(
+            "/usr/bin/secret-tool", ["lookup", "application", "portal-auth", "server", server, "kind", "token"])
         #expect(lookup.stdout == secret)
     }
 }
@@ -106,7 +109,8 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
         chmod(path, 0o644)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let error = #expect(throws: PortalAuthError.self) {
-            try backend.store(CredentialAttributes(store: "arcgis", server: uniqueServer(), kind: "token"), secret: "new")
+            try backend.store(
+                CredentialAttributes(store: "arcgis", server: uniqueServer(), kind: "token"), secret: "new")
         }
         #expect(error?.code == .storeFailure)
         #expect(error?.message.contains("chmod 600 \(path)") == true)
@@ -118,8 +122,9 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
 
     @Test func aCorruptFileIsReportedAndLeftAlone() throws {
         let path = temporaryPath("credentials.json")
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         let garbage = Data("{ not json".utf8)
         _ = FileManager.default.createFile(atPath: path, contents: garbage, attributes: [.posixPermissions: 0o600])
         let backend = FileCredentialBackend(path: path)
@@ -138,7 +143,8 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
             for server in servers {
                 group.addTask {
                     // A backend per writer, as separate processes would have.
-                    try FileCredentialBackend(path: path).store(CredentialAttributes(store: "arcgis", server: server, kind: "token"), secret: server)
+                    try FileCredentialBackend(path: path).store(
+                        CredentialAttributes(store: "arcgis", server: server, kind: "token"), secret: server)
                 }
             }
             try await group.waitForAll()
@@ -156,7 +162,13 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
         let fixture = try await Fixture.make(backend: KeyringCredentialBackend())
         // Only this test's item goes afterwards: clearCredentialStores() would also remove the
         // items of tests running beside it in the same keyring.
-        defer { Task { _ = try? await fixture.manager.arcGISCredentialStore.remove(try ServerContext(fixture.emulator.portalURL)); await fixture.shutdown() } }
+        defer {
+            Task {
+                _ = try? await fixture.manager.arcGISCredentialStore.remove(
+                    try ServerContext(fixture.emulator.portalURL));
+                await fixture.shutdown()
+            }
+        }
         let first = try await fixture.manager.send(ArcGISRequest(url: fixture.communitySelf))
         #expect(first.json?["username"]?.stringValue == "alice")
         #expect(fixture.emulator.counters().generateTokenRequests == 1)
@@ -164,7 +176,8 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
         let provider = CountingProvider()
         let second = AuthenticationManager(
             backend: KeyringCredentialBackend(),
-            transport: CurlTransport(configuration: TransportConfiguration(caBundlePath: fixture.emulator.caCertificatePath, timeout: 30)))
+            transport: CurlTransport(
+                configuration: TransportConfiguration(caBundlePath: fixture.emulator.caCertificatePath, timeout: 30)))
         second.register(TokenAuthenticationHandler(provider: provider))
         let again = try await second.send(ArcGISRequest(url: fixture.communitySelf))
         #expect(again.json?["username"]?.stringValue == "alice")
@@ -172,7 +185,8 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
         #expect(fixture.emulator.counters().generateTokenRequests == 1)
 
         // Passwords are not persisted: the stored secret has the token, never the password.
-        let secret = try KeyringCredentialBackend().lookup(CredentialQuery(store: "arcgis", server: fixture.emulator.portalURL))
+        let secret = try KeyringCredentialBackend().lookup(
+            CredentialQuery(store: "arcgis", server: fixture.emulator.portalURL))
         #expect(secret?.contains("alice-pass-123") == false)
         #expect(secret?.contains("token") == true)
     }

@@ -17,7 +17,9 @@ final class CountingProvider: UsernamePasswordProvider {
         self.password = password
     }
     var calls: Int { count.withLock { $0 } }
-    func usernameAndPassword(for challenge: ArcGISAuthenticationChallenge) async throws -> (username: String, password: String)? {
+    func usernameAndPassword(
+        for challenge: ArcGISAuthenticationChallenge
+    ) async throws -> (username: String, password: String)? {
         count.withLock { $0 += 1 }
         return (username, password)
     }
@@ -42,10 +44,15 @@ struct Fixture {
     let provider: CountingProvider
     let transport: RecordingTransport
 
-    static func make(_ configuration: EmulatorConfiguration = .default, backend: (any CredentialStorageBackend)? = nil,
-                     provider: CountingProvider = CountingProvider(), trustEmulator: Bool = true) async throws -> Fixture {
+    static func make(
+        _ configuration: EmulatorConfiguration = .default, backend: (any CredentialStorageBackend)? = nil,
+        provider: CountingProvider = CountingProvider(), trustEmulator: Bool = true
+    ) async throws -> Fixture {
         let emulator = try await PortalEmulator.start(configuration)
-        let transport = RecordingTransport(CurlTransport(configuration: TransportConfiguration(caBundlePath: trustEmulator ? emulator.caCertificatePath : nil, timeout: 30)))
+        let transport = RecordingTransport(
+            CurlTransport(
+                configuration: TransportConfiguration(
+                    caBundlePath: trustEmulator ? emulator.caCertificatePath : nil, timeout: 30)))
         let manager = AuthenticationManager(backend: backend ?? MemoryCredentialBackend(), transport: transport)
         manager.register(PregeneratedTokenHandler())
         manager.register(TokenAuthenticationHandler(provider: provider))
@@ -63,7 +70,9 @@ struct Fixture {
 
 /// Expects an async call to throw a PortalAuthError with this code; returns it.
 @discardableResult
-func expectPortalAuthError<T>(_ code: PortalAuthError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T) async -> PortalAuthError? {
+func expectPortalAuthError<T>(
+    _ code: PortalAuthError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T
+) async -> PortalAuthError? {
     do {
         _ = try await body()
         Issue.record("expected PortalAuthError \(code), got success", sourceLocation: sourceLocation)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Proves the real-server harness (``WebTier``) with the system `curl` and `openssl` commands,
 /// not with the project's own HTTP code: every block answers as documented.
@@ -16,25 +16,32 @@ import TestSupport
         /// The value of `"served"` in a JSON body.
         var served: String? {
             guard let data = body.data(using: .utf8),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return nil }
             return object["served"] as? String
         }
     }
 
     /// Runs curl on `url`; `config` lines go to curl through `-K -` (standard input), which keeps
     /// passwords out of argv.
-    func curl(_ url: URL, _ arguments: [String] = [], config: [String] = [], environment: [String: String] = [:]) async throws -> Fetched {
-        let headers = FileManager.default.temporaryDirectory.appendingPathComponent("webtier-headers-\(UUID().uuidString)").path
+    func curl(
+        _ url: URL, _ arguments: [String] = [], config: [String] = [], environment: [String: String] = [:]
+    ) async throws -> Fetched {
+        let headers = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "webtier-headers-\(UUID().uuidString)"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: headers) }
         let result = try await Subprocess.run(
-            "curl", ["-sS", "--max-time", "20", "-D", headers, "-w", "\n%{http_code}"] + arguments
+            "curl",
+            ["-sS", "--max-time", "20", "-D", headers, "-w", "\n%{http_code}"] + arguments
                 + (config.isEmpty ? [] : ["-K", "-"]) + [url.absoluteString],
             stdin: config.isEmpty ? nil : config.joined(separator: "\n") + "\n",
             environment: Subprocess.environment(environment), timeout: 30)
         var lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         let status = Int(lines.popLast() ?? "") ?? 0
-        return Fetched(exit: result.status, status: status, body: lines.joined(separator: "\n"),
-                       headers: (try? String(contentsOfFile: headers, encoding: .utf8)) ?? "", stderr: result.stderr)
+        return Fetched(
+            exit: result.status, status: status, body: lines.joined(separator: "\n"),
+            headers: (try? String(contentsOfFile: headers, encoding: .utf8)) ?? "", stderr: result.stderr)
     }
 
     /// A curl config line with a quoted value.
@@ -74,7 +81,8 @@ import TestSupport
         #expect(wrongPin.exit == 90, "\(wrongPin.stderr)")
         // The exposed fingerprint is the one served, in openssl's format.
         #expect(try WebTier.servedFingerprint(port: tier.selfSignedURL.port!) == tier.selfSignedFingerprint)
-        #expect(tier.selfSignedFingerprint.range(of: "^([0-9A-F]{2}:){31}[0-9A-F]{2}$", options: .regularExpression) != nil)
+        #expect(
+            tier.selfSignedFingerprint.range(of: "^([0-9A-F]{2}:){31}[0-9A-F]{2}$", options: .regularExpression) != nil)
     }
 
     @Test func rotatingTheSelfSignedCertificateServesANewKey() async throws {
@@ -105,15 +113,20 @@ import TestSupport
         let url = tier.clientCertificateURL.appendingPathComponent("data.json")
         let none = try await curl(url, ["--cacert", tier.caBundlePath])
         #expect(none.status == 400 && none.served == nil, "\(none.stderr)")
-        let good = try await curl(url, ["--cacert", tier.caBundlePath, "--cert-type", "P12"],
-                                  config: [quoted("cert", "\(tier.pki.clientP12Path):\(tier.pki.p12Password)")])
+        let good = try await curl(
+            url, ["--cacert", tier.caBundlePath, "--cert-type", "P12"],
+            config: [quoted("cert", "\(tier.pki.clientP12Path):\(tier.pki.p12Password)")])
         #expect(good.status == 200 && good.served == "client-certificate", "\(good.stderr)")
-        let info = try await curl(tier.clientCertificateURL.appendingPathComponent("arcgis/rest/info"),
-                                  ["--cacert", tier.caBundlePath, "--cert", tier.pki.clientCertificatePath,
-                                   "--key", tier.pki.clientKeyPath])
+        let info = try await curl(
+            tier.clientCertificateURL.appendingPathComponent("arcgis/rest/info"),
+            [
+                "--cacert", tier.caBundlePath, "--cert", tier.pki.clientCertificatePath,
+                "--key", tier.pki.clientKeyPath,
+            ])
         #expect(info.status == 200 && info.served == "client-certificate", "\(info.stderr)")
-        let foreign = try await curl(url, ["--cacert", tier.caBundlePath, "--cert-type", "P12"],
-                                     config: [quoted("cert", "\(tier.pki.otherCAClientP12Path):\(tier.pki.p12Password)")])
+        let foreign = try await curl(
+            url, ["--cacert", tier.caBundlePath, "--cert-type", "P12"],
+            config: [quoted("cert", "\(tier.pki.otherCAClientP12Path):\(tier.pki.p12Password)")])
         #expect(foreign.status == 400 && foreign.served == nil, "\(foreign.stderr)")
     }
 
@@ -121,7 +134,8 @@ import TestSupport
         let tier = try await WebTier.shared()
         let env = Subprocess.environment(["P12PASS": tier.pki.p12Password])
         func dump(_ path: String, _ extra: [String] = []) async throws -> SubprocessResult {
-            try await Subprocess.run("openssl", ["pkcs12", "-in", path, "-nodes", "-passin", "env:P12PASS"] + extra, environment: env)
+            try await Subprocess.run(
+                "openssl", ["pkcs12", "-in", path, "-nodes", "-passin", "env:P12PASS"] + extra, environment: env)
         }
         let modern = try await dump(tier.pki.clientP12Path)
         #expect(modern.status == 0 && modern.stdout.contains("PRIVATE KEY") && modern.stdout.contains("CN = alice"))
@@ -131,7 +145,8 @@ import TestSupport
         let legacy = try await dump(tier.pki.legacyClientP12Path, ["-legacy"])
         #expect(legacy.status == 0 && legacy.stdout.contains("PRIVATE KEY"), "\(legacy.stderr)")
         let certificateOnly = try await dump(tier.pki.certificateOnlyP12Path)
-        #expect(certificateOnly.status == 0 && certificateOnly.stdout.contains("BEGIN CERTIFICATE")
+        #expect(
+            certificateOnly.status == 0 && certificateOnly.stdout.contains("BEGIN CERTIFICATE")
                 && !certificateOnly.stdout.contains("PRIVATE KEY"))
         let foreign = try await dump(tier.pki.otherCAClientP12Path)
         #expect(foreign.status == 0 && foreign.stdout.contains("portal-auth other CA"))
@@ -143,16 +158,19 @@ import TestSupport
         let anonymous = try await curl(url, ["--cacert", tier.caBundlePath])
         #expect(anonymous.status == 401)
         #expect(anonymous.headers.contains("WWW-Authenticate: Basic realm=\"\(tier.basicRealm)\""))
-        let wrong = try await curl(url, ["--cacert", tier.caBundlePath], config: [quoted("user", "\(tier.userName):nope")])
+        let wrong = try await curl(
+            url, ["--cacert", tier.caBundlePath], config: [quoted("user", "\(tier.userName):nope")])
         #expect(wrong.status == 401)
-        let right = try await curl(url, ["--cacert", tier.caBundlePath], config: [quoted("user", "\(tier.userName):\(tier.basicPassword)")])
+        let right = try await curl(
+            url, ["--cacert", tier.caBundlePath], config: [quoted("user", "\(tier.userName):\(tier.basicPassword)")])
         #expect(right.status == 200 && right.served == "basic", "\(right.stderr)")
         // The plain-http block asks for Basic too (a client must refuse to answer it).
         let plain = try await curl(tier.basicPlainURL.appendingPathComponent("data.json"))
         #expect(tier.basicPlainURL.scheme == "http" && plain.status == 401)
         #expect(plain.headers.contains("WWW-Authenticate: Basic"))
-        let plainRight = try await curl(tier.basicPlainURL.appendingPathComponent("arcgis/rest/info"),
-                                        config: [quoted("user", "\(tier.userName):\(tier.basicPassword)")])
+        let plainRight = try await curl(
+            tier.basicPlainURL.appendingPathComponent("arcgis/rest/info"),
+            config: [quoted("user", "\(tier.userName):\(tier.basicPassword)")])
         #expect(plainRight.status == 200 && plainRight.served == "basic-plain")
     }
 
@@ -162,10 +180,12 @@ import TestSupport
         let anonymous = try await curl(url, ["--cacert", tier.caBundlePath])
         #expect(anonymous.status == 401)
         #expect(anonymous.headers.contains("WWW-Authenticate: Digest realm=\"\(tier.digestRealm)\""))
-        let wrong = try await curl(url, ["--cacert", tier.caBundlePath, "--digest"], config: [quoted("user", "\(tier.userName):nope")])
+        let wrong = try await curl(
+            url, ["--cacert", tier.caBundlePath, "--digest"], config: [quoted("user", "\(tier.userName):nope")])
         #expect(wrong.status == 401)
-        let right = try await curl(url, ["--cacert", tier.caBundlePath, "--digest"],
-                                   config: [quoted("user", "\(tier.userName):\(tier.digestPassword)")])
+        let right = try await curl(
+            url, ["--cacert", tier.caBundlePath, "--digest"],
+            config: [quoted("user", "\(tier.userName):\(tier.digestPassword)")])
         #expect(right.status == 200 && right.served == "digest", "\(right.stderr)")
     }
 
@@ -192,7 +212,9 @@ import TestSupport
         try tier.kdestroy(credentialCache: cache)
         let after = try await curl(url, ["--cacert", tier.caBundlePath, "--negotiate", "-u", ":"], environment: env)
         #expect(after.status == 401)
-        #expect(throws: (any Error).self) { try tier.kinit(user: tier.userName, password: "wrong", credentialCache: cache) }
+        #expect(throws: (any Error).self) {
+            try tier.kinit(user: tier.userName, password: "wrong", credentialCache: cache)
+        }
     }
 
     @Test func proxyBlocksForwardBehindTheirFront() async throws {
@@ -202,12 +224,14 @@ import TestSupport
         let url = proxy.appendingPathComponent("arcgis/rest/info")
         let anonymous = try await curl(url, ["--cacert", tier.caBundlePath])
         #expect(anonymous.status == 401)
-        let right = try await curl(url, ["--cacert", tier.caBundlePath], config: [quoted("user", "\(tier.userName):\(tier.basicPassword)")])
+        let right = try await curl(
+            url, ["--cacert", tier.caBundlePath], config: [quoted("user", "\(tier.userName):\(tier.basicPassword)")])
         #expect(right.status == 200 && right.served == "self-signed", "\(right.stderr)")
         #expect(right.headers.contains("X-Served-By: proxy-basic"))
         let open = try await tier.addProxy(to: tier.basicPlainURL, front: .open)
-        let forwarded = try await curl(open.appendingPathComponent("data.json"), ["--cacert", tier.caBundlePath],
-                                       config: [quoted("user", "\(tier.userName):\(tier.basicPassword)")])
+        let forwarded = try await curl(
+            open.appendingPathComponent("data.json"), ["--cacert", tier.caBundlePath],
+            config: [quoted("user", "\(tier.userName):\(tier.basicPassword)")])
         #expect(forwarded.status == 200 && forwarded.served == "basic-plain", "\(forwarded.stderr)")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The `portal-emulator` executable, run as a child process.
 @Suite("portal-emulator command")
@@ -20,7 +20,9 @@ struct CommandTests {
             for _ in 0..<4 {
                 let binary = directory.appendingPathComponent("portal-emulator")
                 var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: binary.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                if FileManager.default.fileExists(atPath: binary.path, isDirectory: &isDirectory),
+                    !isDirectory.boolValue
+                {
                     return binary
                 }
                 directory = directory.deletingLastPathComponent()
@@ -46,10 +48,12 @@ struct CommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let stateFile = directory.appendingPathComponent("state/emulator.json")
         let caFile = directory.appendingPathComponent("ca.pem")
-        let process = try ChildProcess(try Self.executable().path, [
-            "--state-file", stateFile.path, "--ca-out", caFile.path, "--http-port", "0",
-            "--token-lifetime", "7", "--server-accepts-portal-tokens",
-        ])
+        let process = try ChildProcess(
+            try Self.executable().path,
+            [
+                "--state-file", stateFile.path, "--ca-out", caFile.path, "--http-port", "0",
+                "--token-lifetime", "7", "--server-accepts-portal-tokens",
+            ])
 
         let started = try await Self.waitUntil(seconds: 30) {
             FileManager.default.fileExists(atPath: stateFile.path)
@@ -67,7 +71,10 @@ struct CommandTests {
         #expect(state["caCertificatePath"] as? String == caFile.path)
 
         let line = await process.nextLine(timeout: 10)
-        #expect(line == "portal-emulator: portal https://127.0.0.1:\(port)/portal, server https://127.0.0.1:\(port)/server, CA \(caFile.path)")
+        #expect(
+            line
+                == "portal-emulator: portal https://127.0.0.1:\(port)/portal, server https://127.0.0.1:\(port)/server, CA \(caFile.path)"
+        )
 
         // The server really listens, with the options applied.
         let before = nowMilliseconds()
@@ -94,8 +101,10 @@ struct CommandTests {
         let result = try await Subprocess.run(try Self.executable().path, ["--help"])
         #expect(result.status == 0)
         let text = result.stdout
-        for option in ["--config", "--host", "--port", "--http-port", "--ca-out", "--state-file", "--token-lifetime",
-                       "--latency-ms", "--server-accepts-portal-tokens"] {
+        for option in [
+            "--config", "--host", "--port", "--http-port", "--ca-out", "--state-file", "--token-lifetime",
+            "--latency-ms", "--server-accepts-portal-tokens",
+        ] {
             #expect(text.contains(option), "\(option) missing from help")
         }
     }

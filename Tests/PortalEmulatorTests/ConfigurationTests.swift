@@ -63,7 +63,8 @@ struct ConfigurationTests {
             let token = try await emulator.portalToken("carol", "carol-pw")
             let user = try await Curl.get(
                 emulator.portalURL + "/sharing/rest/community/self?f=json", ca: emulator.caCertificatePath,
-                headers: ["X-Esri-Authorization": "Bearer \(token)"]).json()
+                headers: ["X-Esri-Authorization": "Bearer \(token)"]
+            ).json()
             #expect(user["firstName"] as? String == "Carol")
             #expect(user["lastName"] as? String == "Chen")
             let alice = try await emulator.signIn()

@@ -1,7 +1,7 @@
 import Foundation
 import PortalEmulator
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Counters and admin endpoints")
 struct CounterTests {
@@ -36,13 +36,15 @@ struct CounterTests {
     @Test("echo reports host, path and whether a token came along")
     func echo() async throws {
         try await withEmulator { emulator in
-            let plain = try await Curl.get(emulator.baseURL + "/emulator/echo/a/b", ca: emulator.caCertificatePath).json()
+            let plain = try await Curl.get(emulator.baseURL + "/emulator/echo/a/b", ca: emulator.caCertificatePath)
+                .json()
             #expect(plain["host"] as? String == "127.0.0.1")
             #expect(plain["path"] as? String == "/emulator/echo/a/b")
             #expect(plain["hadToken"] as? Bool == false)
             let withToken = try await Curl.get(
                 "https://localhost:\(emulator.port)/emulator/echo", ca: emulator.caCertificatePath,
-                headers: ["X-Esri-Authorization": "Bearer t"]).json()
+                headers: ["X-Esri-Authorization": "Bearer t"]
+            ).json()
             #expect(withToken["host"] as? String == "localhost")
             #expect(withToken["hadToken"] as? Bool == true)
         }
@@ -53,7 +55,8 @@ struct CounterTests {
         try await withEmulator { emulator in
             let target = "https://localhost:\(emulator.port)/emulator/echo"
             let result = try await Curl.get(
-                emulator.baseURL + "/emulator/redirect?to=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+                emulator.baseURL + "/emulator/redirect?to=" + target.addingPercentEncoding(
+                    withAllowedCharacters: .alphanumerics)!,
                 ca: emulator.caCertificatePath)
             #expect(result.status == 302)
             #expect(result.location == target)
@@ -73,14 +76,16 @@ struct CounterTests {
             #expect(decoded.requests == 1)
             #expect(decoded.tokensIssued == 1)
 
-            let expired = try await Curl.post(emulator.baseURL + "/emulator/expire-tokens", form: [], ca: emulator.caCertificatePath)
+            let expired = try await Curl.post(
+                emulator.baseURL + "/emulator/expire-tokens", form: [], ca: emulator.caCertificatePath)
             #expect(expired.status == 200)
             let stale = try await Curl.get(
                 emulator.portalURL + "/sharing/rest/community/self?f=json", ca: emulator.caCertificatePath,
                 headers: ["X-Esri-Authorization": "Bearer \(token)"])
             #expect(stale.errorCode == 498)
 
-            let reset = try await Curl.post(emulator.baseURL + "/emulator/reset", form: [], ca: emulator.caCertificatePath)
+            let reset = try await Curl.post(
+                emulator.baseURL + "/emulator/reset", form: [], ca: emulator.caCertificatePath)
             #expect(reset.status == 200)
             #expect(emulator.counters() == EmulatorCounters())
             let wrongMethod = try await Curl.get(emulator.baseURL + "/emulator/reset", ca: emulator.caCertificatePath)
@@ -92,22 +97,27 @@ struct CounterTests {
     func concurrency() async throws {
         try await withEmulator { emulator in
             let token = emulator.issueToken(username: "alice", lifetimeSeconds: 600, kind: .server)
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("emu-load-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "emu-load-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             var config = ""
             for index in 0..<1000 {
-                let url = index % 2 == 0
+                let url =
+                    index % 2 == 0
                     ? emulator.serverURL + "/rest/info?f=json&i=\(index)"
                     : emulator.serverQueryURL + "?where=1%3D1&returnCountOnly=true&f=json&token=\(token)"
                 config += "url = \"\(url)\"\noutput = \"/dev/null\"\n"
             }
             let configFile = directory.appendingPathComponent("urls.cfg")
             try config.write(to: configFile, atomically: true, encoding: .utf8)
-            let load = try await Subprocess.run("/usr/bin/curl", [
-                "-sS", "--cacert", emulator.caCertificatePath, "--parallel", "--parallel-max", "16", "--no-progress-meter",
-                "-K", configFile.path, "-w", "%{http_code}\n",
-            ])
+            let load = try await Subprocess.run(
+                "/usr/bin/curl",
+                [
+                    "-sS", "--cacert", emulator.caCertificatePath, "--parallel", "--parallel-max", "16",
+                    "--no-progress-meter",
+                    "-K", configFile.path, "-w", "%{http_code}\n",
+                ])
             #expect(load.status == 0, "\(load.stderr)")
             let codes = load.stdout.split(separator: "\n")
             #expect(codes.count == 1000)

@@ -13,10 +13,15 @@ private func proxied() -> EmulatorConfiguration {
 }
 
 extension PortalEmulator {
-    func entraSignIn(scope: String = "iap-client/.default offline_access openid profile", action: String = "approve",
-                     password: String = "alice-pass-123", extra: [(String, String)] = [], clientID: String = "iap-client",
-                     redirect: String = callback, pkce: Bool = true) async throws -> CurlResult {
-        var form = [("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirect), ("state", "st-9"), ("scope", scope)]
+    func entraSignIn(
+        scope: String = "iap-client/.default offline_access openid profile", action: String = "approve",
+        password: String = "alice-pass-123", extra: [(String, String)] = [], clientID: String = "iap-client",
+        redirect: String = callback, pkce: Bool = true
+    ) async throws -> CurlResult {
+        var form = [
+            ("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirect), ("state", "st-9"),
+            ("scope", scope),
+        ]
         if pkce { form += [("code_challenge", challenge), ("code_challenge_method", "S256")] }
         form += extra + [("username", "alice@example.com"), ("password", password), ("action", action)]
         return try await Curl.post(entraBaseURL + "/authorize", form: form, ca: caCertificatePath)
@@ -26,21 +31,27 @@ extension PortalEmulator {
         try await Curl.post(entraBaseURL + "/token", form: form, ca: caCertificatePath)
     }
 
-    func entraTokens(scope: String = "iap-client/.default offline_access openid profile") async throws -> [String: Any] {
+    func entraTokens(scope: String = "iap-client/.default offline_access openid profile") async throws -> [String: Any]
+    {
         let answer = try await entraSignIn(scope: scope)
         let code = try #require(queryItems(answer.location)["code"])
-        return try await entraToken([("grant_type", "authorization_code"), ("client_id", "iap-client"), ("code", code),
-                                     ("redirect_uri", callback), ("code_verifier", verifier)]).json()
+        return try await entraToken([
+            ("grant_type", "authorization_code"), ("client_id", "iap-client"), ("code", code),
+            ("redirect_uri", callback), ("code_verifier", verifier),
+        ]).json()
     }
 
     func throughProxy(_ path: String, bearer: String?) async throws -> CurlResult {
-        try await Curl.get(proxyBaseURL! + path, ca: caCertificatePath, headers: bearer.map { ["Authorization": "Bearer \($0)"] } ?? [:])
+        try await Curl.get(
+            proxyBaseURL! + path, ca: caCertificatePath,
+            headers: bearer.map { ["Authorization": "Bearer \($0)"] } ?? [:])
     }
 }
 
 /// The claims of a JWT-shaped token.
 func jwtClaims(_ token: String) throws -> [String: Any] {
-    var part = String(token.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    var part = String(token.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(
+        of: "_", with: "/")
     while part.count % 4 != 0 { part += "=" }
     let data = try #require(Data(base64Encoded: part))
     return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -48,11 +59,13 @@ func jwtClaims(_ token: String) throws -> [String: Any] {
 
 @Suite("Entra ID and Application Proxy")
 struct EntraTests {
-    @Test("authorize renders a sign-in form carrying scope and prompt; unknown apps and redirect URIs get an error page")
+    @Test(
+        "authorize renders a sign-in form carrying scope and prompt; unknown apps and redirect URIs get an error page")
     func authorizePage() async throws {
         try await withEmulator(proxied()) { emulator in
-            let page = try await Curl.get(emulator.entraBaseURL + "/authorize?client_id=iap-client&response_type=code&redirect_uri="
-                + "http%3A%2F%2F127.0.0.1%3A4000%2Fiap%2Fcallback&scope=openid%20offline_access&code_challenge=\(challenge)&code_challenge_method=S256&prompt=login",
+            let page = try await Curl.get(
+                emulator.entraBaseURL + "/authorize?client_id=iap-client&response_type=code&redirect_uri="
+                    + "http%3A%2F%2F127.0.0.1%3A4000%2Fiap%2Fcallback&scope=openid%20offline_access&code_challenge=\(challenge)&code_challenge_method=S256&prompt=login",
                 ca: emulator.caCertificatePath)
             #expect(page.status == 200)
             #expect(page.text.contains("name=\"scope\" value=\"openid offline_access\""))
@@ -106,23 +119,31 @@ struct EntraTests {
         }
     }
 
-    @Test("errors are Entra-shaped (HTTP 400, error, error_codes, trace_id); codes are single use and checked against the verifier")
+    @Test(
+        "errors are Entra-shaped (HTTP 400, error, error_codes, trace_id); codes are single use and checked against the verifier"
+    )
     func tokenErrors() async throws {
         try await withEmulator(proxied()) { emulator in
             let answer = try await emulator.entraSignIn()
             let code = try #require(queryItems(answer.location)["code"])
-            let wrong = try await emulator.entraToken([("grant_type", "authorization_code"), ("client_id", "iap-client"), ("code", code),
-                                                       ("redirect_uri", callback), ("code_verifier", String(repeating: "z", count: 43))])
+            let wrong = try await emulator.entraToken([
+                ("grant_type", "authorization_code"), ("client_id", "iap-client"), ("code", code),
+                ("redirect_uri", callback), ("code_verifier", String(repeating: "z", count: 43)),
+            ])
             #expect(wrong.status == 400)
             let body = try wrong.json()
             #expect(body["error"] as? String == "invalid_grant")
             #expect((body["error_description"] as? String)?.hasPrefix("AADSTS501481") == true)
             #expect((body["error_codes"] as? [NSNumber])?.map(\.intValue) == [501481])
             #expect(body["timestamp"] is String && body["trace_id"] is String && body["correlation_id"] is String)
-            let reused = try await emulator.entraToken([("grant_type", "authorization_code"), ("client_id", "iap-client"), ("code", code),
-                                                        ("redirect_uri", callback), ("code_verifier", verifier)])
+            let reused = try await emulator.entraToken([
+                ("grant_type", "authorization_code"), ("client_id", "iap-client"), ("code", code),
+                ("redirect_uri", callback), ("code_verifier", verifier),
+            ])
             #expect(try reused.json()["error"] as? String == "invalid_grant")
-            let grant = try await emulator.entraToken([("grant_type", "client_credentials"), ("client_id", "iap-client")])
+            let grant = try await emulator.entraToken([
+                ("grant_type", "client_credentials"), ("client_id", "iap-client"),
+            ])
             #expect(try grant.json()["error"] as? String == "unsupported_grant_type")
             #expect(emulator.counters().entraTokenErrors == 3)
         }
@@ -133,11 +154,15 @@ struct EntraTests {
         try await withEmulator(proxied()) { emulator in
             let tokens = try await emulator.entraTokens()
             let refresh = try #require(tokens["refresh_token"] as? String)
-            let renewed = try await emulator.entraToken([("grant_type", "refresh_token"), ("client_id", "iap-client"), ("refresh_token", refresh)]).json()
+            let renewed = try await emulator.entraToken([
+                ("grant_type", "refresh_token"), ("client_id", "iap-client"), ("refresh_token", refresh),
+            ]).json()
             let next = try #require(renewed["refresh_token"] as? String)
             #expect(next != refresh)
             #expect(renewed["access_token"] is String)
-            let again = try await emulator.entraToken([("grant_type", "refresh_token"), ("client_id", "iap-client"), ("refresh_token", refresh)])
+            let again = try await emulator.entraToken([
+                ("grant_type", "refresh_token"), ("client_id", "iap-client"), ("refresh_token", refresh),
+            ])
             #expect(again.status == 400)
             #expect(try again.json()["error"] as? String == "invalid_grant")
             #expect(emulator.counters().entraRefreshTokenGrants == 1)
@@ -159,8 +184,11 @@ struct EntraTests {
             #expect(info.status == 200)
             // The portal behind the proxy names its proxied address.
             let authInfo = try #require(try info.json()["authInfo"] as? [String: Any])
-            #expect(authInfo["tokenServicesUrl"] as? String == emulator.proxyBaseURL! + "/portal/sharing/rest/generateToken")
-            #expect(try await emulator.throughProxy("/portal/sharing/rest/portals/self?f=json", bearer: id).status == 200)
+            #expect(
+                authInfo["tokenServicesUrl"] as? String == emulator.proxyBaseURL! + "/portal/sharing/rest/generateToken"
+            )
+            #expect(
+                try await emulator.throughProxy("/portal/sharing/rest/portals/self?f=json", bearer: id).status == 200)
             // The portal behind the proxy may still want its own sign-in.
             let me = try await emulator.throughProxy("/portal/sharing/rest/community/self?f=json", bearer: access)
             #expect(me.errorCode == 499)
@@ -180,7 +208,9 @@ struct EntraTests {
         try await withEmulator(proxied()) { emulator in
             let tokens = try await emulator.entraTokens()
             let access = try #require(tokens["access_token"] as? String)
-            _ = try await Curl.get(emulator.portalURL + "/sharing/rest/info?f=json", ca: emulator.caCertificatePath, headers: ["Authorization": "Bearer \(access)"])
+            _ = try await Curl.get(
+                emulator.portalURL + "/sharing/rest/info?f=json", ca: emulator.caCertificatePath,
+                headers: ["Authorization": "Bearer \(access)"])
             #expect(emulator.counters().entraTokensOutsideProxy == 1)
             let logout = try await Curl.get(emulator.entraBaseURL + "/logout", ca: emulator.caCertificatePath)
             #expect(logout.status == 200 && logout.text.contains("<title>Signed out</title>"))

@@ -1,6 +1,7 @@
 import Foundation
-@testable import PortalEmulator
 import Testing
+
+@testable import PortalEmulator
 
 @Suite("Faults")
 struct FaultTests {
@@ -34,7 +35,8 @@ struct FaultTests {
     func html() async throws {
         try await withEmulator { emulator in
             emulator.inject(Fault(kind: .html, count: 1))
-            let result = try await Curl.get(emulator.portalURL + "/sharing/rest/info?f=json", ca: emulator.caCertificatePath)
+            let result = try await Curl.get(
+                emulator.portalURL + "/sharing/rest/info?f=json", ca: emulator.caCertificatePath)
             #expect(result.status == 200)
             #expect(result.contentType.hasPrefix("text/html"))
             #expect(result.text.contains("<html"))
@@ -99,11 +101,13 @@ struct FaultTests {
             let other = try await Curl.get(emulator.serverURL + "/rest/info?f=json", ca: emulator.caCertificatePath)
             #expect(other.status == 200)
             for _ in 0..<3 {
-                let hit = try await Curl.get(emulator.standaloneServerURL + "/rest/info?f=json", ca: emulator.caCertificatePath)
+                let hit = try await Curl.get(
+                    emulator.standaloneServerURL + "/rest/info?f=json", ca: emulator.caCertificatePath)
                 #expect(hit.status == 500)
             }
             emulator.clearFaults()
-            let cleared = try await Curl.get(emulator.standaloneServerURL + "/rest/info?f=json", ca: emulator.caCertificatePath)
+            let cleared = try await Curl.get(
+                emulator.standaloneServerURL + "/rest/info?f=json", ca: emulator.caCertificatePath)
             #expect(cleared.status == 200)
         }
     }
@@ -142,7 +146,8 @@ struct FaultTests {
             Fault(kind: .http500, pathContains: "/a", count: 2),
         ])
         #expect(table.fire(path: "/b", carriesToken: false) == FiredFaults(latencyMilliseconds: 50, fault: nil))
-        #expect(table.fire(path: "/a", carriesToken: true) == FiredFaults(latencyMilliseconds: 0, fault: .rejectAllTokens))
+        #expect(
+            table.fire(path: "/a", carriesToken: true) == FiredFaults(latencyMilliseconds: 0, fault: .rejectAllTokens))
         #expect(table.fire(path: "/a", carriesToken: true) == FiredFaults(latencyMilliseconds: 0, fault: .http500))
         #expect(table.fire(path: "/a", carriesToken: false) == FiredFaults(latencyMilliseconds: 0, fault: .http500))
         #expect(table.fire(path: "/a", carriesToken: false) == FiredFaults())

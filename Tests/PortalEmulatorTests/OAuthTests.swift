@@ -13,18 +13,25 @@ extension PortalEmulator {
     var authorizeURL: String { portalURL + "/sharing/rest/oauth2/authorize" }
     var oauthTokenURL: String { portalURL + "/sharing/rest/oauth2/token" }
 
-    func authorizeParameters(clientID: String = "portal-auth-cli", redirect: String = loopback, state: String = "s-123",
-                             challenge: String? = challenge) -> [(String, String)] {
-        var parameters = [("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirect), ("state", state)]
+    func authorizeParameters(
+        clientID: String = "portal-auth-cli", redirect: String = loopback, state: String = "s-123",
+        challenge: String? = challenge
+    ) -> [(String, String)] {
+        var parameters = [
+            ("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirect), ("state", state),
+        ]
         if let challenge { parameters += [("code_challenge", challenge), ("code_challenge_method", "S256")] }
         return parameters
     }
 
     /// Submits the sign-in form the way a browser would and returns the answer (not followed).
-    func submitSignIn(_ parameters: [(String, String)], action: String = "approve",
-                      password: String = "alice-pass-123") async throws -> CurlResult {
-        try await Curl.post(authorizeURL, form: parameters + [("username", "alice"), ("password", password), ("action", action)],
-                            ca: caCertificatePath)
+    func submitSignIn(
+        _ parameters: [(String, String)], action: String = "approve",
+        password: String = "alice-pass-123"
+    ) async throws -> CurlResult {
+        try await Curl.post(
+            authorizeURL, form: parameters + [("username", "alice"), ("password", password), ("action", action)],
+            ca: caCertificatePath)
     }
 
     /// Signs alice in at the loopback redirect and returns the code from the redirect.
@@ -38,16 +45,22 @@ extension PortalEmulator {
         try await Curl.post(oauthTokenURL, form: form + [("f", "json")], ca: caCertificatePath).json()
     }
 
-    func redeemCode(_ code: String, verifier: String? = verifier, redirect: String = loopback) async throws -> [String: Any] {
-        var form = [("grant_type", "authorization_code"), ("client_id", "portal-auth-cli"), ("code", code), ("redirect_uri", redirect)]
+    func redeemCode(
+        _ code: String, verifier: String? = verifier, redirect: String = loopback
+    ) async throws -> [String: Any] {
+        var form = [
+            ("grant_type", "authorization_code"), ("client_id", "portal-auth-cli"), ("code", code),
+            ("redirect_uri", redirect),
+        ]
         if let verifier { form.append(("code_verifier", verifier)) }
         return try await redeem(form)
     }
 
     /// `community/self` with a bearer token: the username, or the ArcGIS error code.
     func whoIs(_ token: String) async throws -> (username: String?, code: Int?) {
-        let answer = try await Curl.get(portalURL + "/sharing/rest/community/self?f=json", ca: caCertificatePath,
-                                        headers: ["X-Esri-Authorization": "Bearer \(token)"])
+        let answer = try await Curl.get(
+            portalURL + "/sharing/rest/community/self?f=json", ca: caCertificatePath,
+            headers: ["X-Esri-Authorization": "Bearer \(token)"])
         return (try answer.json()["username"] as? String, answer.errorCode)
     }
 }
@@ -71,7 +84,8 @@ struct OAuthTests {
         try await withEmulator { emulator in
             for port in [49152, 8123] {
                 let page = try await Curl.get(
-                    emulator.authorizeURL + "?client_id=portal-auth-cli&response_type=code&state=s-1&code_challenge=\(challenge)"
+                    emulator.authorizeURL
+                        + "?client_id=portal-auth-cli&response_type=code&state=s-1&code_challenge=\(challenge)"
                         + "&code_challenge_method=S256&redirect_uri=http%3A%2F%2F127.0.0.1%3A\(port)%2Foauth%2Fcallback",
                     ca: emulator.caCertificatePath)
                 #expect(page.status == 200)
@@ -94,7 +108,10 @@ struct OAuthTests {
             #expect(unknown.status == 400)
             #expect(unknown.location.isEmpty)
             #expect(unknown.text.contains("Invalid client_id"))
-            for redirect in ["https://evil.example/oauth/callback", "http://127.0.0.1:8080/other/path", "http://10.0.0.1/oauth/callback"] {
+            for redirect in [
+                "https://evil.example/oauth/callback", "http://127.0.0.1:8080/other/path",
+                "http://10.0.0.1/oauth/callback",
+            ] {
                 let answer = try await emulator.submitSignIn(emulator.authorizeParameters(redirect: redirect))
                 #expect(answer.status == 400, "\(redirect)")
                 #expect(answer.location.isEmpty)
@@ -112,7 +129,9 @@ struct OAuthTests {
             #expect(queryItems(missing.location)["state"] == "s-123")
             #expect(queryItems(missing.location)["code"] == nil)
             let plain = try await emulator.submitSignIn(
-                emulator.authorizeParameters(challenge: nil) + [("code_challenge", verifier), ("code_challenge_method", "plain")])
+                emulator.authorizeParameters(challenge: nil) + [
+                    ("code_challenge", verifier), ("code_challenge_method", "plain"),
+                ])
             #expect(queryItems(plain.location)["error"] == "invalid_request")
             #expect(queryItems(plain.location)["error_description"]?.contains("S256") == true)
         }
@@ -190,10 +209,12 @@ struct OAuthTests {
             emulator.expireAuthorizationCodes()
             let expired = try await emulator.redeemCode(expiring)
             #expect(oauthError(expired) == (400, "invalid_grant"))
-            #expect((expired["error"] as? [String: Any])?["error_description"] as? String == "Authorization code expired")
+            #expect(
+                (expired["error"] as? [String: Any])?["error_description"] as? String == "Authorization code expired")
 
-            let moved = try await emulator.redeemCode(try await emulator.authorizationCode(),
-                                                      redirect: "http://127.0.0.1:49153/oauth/callback")
+            let moved = try await emulator.redeemCode(
+                try await emulator.authorizationCode(),
+                redirect: "http://127.0.0.1:49153/oauth/callback")
             #expect(oauthError(moved) == (400, "invalid_grant"))
 
             let counters = emulator.counters()
@@ -235,22 +256,30 @@ struct OAuthTests {
         try await withEmulator { emulator in
             let first = try await emulator.redeemCode(try await emulator.authorizationCode())
             let refresh = try #require(first["refresh_token"] as? String)
-            let refreshed = try await emulator.redeem([("grant_type", "refresh_token"), ("client_id", "portal-auth-cli"), ("refresh_token", refresh)])
+            let refreshed = try await emulator.redeem([
+                ("grant_type", "refresh_token"), ("client_id", "portal-auth-cli"), ("refresh_token", refresh),
+            ])
             let access = try #require(refreshed["access_token"] as? String)
             #expect(access != first["access_token"] as? String)
             #expect(refreshed["refresh_token"] == nil)
             #expect(refreshed["username"] as? String == "alice")
             #expect(try await emulator.whoIs(access).username == "alice")
 
-            let otherApp = try await emulator.redeem([("grant_type", "refresh_token"), ("client_id", "portal-auth-app"), ("refresh_token", refresh)])
+            let otherApp = try await emulator.redeem([
+                ("grant_type", "refresh_token"), ("client_id", "portal-auth-app"), ("refresh_token", refresh),
+            ])
             #expect(oauthError(otherApp).1 == "invalid_grant")
 
-            let exchanged = try await emulator.redeem([("grant_type", "exchange_refresh_token"), ("client_id", "portal-auth-cli"),
-                                                       ("redirect_uri", loopback), ("refresh_token", refresh)])
+            let exchanged = try await emulator.redeem([
+                ("grant_type", "exchange_refresh_token"), ("client_id", "portal-auth-cli"),
+                ("redirect_uri", loopback), ("refresh_token", refresh),
+            ])
             let newRefresh = try #require(exchanged["refresh_token"] as? String)
             #expect(newRefresh != refresh)
             #expect(exchanged["access_token"] is String)
-            let old = try await emulator.redeem([("grant_type", "refresh_token"), ("client_id", "portal-auth-cli"), ("refresh_token", refresh)])
+            let old = try await emulator.redeem([
+                ("grant_type", "refresh_token"), ("client_id", "portal-auth-cli"), ("refresh_token", refresh),
+            ])
             #expect(oauthError(old) == (498, "invalid_grant"))
             let counters = emulator.counters()
             #expect(counters.refreshTokenGrants == 1)
@@ -261,9 +290,13 @@ struct OAuthTests {
     @Test("an expired refresh token gets 498 refresh_token expired")
     func expiredRefreshToken() async throws {
         try await withEmulator { emulator in
-            let seeded = emulator.issueOAuthTokens(username: "alice", clientID: "portal-auth-cli", accessLifetimeSeconds: 60, refreshLifetimeSeconds: 1)
+            let seeded = emulator.issueOAuthTokens(
+                username: "alice", clientID: "portal-auth-cli", accessLifetimeSeconds: 60, refreshLifetimeSeconds: 1)
             try await Task.sleep(for: .milliseconds(1200))
-            let answer = try await emulator.redeem([("grant_type", "refresh_token"), ("client_id", "portal-auth-cli"), ("refresh_token", seeded.refreshToken)])
+            let answer = try await emulator.redeem([
+                ("grant_type", "refresh_token"), ("client_id", "portal-auth-cli"),
+                ("refresh_token", seeded.refreshToken),
+            ])
             #expect(oauthError(answer) == (498, "invalid_request"))
             #expect((answer["error"] as? [String: Any])?["message"] as? String == "refresh_token expired")
         }
@@ -273,21 +306,28 @@ struct OAuthTests {
     func clientCredentials() async throws {
         try await withEmulator { emulator in
             let now = nowMilliseconds()
-            let good = try await emulator.redeem([("grant_type", "client_credentials"), ("client_id", "portal-auth-app"),
-                                                  ("client_secret", "app-secret-456"), ("expiration", "30")])
+            let good = try await emulator.redeem([
+                ("grant_type", "client_credentials"), ("client_id", "portal-auth-app"),
+                ("client_secret", "app-secret-456"), ("expiration", "30"),
+            ])
             let token = try #require(good["access_token"] as? String)
             #expect((good["expires_in"] as? NSNumber)?.intValue == 1800)
             #expect(good["refresh_token"] == nil)
-            let me = try await Curl.get(emulator.portalURL + "/sharing/rest/portals/self?f=json", ca: emulator.caCertificatePath,
-                                        headers: ["X-Esri-Authorization": "Bearer \(token)"])
+            let me = try await Curl.get(
+                emulator.portalURL + "/sharing/rest/portals/self?f=json", ca: emulator.caCertificatePath,
+                headers: ["X-Esri-Authorization": "Bearer \(token)"])
             #expect(me.errorCode == nil)
             #expect(nowMilliseconds() - now < 30_000)
 
-            let wrong = try await emulator.redeem([("grant_type", "client_credentials"), ("client_id", "portal-auth-app"), ("client_secret", "nope")])
+            let wrong = try await emulator.redeem([
+                ("grant_type", "client_credentials"), ("client_id", "portal-auth-app"), ("client_secret", "nope"),
+            ])
             #expect(oauthError(wrong) == (400, "invalid_client"))
             let message = try #require((wrong["error"] as? [String: Any])?["message"] as? String)
             #expect(!message.contains("nope"))
-            let publicApp = try await emulator.redeem([("grant_type", "client_credentials"), ("client_id", "portal-auth-cli"), ("client_secret", "x")])
+            let publicApp = try await emulator.redeem([
+                ("grant_type", "client_credentials"), ("client_id", "portal-auth-cli"), ("client_secret", "x"),
+            ])
             #expect(oauthError(publicApp) == (400, "invalid_client"))
             let unknownGrant = try await emulator.redeem([("grant_type", "password"), ("client_id", "portal-auth-cli")])
             #expect(oauthError(unknownGrant) == (400, "unsupported_grant_type"))
@@ -295,28 +335,37 @@ struct OAuthTests {
         }
     }
 
-    @Test("revokeToken: a refresh token takes its access tokens along; unknown tokens succeed; generateToken tokens stay")
+    @Test(
+        "revokeToken: a refresh token takes its access tokens along; unknown tokens succeed; generateToken tokens stay")
     func revoke() async throws {
         try await withEmulator { emulator in
             let tokens = try await emulator.redeemCode(try await emulator.authorizationCode())
             let access = try #require(tokens["access_token"] as? String)
             let refresh = try #require(tokens["refresh_token"] as? String)
             let revokeURL = emulator.portalURL + "/sharing/rest/oauth2/revokeToken"
-            let answer = try await Curl.post(revokeURL, form: [("auth_token", refresh), ("client_id", "portal-auth-cli"),
-                                                               ("token_type_hint", "refresh_token"), ("f", "json")], ca: emulator.caCertificatePath)
+            let answer = try await Curl.post(
+                revokeURL,
+                form: [
+                    ("auth_token", refresh), ("client_id", "portal-auth-cli"),
+                    ("token_type_hint", "refresh_token"), ("f", "json"),
+                ], ca: emulator.caCertificatePath)
             #expect(try answer.json()["success"] as? Bool == true)
             #expect(try await emulator.whoIs(access).code == 498)
             #expect(emulator.isRevoked(refresh) && emulator.isRevoked(access))
-            let again = try await emulator.redeem([("grant_type", "refresh_token"), ("client_id", "portal-auth-cli"), ("refresh_token", refresh)])
+            let again = try await emulator.redeem([
+                ("grant_type", "refresh_token"), ("client_id", "portal-auth-cli"), ("refresh_token", refresh),
+            ])
             #expect(oauthError(again).0 == 498)
 
-            let unknown = try await Curl.post(revokeURL, form: [("auth_token", "never-issued"), ("client_id", "portal-auth-cli"), ("f", "json")],
-                                              ca: emulator.caCertificatePath)
+            let unknown = try await Curl.post(
+                revokeURL, form: [("auth_token", "never-issued"), ("client_id", "portal-auth-cli"), ("f", "json")],
+                ca: emulator.caCertificatePath)
             #expect(try unknown.json()["success"] as? Bool == true)
 
             let portalToken = try await emulator.portalToken()
-            _ = try await Curl.post(revokeURL, form: [("auth_token", portalToken), ("client_id", "portal-auth-cli"), ("f", "json")],
-                                    ca: emulator.caCertificatePath)
+            _ = try await Curl.post(
+                revokeURL, form: [("auth_token", portalToken), ("client_id", "portal-auth-cli"), ("f", "json")],
+                ca: emulator.caCertificatePath)
             #expect(try await emulator.whoIs(portalToken).username == "alice")
             #expect(emulator.counters().revokeRequests == 3)
         }
@@ -327,12 +376,17 @@ struct OAuthTests {
         var configuration = EmulatorConfiguration.default
         configuration.httpPort = 0
         try await withEmulator(configuration) { emulator in
-            let get = try await Curl.get(emulator.oauthTokenURL + "?grant_type=client_credentials&client_id=portal-auth-app&f=json",
-                                         ca: emulator.caCertificatePath)
+            let get = try await Curl.get(
+                emulator.oauthTokenURL + "?grant_type=client_credentials&client_id=portal-auth-app&f=json",
+                ca: emulator.caCertificatePath)
             #expect(get.errorCode == 405)
             let httpURL = "http://127.0.0.1:\(try #require(emulator.httpPort))/portal/sharing/rest/oauth2/token"
-            let plain = try await Curl.post(httpURL, form: [("grant_type", "client_credentials"), ("client_id", "portal-auth-app"),
-                                                            ("client_secret", "app-secret-456"), ("f", "json")], ca: nil)
+            let plain = try await Curl.post(
+                httpURL,
+                form: [
+                    ("grant_type", "client_credentials"), ("client_id", "portal-auth-app"),
+                    ("client_secret", "app-secret-456"), ("f", "json"),
+                ], ca: nil)
             #expect(plain.errorCode == 403)
             #expect(emulator.counters().clientCredentialsGrants == 0)
         }
@@ -341,28 +395,40 @@ struct OAuthTests {
     @Test("admin endpoints seed OAuth tokens, expire codes and revoke refresh tokens")
     func adminEndpoints() async throws {
         try await withEmulator { emulator in
-            let seeded = try await Curl.post(emulator.baseURL + "/emulator/oauth-tokens",
-                                             form: [("username", "alice"), ("clientId", "portal-auth-cli"), ("accessLifetimeSeconds", "90")],
-                                             ca: emulator.caCertificatePath).json()
+            let seeded = try await Curl.post(
+                emulator.baseURL + "/emulator/oauth-tokens",
+                form: [("username", "alice"), ("clientId", "portal-auth-cli"), ("accessLifetimeSeconds", "90")],
+                ca: emulator.caCertificatePath
+            ).json()
             let access = try #require(seeded["access_token"] as? String)
             let refresh = try #require(seeded["refresh_token"] as? String)
             #expect((seeded["expires_in"] as? NSNumber)?.intValue == 90)
             #expect(try await emulator.whoIs(access).username == "alice")
-            let bad = try await Curl.post(emulator.baseURL + "/emulator/oauth-tokens", form: [("username", "mallory"), ("clientId", "portal-auth-cli")],
-                                          ca: emulator.caCertificatePath)
+            let bad = try await Curl.post(
+                emulator.baseURL + "/emulator/oauth-tokens",
+                form: [("username", "mallory"), ("clientId", "portal-auth-cli")],
+                ca: emulator.caCertificatePath)
             #expect(bad.status == 400)
 
             let code = try await emulator.authorizationCode()
-            _ = try await Curl.post(emulator.baseURL + "/emulator/expire-codes", form: [], ca: emulator.caCertificatePath)
+            _ = try await Curl.post(
+                emulator.baseURL + "/emulator/expire-codes", form: [], ca: emulator.caCertificatePath)
             #expect(oauthError(try await emulator.redeemCode(code)).1 == "invalid_grant")
 
-            _ = try await Curl.post(emulator.baseURL + "/emulator/oauth-access-token-lifetime", form: [("seconds", "77")], ca: emulator.caCertificatePath)
-            let short = try await emulator.redeem([("grant_type", "refresh_token"), ("client_id", "portal-auth-cli"), ("refresh_token", refresh)])
+            _ = try await Curl.post(
+                emulator.baseURL + "/emulator/oauth-access-token-lifetime", form: [("seconds", "77")],
+                ca: emulator.caCertificatePath)
+            let short = try await emulator.redeem([
+                ("grant_type", "refresh_token"), ("client_id", "portal-auth-cli"), ("refresh_token", refresh),
+            ])
             #expect((short["expires_in"] as? NSNumber)?.intValue == 77)
-            let zero = try await Curl.post(emulator.baseURL + "/emulator/oauth-access-token-lifetime", form: [("seconds", "0")], ca: emulator.caCertificatePath)
+            let zero = try await Curl.post(
+                emulator.baseURL + "/emulator/oauth-access-token-lifetime", form: [("seconds", "0")],
+                ca: emulator.caCertificatePath)
             #expect(zero.status == 400)
 
-            _ = try await Curl.post(emulator.baseURL + "/emulator/revoke-refresh-tokens", form: [], ca: emulator.caCertificatePath)
+            _ = try await Curl.post(
+                emulator.baseURL + "/emulator/revoke-refresh-tokens", form: [], ca: emulator.caCertificatePath)
             #expect(emulator.isRevoked(refresh))
             #expect(try await emulator.whoIs(access).code == 498)
         }

@@ -8,7 +8,8 @@ struct PortalTests {
     func info() async throws {
         try await withEmulator { emulator in
             let info = try await Curl.get(
-                emulator.portalURL + "/sharing/rest/info?f=json", ca: emulator.caCertificatePath).json()
+                emulator.portalURL + "/sharing/rest/info?f=json", ca: emulator.caCertificatePath
+            ).json()
             #expect(info["owningSystemUrl"] as? String == emulator.baseURL + "/portal")
             let auth = try #require(info["authInfo"] as? [String: Any])
             #expect(auth["isTokenBasedSecurity"] as? Bool == true)
@@ -20,15 +21,18 @@ struct PortalTests {
     @Test("without f (or with f=html) the answer is the HTML directory page")
     func htmlWithoutFormat() async throws {
         try await withEmulator { emulator in
-            for url in [emulator.portalURL + "/sharing/rest/info", emulator.serverURL + "/rest/info?f=html",
-                        emulator.standaloneServerURL + "/rest/info"] {
+            for url in [
+                emulator.portalURL + "/sharing/rest/info", emulator.serverURL + "/rest/info?f=html",
+                emulator.standaloneServerURL + "/rest/info",
+            ] {
                 let result = try await Curl.get(url, ca: emulator.caCertificatePath)
                 #expect(result.status == 200)
                 #expect(result.contentType.hasPrefix("text/html"), "\(url): \(result.contentType)")
                 #expect(result.text.contains("<title>ArcGIS Portal Directory</title>"))
                 #expect((try? JSONSerialization.jsonObject(with: result.body)) == nil)
             }
-            let pretty = try await Curl.get(emulator.portalURL + "/sharing/rest/info?f=pjson", ca: emulator.caCertificatePath)
+            let pretty = try await Curl.get(
+                emulator.portalURL + "/sharing/rest/info?f=pjson", ca: emulator.caCertificatePath)
             #expect(pretty.contentType.hasPrefix("application/json"))
             #expect(pretty.text.contains("\n"))
             #expect(try pretty.json()["owningSystemUrl"] as? String == emulator.portalURL)
@@ -58,12 +62,14 @@ struct PortalTests {
 
             let token = try await emulator.portalToken()
             let signedIn = try await Curl.get(
-                url, ca: emulator.caCertificatePath, headers: ["X-Esri-Authorization": "Bearer \(token)"]).json()
+                url, ca: emulator.caCertificatePath, headers: ["X-Esri-Authorization": "Bearer \(token)"]
+            ).json()
             let user = try #require(signedIn["user"] as? [String: Any])
             #expect(user["username"] as? String == "alice")
             #expect(user["role"] as? String == "org_admin")
 
-            let invalid = try await Curl.get(url, ca: emulator.caCertificatePath, headers: ["X-Esri-Authorization": "Bearer nope"])
+            let invalid = try await Curl.get(
+                url, ca: emulator.caCertificatePath, headers: ["X-Esri-Authorization": "Bearer nope"])
             #expect(invalid.errorCode == 498)
         }
     }
@@ -74,7 +80,8 @@ struct PortalTests {
         configuration.portalName = "Test Portal"
         try await withEmulator(configuration) { emulator in
             let answer = try await Curl.get(
-                emulator.portalURL + "/sharing/rest/portals/self?f=json", ca: emulator.caCertificatePath).json()
+                emulator.portalURL + "/sharing/rest/portals/self?f=json", ca: emulator.caCertificatePath
+            ).json()
             #expect(answer["name"] as? String == "Test Portal")
         }
     }
@@ -84,11 +91,15 @@ struct PortalTests {
         try await withEmulator { emulator in
             let url = emulator.portalURL + "/sharing/rest/community/self?f=json"
             #expect(try await Curl.get(url, ca: emulator.caCertificatePath).errorCode == 499)
-            #expect(try await Curl.get(url, ca: emulator.caCertificatePath,
-                                       headers: ["X-Esri-Authorization": "Bearer x"]).errorCode == 498)
+            #expect(
+                try await Curl.get(
+                    url, ca: emulator.caCertificatePath,
+                    headers: ["X-Esri-Authorization": "Bearer x"]
+                ).errorCode == 498)
             let token = try await emulator.portalToken()
             let user = try await Curl.get(
-                url, ca: emulator.caCertificatePath, headers: ["X-Esri-Authorization": "Bearer \(token)"]).json()
+                url, ca: emulator.caCertificatePath, headers: ["X-Esri-Authorization": "Bearer \(token)"]
+            ).json()
             #expect(user["username"] as? String == "alice")
             #expect(user["fullName"] as? String == "Alice Anderson")
             #expect(user["firstName"] as? String == "Alice")
@@ -108,7 +119,8 @@ struct PortalTests {
             let headers = ["X-Esri-Authorization": "Bearer \(token)"]
             let bob = try await Curl.get(
                 emulator.portalURL + "/sharing/rest/community/users/bob?f=json", ca: emulator.caCertificatePath,
-                headers: headers).json()
+                headers: headers
+            ).json()
             #expect(bob["username"] as? String == "bob")
             #expect(bob["fullName"] as? String == "Bob Brown")
             #expect(bob["role"] as? String == "org_user")

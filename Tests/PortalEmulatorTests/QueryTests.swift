@@ -13,14 +13,19 @@ struct QueryTests {
     @Test("where over HTTP, with the ArcGIS response shape")
     func whereOverHTTP() async throws {
         try await withEmulator { emulator in
-            let answer = try await query(emulator, [
-                ("where", "UseType = 'Government'"), ("outFields", "*"), ("returnGeometry", "true"),
-            ])
+            let answer = try await query(
+                emulator,
+                [
+                    ("where", "UseType = 'Government'"), ("outFields", "*"), ("returnGeometry", "true"),
+                ])
             #expect(answer["objectIdFieldName"] as? String == "OBJECTID")
             #expect(answer["geometryType"] as? String == "esriGeometryPolygon")
             #expect((answer["spatialReference"] as? [String: Any])?["wkid"] as? Int == 4326)
             let fields = try #require(answer["fields"] as? [[String: Any]])
-            #expect(fields.map { $0["name"] as? String } == ["OBJECTID", "APN", "UseType", "Owner", "AreaSqFt", "YearBuilt"])
+            #expect(
+                fields.map { $0["name"] as? String } == [
+                    "OBJECTID", "APN", "UseType", "Owner", "AreaSqFt", "YearBuilt",
+                ])
             #expect(try objectIDs(answer) == [5, 13, 21])
             let first = try #require((answer["features"] as? [[String: Any]])?.first)
             let attributes = try #require(first["attributes"] as? [String: Any])
@@ -51,9 +56,11 @@ struct QueryTests {
     @Test("outFields, returnGeometry=false, returnCountOnly, resultRecordCount, orderByFields")
     func outputOptions() async throws {
         try await withEmulator { emulator in
-            let picked = try await query(emulator, [
-                ("where", "YearBuilt IS NULL"), ("outFields", "APN,YearBuilt"), ("returnGeometry", "false"),
-            ])
+            let picked = try await query(
+                emulator,
+                [
+                    ("where", "YearBuilt IS NULL"), ("outFields", "APN,YearBuilt"), ("returnGeometry", "false"),
+                ])
             let features = try #require(picked["features"] as? [[String: Any]])
             #expect(features.count == 2)
             for feature in features {
@@ -66,14 +73,18 @@ struct QueryTests {
             #expect(count["count"] as? Int == 14)
             #expect(count["features"] == nil)
 
-            let page = try await query(emulator, [("where", "1=1"), ("resultRecordCount", "5"), ("outFields", "OBJECTID")])
+            let page = try await query(
+                emulator, [("where", "1=1"), ("resultRecordCount", "5"), ("outFields", "OBJECTID")])
             #expect(try objectIDs(page) == [1, 2, 3, 4, 5])
             #expect(page["exceededTransferLimit"] as? Bool == true)
-            let offset = try await query(emulator, [("where", "1=1"), ("resultRecordCount", "5"), ("resultOffset", "20")])
+            let offset = try await query(
+                emulator, [("where", "1=1"), ("resultRecordCount", "5"), ("resultOffset", "20")])
             #expect(try objectIDs(offset) == [21, 22, 23, 24])
-            let ordered = try await query(emulator, [
-                ("where", "UseType = 'Commercial'"), ("orderByFields", "YearBuilt DESC"),
-            ])
+            let ordered = try await query(
+                emulator,
+                [
+                    ("where", "UseType = 'Commercial'"), ("orderByFields", "YearBuilt DESC"),
+                ])
             #expect(try objectIDs(ordered) == [17, 10, 22, 3])
             let badField = try await query(emulator, [("where", "1=1"), ("outFields", "Nope")])
             #expect((badField["error"] as? [String: Any])?["code"] as? Int == 400)
@@ -84,26 +95,33 @@ struct QueryTests {
         }
     }
 
-    @Test("envelope intersection is exact, in JSON and comma form", arguments: [
-        (#"{"xmin":-117.2071,"ymin":34.0449,"xmax":-117.2060,"ymax":34.0455,"spatialReference":{"wkid":4326}}"#, [1]),
-        ("-117.2071,34.0449,-117.2060,34.0455", [1]),
-        // Touching parcel 1's east edge counts as intersecting.
-        ("-117.2055,34.0451,-117.2050,34.0452", [1]),
-        // Inside the street between parcels 1 and 2.
-        ("-117.2054,34.0451,-117.2046,34.0460", []),
-        // Corners given the wrong way round.
-        ("-117.2060,34.0455,-117.2071,34.0449", [1]),
-        // The first row of the grid.
-        ("-117.2100,34.0449,-117.1900,34.0466", [1, 2, 3, 4, 5, 6]),
-        ("-117.3,33.9,-117.1,34.2", Array(1...24)),
-        ("-118,33,-117.9,33.1", []),
-    ])
+    @Test(
+        "envelope intersection is exact, in JSON and comma form",
+        arguments: [
+            (
+                #"{"xmin":-117.2071,"ymin":34.0449,"xmax":-117.2060,"ymax":34.0455,"spatialReference":{"wkid":4326}}"#,
+                [1]
+            ),
+            ("-117.2071,34.0449,-117.2060,34.0455", [1]),
+            // Touching parcel 1's east edge counts as intersecting.
+            ("-117.2055,34.0451,-117.2050,34.0452", [1]),
+            // Inside the street between parcels 1 and 2.
+            ("-117.2054,34.0451,-117.2046,34.0460", []),
+            // Corners given the wrong way round.
+            ("-117.2060,34.0455,-117.2071,34.0449", [1]),
+            // The first row of the grid.
+            ("-117.2100,34.0449,-117.1900,34.0466", [1, 2, 3, 4, 5, 6]),
+            ("-117.3,33.9,-117.1,34.2", Array(1...24)),
+            ("-118,33,-117.9,33.1", []),
+        ])
     func envelopes(geometry: String, expected: [Int]) async throws {
         try await withEmulator { emulator in
-            let answer = try await query(emulator, [
-                ("geometry", geometry), ("geometryType", "esriGeometryEnvelope"),
-                ("spatialRel", "esriSpatialRelIntersects"), ("inSR", "4326"), ("returnGeometry", "false"),
-            ])
+            let answer = try await query(
+                emulator,
+                [
+                    ("geometry", geometry), ("geometryType", "esriGeometryEnvelope"),
+                    ("spatialRel", "esriSpatialRelIntersects"), ("inSR", "4326"), ("returnGeometry", "false"),
+                ])
             #expect(try objectIDs(answer) == expected)
         }
     }
@@ -111,24 +129,32 @@ struct QueryTests {
     @Test("envelope combined with where, contains, within, point, and bad geometry")
     func spatialVariants() async throws {
         try await withEmulator { emulator in
-            let both = try await query(emulator, [
-                ("where", "UseType = 'Government'"), ("geometry", "-117.3,34.04,-117.1,34.0510"),
-                ("geometryType", "esriGeometryEnvelope"), ("returnCountOnly", "true"),
-            ])
+            let both = try await query(
+                emulator,
+                [
+                    ("where", "UseType = 'Government'"), ("geometry", "-117.3,34.04,-117.1,34.0510"),
+                    ("geometryType", "esriGeometryEnvelope"), ("returnCountOnly", "true"),
+                ])
             #expect(both["count"] as? Int == 2)
-            let within = try await query(emulator, [
-                ("geometry", "-117.2071,34.0449,-117.2054,34.0463"), ("geometryType", "esriGeometryEnvelope"),
-                ("spatialRel", "esriSpatialRelWithin"),
-            ])
+            let within = try await query(
+                emulator,
+                [
+                    ("geometry", "-117.2071,34.0449,-117.2054,34.0463"), ("geometryType", "esriGeometryEnvelope"),
+                    ("spatialRel", "esriSpatialRelWithin"),
+                ])
             #expect(try objectIDs(within) == [1])
-            let contains = try await query(emulator, [
-                ("geometry", "-117.2065,34.0452,-117.2060,34.0455"), ("geometryType", "esriGeometryEnvelope"),
-                ("spatialRel", "esriSpatialRelContains"),
-            ])
+            let contains = try await query(
+                emulator,
+                [
+                    ("geometry", "-117.2065,34.0452,-117.2060,34.0455"), ("geometryType", "esriGeometryEnvelope"),
+                    ("spatialRel", "esriSpatialRelContains"),
+                ])
             #expect(try objectIDs(contains) == [1])
-            let point = try await query(emulator, [
-                ("geometry", #"{"x":-117.2060,"y":34.0455}"#), ("geometryType", "esriGeometryPoint"),
-            ])
+            let point = try await query(
+                emulator,
+                [
+                    ("geometry", #"{"x":-117.2060,"y":34.0455}"#), ("geometryType", "esriGeometryPoint"),
+                ])
             #expect(try objectIDs(point) == [1])
             for bad in [
                 [("geometry", "1,2,3"), ("geometryType", "esriGeometryEnvelope")],

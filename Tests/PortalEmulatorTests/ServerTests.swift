@@ -7,7 +7,8 @@ struct ServerTests {
     @Test("rest/info names the owning portal and its token service")
     func federatedInfo() async throws {
         try await withEmulator { emulator in
-            let info = try await Curl.get(emulator.serverURL + "/rest/info?f=json", ca: emulator.caCertificatePath).json()
+            let info = try await Curl.get(emulator.serverURL + "/rest/info?f=json", ca: emulator.caCertificatePath)
+                .json()
             #expect((info["currentVersion"] as? NSNumber)?.doubleValue == 11.3)
             #expect(info["owningSystemUrl"] as? String == emulator.portalURL)
             let auth = try #require(info["authInfo"] as? [String: Any])
@@ -21,7 +22,8 @@ struct ServerTests {
     func standaloneInfo() async throws {
         try await withEmulator { emulator in
             let info = try await Curl.get(
-                emulator.standaloneServerURL + "/rest/info?f=json", ca: emulator.caCertificatePath).json()
+                emulator.standaloneServerURL + "/rest/info?f=json", ca: emulator.caCertificatePath
+            ).json()
             #expect(info["owningSystemUrl"] == nil)
             let auth = try #require(info["authInfo"] as? [String: Any])
             #expect(auth["tokenServicesUrl"] as? String == emulator.standaloneServerURL + "/tokens/generateToken")
@@ -33,8 +35,9 @@ struct ServerTests {
         try await withEmulator { emulator in
             let none = try await emulator.query(emulator.serverQueryURL, token: nil, [("where", "1=1")])
             #expect(none.status == 200)
-            #expect(none.text
-                == #"{"error":{"code":499,"message":"Token Required","messageCode":"GWM_0003","details":[]}}"#)
+            #expect(
+                none.text
+                    == #"{"error":{"code":499,"message":"Token Required","messageCode":"GWM_0003","details":[]}}"#)
             let bad = try await emulator.query(emulator.serverQueryURL, token: "not-a-token", [("where", "1=1")])
             #expect(bad.text == #"{"error":{"code":498,"message":"Invalid token.","details":[]}}"#)
             let layer = try await Curl.get(
@@ -77,7 +80,8 @@ struct ServerTests {
                 emulator.portalURL + "/sharing/rest/community/self?f=json", ca: emulator.caCertificatePath,
                 headers: ["X-Esri-Authorization": "Bearer \(serverToken)"])
             #expect(portal.errorCode == 498)
-            let standalone = try await emulator.query(emulator.standaloneQueryURL, token: serverToken, [("where", "1=1")])
+            let standalone = try await emulator.query(
+                emulator.standaloneQueryURL, token: serverToken, [("where", "1=1")])
             #expect(standalone.errorCode == 498)
         }
     }
@@ -119,7 +123,9 @@ struct ServerTests {
             let portalExpires = try #require((portal["expires"] as? NSNumber)?.int64Value)
             let server = try await Curl.post(
                 emulator.generateTokenURL,
-                form: [("token", portalToken), ("serverUrl", emulator.serverURL), ("expiration", "600"), ("f", "json")],
+                form: [
+                    ("token", portalToken), ("serverUrl", emulator.serverURL), ("expiration", "600"), ("f", "json"),
+                ],
                 ca: emulator.caCertificatePath
             ).json()
             let serverExpires = try #require((server["expires"] as? NSNumber)?.int64Value)
@@ -170,13 +176,15 @@ struct ServerTests {
                 headers: ["X-Esri-Authorization": "Bearer \(token)"])
             #expect(portal.errorCode == 498)
             let portalToken = try await emulator.portalToken()
-            let withPortalToken = try await emulator.query(emulator.standaloneQueryURL, token: portalToken, [("where", "1=1")])
+            let withPortalToken = try await emulator.query(
+                emulator.standaloneQueryURL, token: portalToken, [("where", "1=1")])
             #expect(withPortalToken.errorCode == 498)
 
             let wrong = try await Curl.post(
                 url, form: [("username", "bob"), ("password", "x"), ("f", "json")], ca: emulator.caCertificatePath)
             #expect(wrong.errorCode == 400)
-            let get = try await Curl.get(url + "?username=bob&password=bob-pass-456&f=json", ca: emulator.caCertificatePath)
+            let get = try await Curl.get(
+                url + "?username=bob&password=bob-pass-456&f=json", ca: emulator.caCertificatePath)
             #expect(get.errorCode == 405)
 
             let counters = emulator.counters()

@@ -15,7 +15,8 @@ struct TLSTests {
             #expect(emulator.serverURL == emulator.baseURL + "/server")
             #expect(emulator.standaloneServerURL == emulator.baseURL + "/standalone")
 
-            let byIP = try await Curl.get(emulator.portalURL + "/sharing/rest/info?f=json", ca: emulator.caCertificatePath)
+            let byIP = try await Curl.get(
+                emulator.portalURL + "/sharing/rest/info?f=json", ca: emulator.caCertificatePath)
             #expect(byIP.exitCode == 0, "\(byIP.stderr)")
             #expect(byIP.status == 200)
             let byName = try await Curl.get(
@@ -29,7 +30,8 @@ struct TLSTests {
     func verificationFailsOtherwise() async throws {
         try await withEmulator { emulator in
             let untrusted = try await Curl.get(emulator.portalURL + "/sharing/rest/info?f=json", ca: nil)
-            #expect(untrusted.exitCode == 60, "expected certificate problem, got \(untrusted.exitCode) \(untrusted.stderr)")
+            #expect(
+                untrusted.exitCode == 60, "expected certificate problem, got \(untrusted.exitCode) \(untrusted.stderr)")
             let wrongName = try await Curl.get(
                 "https://not-in-cert.example:\(emulator.port)/portal/sharing/rest/info?f=json",
                 ca: emulator.caCertificatePath,

@@ -60,8 +60,10 @@ struct TokenTests {
                 emulator.generateTokenURL, form: [("username", "alice"), ("password", "nope"), ("f", "json")],
                 ca: emulator.caCertificatePath)
             #expect(result.status == 200)
-            #expect(result.text
-                == #"{"error":{"code":400,"message":"Unable to generate token.","details":["Invalid username or password."]}}"#)
+            #expect(
+                result.text
+                    == #"{"error":{"code":400,"message":"Unable to generate token.","details":["Invalid username or password."]}}"#
+            )
             let unknown = try await emulator.signIn("mallory", "alice-pass-123")
             #expect((unknown["error"] as? [String: Any])?["code"] as? Int == 400)
             #expect(emulator.counters().generateTokenRequests == 2)
@@ -105,10 +107,12 @@ struct TokenTests {
             let old = try await emulator.portalToken()
             emulator.expireAllTokens()
             let url = emulator.portalURL + "/sharing/rest/community/self?f=json"
-            let stale = try await Curl.get(url, ca: emulator.caCertificatePath, headers: ["X-Esri-Authorization": "Bearer \(old)"])
+            let stale = try await Curl.get(
+                url, ca: emulator.caCertificatePath, headers: ["X-Esri-Authorization": "Bearer \(old)"])
             #expect(stale.errorCode == 498)
             let new = try await emulator.portalToken()
-            let ok = try await Curl.get(url, ca: emulator.caCertificatePath, headers: ["X-Esri-Authorization": "Bearer \(new)"])
+            let ok = try await Curl.get(
+                url, ca: emulator.caCertificatePath, headers: ["X-Esri-Authorization": "Bearer \(new)"])
             #expect(ok.errorCode == nil)
             #expect(try ok.json()["username"] as? String == "alice")
         }
@@ -119,7 +123,8 @@ struct TokenTests {
         try await withEmulator { emulator in
             let token = try await emulator.portalToken("bob", "bob-pass-456")
             let result = try await Curl.get(
-                emulator.portalURL + "/sharing/rest/community/self?f=json&token=\(token)", ca: emulator.caCertificatePath)
+                emulator.portalURL + "/sharing/rest/community/self?f=json&token=\(token)",
+                ca: emulator.caCertificatePath)
             #expect(try result.json()["username"] as? String == "bob")
         }
     }

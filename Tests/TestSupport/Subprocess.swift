@@ -18,6 +18,7 @@ public struct SubprocessResult: Sendable {
 public struct SubprocessError: Error, CustomStringConvertible {
     /// What went wrong.
     public var description: String
+    /// Creates an error that says what went wrong.
     public init(_ description: String) { self.description = description }
 }
 
@@ -38,12 +39,17 @@ public enum Subprocess {
 
     /// Runs `executable` to completion with `stdin` as its input (nil: /dev/null), capturing both
     /// outputs; kills it (and its process group) after `timeout` seconds.
-    public static func run(_ executable: String, _ arguments: [String], stdin: String? = nil,
-                           environment: [String: String]? = nil, timeout: TimeInterval = 120) async throws -> SubprocessResult {
+    public static func run(
+        _ executable: String, _ arguments: [String], stdin: String? = nil,
+        environment: [String: String]? = nil, timeout: TimeInterval = 120
+    ) async throws -> SubprocessResult {
         let env = environment ?? ProcessInfo.processInfo.environment
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result { try runBlocking(executable, arguments, stdin: stdin, environment: env, timeout: timeout) })
+                continuation.resume(
+                    with: Result {
+                        try runBlocking(executable, arguments, stdin: stdin, environment: env, timeout: timeout)
+                    })
             }
             thread.stackSize = 1 << 20
             thread.start()
@@ -51,14 +57,17 @@ public enum Subprocess {
     }
 
     /// The blocking form of ``run(_:_:stdin:environment:timeout:)``; call it on a thread you own.
-    public static func runBlocking(_ executable: String, _ arguments: [String], stdin: String?,
-                                   environment: [String: String], timeout: TimeInterval) throws -> SubprocessResult {
+    public static func runBlocking(
+        _ executable: String, _ arguments: [String], stdin: String?,
+        environment: [String: String], timeout: TimeInterval
+    ) throws -> SubprocessResult {
         let input = stdin == nil ? nil : try Pipe2()
         let out = try Pipe2(), err = try Pipe2()
         let pid: pid_t
         do {
-            pid = try spawn(executable, arguments, environment: environment,
-                            stdin: input?.read ?? -1, stdout: out.write, stderr: err.write, newGroup: true)
+            pid = try spawn(
+                executable, arguments, environment: environment,
+                stdin: input?.read ?? -1, stdout: out.write, stderr: err.write, newGroup: true)
         } catch {
             input?.closeBoth(); out.closeBoth(); err.closeBoth()
             throw error
@@ -104,8 +113,11 @@ public enum Subprocess {
                     continue
                 }
                 let count = read(entry.fd, &buffer, buffer.count)
-                if count > 0 { outputs[entry.fd]!.append(contentsOf: buffer[0..<count]) }
-                else if count == 0 || errno != EINTR && errno != EAGAIN { open.remove(entry.fd) }
+                if count > 0 {
+                    outputs[entry.fd]!.append(contentsOf: buffer[0..<count])
+                } else if count == 0 || errno != EINTR && errno != EAGAIN {
+                    open.remove(entry.fd)
+                }
             }
         }
         if stdinFD >= 0 { close(stdinFD) }
@@ -116,13 +128,16 @@ public enum Subprocess {
             _ = pa_wait(pid, 0, &code)
             exitCode = code
         }
-        return SubprocessResult(status: exitCode ?? -1, stdout: String(decoding: outputs[out.read]!, as: UTF8.self),
-                                stderr: String(decoding: outputs[err.read]!, as: UTF8.self), timedOut: timedOut)
+        return SubprocessResult(
+            status: exitCode ?? -1, stdout: String(decoding: outputs[out.read]!, as: UTF8.self),
+            stderr: String(decoding: outputs[err.read]!, as: UTF8.self), timedOut: timedOut)
     }
 
     /// Starts a child with the given descriptors (-1: /dev/null) and returns its pid.
-    public static func spawn(_ executable: String, _ arguments: [String], environment: [String: String],
-                             stdin: Int32 = -1, stdout: Int32 = -1, stderr: Int32 = -1, newGroup: Bool = true) throws -> Int32 {
+    public static func spawn(
+        _ executable: String, _ arguments: [String], environment: [String: String],
+        stdin: Int32 = -1, stdout: Int32 = -1, stderr: Int32 = -1, newGroup: Bool = true
+    ) throws -> Int32 {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
@@ -154,14 +169,17 @@ public final class ChildProcess: Sendable {
 
     /// Starts `executable`; its standard output is readable with ``readLine(timeout:)`` and its
     /// standard error goes to `stderrPath` (nil: /dev/null).
-    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, stderrPath: String? = nil) throws {
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, stderrPath: String? = nil
+    ) throws {
         let pipe = try Pipe2()
         var errFD: Int32 = -1
         if let stderrPath { errFD = open(stderrPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
         defer { if errFD >= 0 { close(errFD) } }
         do {
-            pid = try Subprocess.spawn(executable, arguments, environment: environment ?? ProcessInfo.processInfo.environment,
-                                       stdout: pipe.write, stderr: errFD)
+            pid = try Subprocess.spawn(
+                executable, arguments, environment: environment ?? ProcessInfo.processInfo.environment,
+                stdout: pipe.write, stderr: errFD)
         } catch {
             pipe.closeBoth()
             throw error
@@ -221,7 +239,9 @@ public final class ChildProcess: Sendable {
         if let exit = state.withLock({ $0.exit }) { return exit }
         kill(pid, SIGTERM)
         let pid = self.pid
-        let killer = Task { try await Task.sleep(for: .seconds(5)); kill(-pid, SIGKILL); kill(pid, SIGKILL) }
+        let killer = Task {
+            try await Task.sleep(for: .seconds(5)); kill(-pid, SIGKILL); kill(pid, SIGKILL)
+        }
         let code = await wait()
         killer.cancel()
         return code

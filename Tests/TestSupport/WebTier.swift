@@ -71,42 +71,62 @@ public struct TestPKI: Sendable {
         try Self.opensslConfig.write(toFile: config, atomically: true, encoding: .utf8)
 
         // CAs.
-        try openssl(["req", "-x509", "-config", config, "-extensions", "ca", "-newkey", "rsa:2048", "-nodes",
-                     "-keyout", pki.caKeyPath, "-out", pki.caCertificatePath, "-days", "3650",
-                     "-subj", "/O=portal-auth tests/CN=portal-auth test CA"])
+        try openssl([
+            "req", "-x509", "-config", config, "-extensions", "ca", "-newkey", "rsa:2048", "-nodes",
+            "-keyout", pki.caKeyPath, "-out", pki.caCertificatePath, "-days", "3650",
+            "-subj", "/O=portal-auth tests/CN=portal-auth test CA",
+        ])
         let otherCAKey = path("other-ca.key")
-        try openssl(["req", "-x509", "-config", config, "-extensions", "ca", "-newkey", "rsa:2048", "-nodes",
-                     "-keyout", otherCAKey, "-out", pki.otherCACertificatePath, "-days", "3650",
-                     "-subj", "/O=portal-auth tests/CN=portal-auth other CA"])
+        try openssl([
+            "req", "-x509", "-config", config, "-extensions", "ca", "-newkey", "rsa:2048", "-nodes",
+            "-keyout", otherCAKey, "-out", pki.otherCACertificatePath, "-days", "3650",
+            "-subj", "/O=portal-auth tests/CN=portal-auth other CA",
+        ])
         // The CA-signed server certificate.
-        try signed(config: config, extensions: "server", subject: "/O=portal-auth tests/CN=localhost",
-                   key: pki.serverKeyPath, certificate: pki.serverCertificatePath,
-                   caCertificate: pki.caCertificatePath, caKey: pki.caKeyPath)
+        try signed(
+            config: config, extensions: "server", subject: "/O=portal-auth tests/CN=localhost",
+            key: pki.serverKeyPath, certificate: pki.serverCertificatePath,
+            caCertificate: pki.caCertificatePath, caKey: pki.caKeyPath)
         // The self-signed server certificate.
-        try makeSelfSigned(certificatePath: pki.selfSignedCertificatePath, keyPath: pki.selfSignedKeyPath,
-                           in: directory)
+        try makeSelfSigned(
+            certificatePath: pki.selfSignedCertificatePath, keyPath: pki.selfSignedKeyPath,
+            in: directory)
         // Client certificates.
-        try signed(config: config, extensions: "client", subject: "/O=portal-auth tests/CN=alice",
-                   key: pki.clientKeyPath, certificate: pki.clientCertificatePath,
-                   caCertificate: pki.caCertificatePath, caKey: pki.caKeyPath)
+        try signed(
+            config: config, extensions: "client", subject: "/O=portal-auth tests/CN=alice",
+            key: pki.clientKeyPath, certificate: pki.clientCertificatePath,
+            caCertificate: pki.caCertificatePath, caKey: pki.caKeyPath)
         let otherKey = path("other-ca-client.key"), otherCertificate = path("other-ca-client.pem")
-        try signed(config: config, extensions: "client", subject: "/O=portal-auth tests/CN=mallory",
-                   key: otherKey, certificate: otherCertificate,
-                   caCertificate: pki.otherCACertificatePath, caKey: otherCAKey)
+        try signed(
+            config: config, extensions: "client", subject: "/O=portal-auth tests/CN=mallory",
+            key: otherKey, certificate: otherCertificate,
+            caCertificate: pki.otherCACertificatePath, caKey: otherCAKey)
         // PKCS#12: the password travels in the environment, not in argv.
         let env = Subprocess.environment(["PORTAL_AUTH_P12_PASSWORD": pki.p12Password])
         let out = ["-passout", "env:PORTAL_AUTH_P12_PASSWORD"]
-        try openssl(["pkcs12", "-export", "-name", "portal-auth test client", "-inkey", pki.clientKeyPath,
-                     "-in", pki.clientCertificatePath, "-certfile", pki.caCertificatePath,
-                     "-out", pki.clientP12Path] + out, environment: env)
-        try openssl(["pkcs12", "-export", "-legacy", "-name", "portal-auth test client (legacy)",
-                     "-inkey", pki.clientKeyPath, "-in", pki.clientCertificatePath,
-                     "-certfile", pki.caCertificatePath, "-out", pki.legacyClientP12Path] + out, environment: env)
-        try openssl(["pkcs12", "-export", "-nokeys", "-name", "portal-auth test client (no key)",
-                     "-in", pki.clientCertificatePath, "-out", pki.certificateOnlyP12Path] + out, environment: env)
-        try openssl(["pkcs12", "-export", "-name", "portal-auth other-CA client", "-inkey", otherKey,
-                     "-in", otherCertificate, "-certfile", pki.otherCACertificatePath,
-                     "-out", pki.otherCAClientP12Path] + out, environment: env)
+        try openssl(
+            [
+                "pkcs12", "-export", "-name", "portal-auth test client", "-inkey", pki.clientKeyPath,
+                "-in", pki.clientCertificatePath, "-certfile", pki.caCertificatePath,
+                "-out", pki.clientP12Path,
+            ] + out, environment: env)
+        try openssl(
+            [
+                "pkcs12", "-export", "-legacy", "-name", "portal-auth test client (legacy)",
+                "-inkey", pki.clientKeyPath, "-in", pki.clientCertificatePath,
+                "-certfile", pki.caCertificatePath, "-out", pki.legacyClientP12Path,
+            ] + out, environment: env)
+        try openssl(
+            [
+                "pkcs12", "-export", "-nokeys", "-name", "portal-auth test client (no key)",
+                "-in", pki.clientCertificatePath, "-out", pki.certificateOnlyP12Path,
+            ] + out, environment: env)
+        try openssl(
+            [
+                "pkcs12", "-export", "-name", "portal-auth other-CA client", "-inkey", otherKey,
+                "-in", otherCertificate, "-certfile", pki.otherCACertificatePath,
+                "-out", pki.otherCAClientP12Path,
+            ] + out, environment: env)
         return pki
     }
 
@@ -118,9 +138,11 @@ public struct TestPKI: Sendable {
             try opensslConfig.write(toFile: config, atomically: true, encoding: .utf8)
         }
         let suffix = ".new-\(UUID().uuidString)"
-        try openssl(["req", "-x509", "-config", config, "-extensions", "self_signed", "-newkey", "rsa:2048",
-                     "-nodes", "-keyout", keyPath + suffix, "-out", certificatePath + suffix, "-days", "825",
-                     "-subj", "/O=portal-auth tests/CN=localhost"])
+        try openssl([
+            "req", "-x509", "-config", config, "-extensions", "self_signed", "-newkey", "rsa:2048",
+            "-nodes", "-keyout", keyPath + suffix, "-out", certificatePath + suffix, "-days", "825",
+            "-subj", "/O=portal-auth tests/CN=localhost",
+        ])
         try rename(keyPath + suffix, keyPath)
         try rename(certificatePath + suffix, certificatePath)
     }
@@ -136,10 +158,17 @@ public struct TestPKI: Sendable {
     /// `sha256//` + base64 of the SHA-256 of the DER SubjectPublicKeyInfo.
     public static func publicKeyPin(ofCertificateAt path: String) throws -> String {
         let result = try Subprocess.runBlocking(
-            "/bin/sh", ["-c", "openssl x509 -in \"$1\" -noout -pubkey | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64", "sh", path],
+            "/bin/sh",
+            [
+                "-c",
+                "openssl x509 -in \"$1\" -noout -pubkey | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64",
+                "sh", path,
+            ],
             stdin: nil, environment: ProcessInfo.processInfo.environment, timeout: 30)
         let pin = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard result.status == 0, pin.count == 44 else { throw WebTierError("public key pin of \(path) failed: \(result.stderr)") }
+        guard result.status == 0, pin.count == 44 else {
+            throw WebTierError("public key pin of \(path) failed: \(result.stderr)")
+        }
         return "sha256//" + pin
     }
 
@@ -148,29 +177,39 @@ public struct TestPKI: Sendable {
         return output[output.index(after: equals)...].trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
     }
 
-    private static func signed(config: String, extensions: String, subject: String, key: String, certificate: String,
-                               caCertificate: String, caKey: String) throws {
+    private static func signed(
+        config: String, extensions: String, subject: String, key: String, certificate: String,
+        caCertificate: String, caKey: String
+    ) throws {
         let request = certificate + ".csr"
-        try openssl(["req", "-new", "-config", config, "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                     "-out", request, "-subj", subject])
-        try openssl(["x509", "-req", "-in", request, "-CA", caCertificate, "-CAkey", caKey, "-set_serial",
-                     "0x" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(30),
-                     "-days", "825", "-extfile", config, "-extensions", extensions, "-out", certificate])
+        try openssl([
+            "req", "-new", "-config", config, "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+            "-out", request, "-subj", subject,
+        ])
+        try openssl([
+            "x509", "-req", "-in", request, "-CA", caCertificate, "-CAkey", caKey, "-set_serial",
+            "0x" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(30),
+            "-days", "825", "-extfile", config, "-extensions", extensions, "-out", certificate,
+        ])
         try? FileManager.default.removeItem(atPath: request)
     }
 
     @discardableResult
     static func openssl(_ arguments: [String], environment: [String: String]? = nil) throws -> String {
-        let result = try Subprocess.runBlocking("openssl", arguments, stdin: nil,
-                                                environment: environment ?? ProcessInfo.processInfo.environment, timeout: 60)
+        let result = try Subprocess.runBlocking(
+            "openssl", arguments, stdin: nil,
+            environment: environment ?? ProcessInfo.processInfo.environment, timeout: 60)
         guard result.status == 0 else {
-            throw WebTierError("openssl \(arguments.prefix(2).joined(separator: " ")) failed (\(result.status)): \(result.stderr)")
+            throw WebTierError(
+                "openssl \(arguments.prefix(2).joined(separator: " ")) failed (\(result.status)): \(result.stderr)")
         }
         return result.stdout
     }
 
     private static func rename(_ from: String, _ to: String) throws {
-        guard Foundation.rename(from, to) == 0 else { throw WebTierError("rename \(from): \(String(cString: strerror(errno)))") }
+        guard Foundation.rename(from, to) == 0 else {
+            throw WebTierError("rename \(from): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// The extensions of every certificate made here.
@@ -352,10 +391,13 @@ public final class WebTier: Sendable {
     public func kinit(user: String = "alice", password: String? = nil, credentialCache: String? = nil) throws {
         let principal = user.contains("@") ? user : "\(user)@\(kerberosRealm)"
         let env = Subprocess.environment(kerberosEnvironment(credentialCache: credentialCache ?? self.credentialCache))
-        let result = try Subprocess.runBlocking("kinit", [principal], stdin: (password ?? kerberosPassword) + "\n",
-                                                environment: env, timeout: 30)
+        let result = try Subprocess.runBlocking(
+            "kinit", [principal], stdin: (password ?? kerberosPassword) + "\n",
+            environment: env, timeout: 30)
         guard result.status == 0 else {
-            throw WebTierError("kinit \(principal) failed (\(result.status)): \(result.stderr)\(result.stdout)\n--- \(kdcLogPath):\n\(tail(kdcLogPath))")
+            throw WebTierError(
+                "kinit \(principal) failed (\(result.status)): \(result.stderr)\(result.stdout)\n--- \(kdcLogPath):\n\(tail(kdcLogPath))"
+            )
         }
     }
 
@@ -411,13 +453,20 @@ public final class WebTier: Sendable {
             }
             usleep(100_000)
         }
-        throw WebTierError("nginx did not serve the rotated certificate within 20 s\n--- \(nginxErrorLogPath):\n\(tail(nginxErrorLogPath))")
+        throw WebTierError(
+            "nginx did not serve the rotated certificate within 20 s\n--- \(nginxErrorLogPath):\n\(tail(nginxErrorLogPath))"
+        )
     }
 
     /// The SHA-256 fingerprint of the certificate served on 127.0.0.1:`port` (SNI `localhost`).
     public static func servedFingerprint(port: Int) throws -> String {
         let result = try Subprocess.runBlocking(
-            "/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:$1 -servername localhost </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256", "sh", String(port)],
+            "/bin/sh",
+            [
+                "-c",
+                "openssl s_client -connect 127.0.0.1:$1 -servername localhost </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256",
+                "sh", String(port),
+            ],
             stdin: nil, environment: ProcessInfo.processInfo.environment, timeout: 20)
         guard result.status == 0 else { throw WebTierError("no certificate on port \(port): \(result.stderr)") }
         return try TestPKI.parseFingerprint(result.stdout)
@@ -446,7 +495,9 @@ public final class WebTier: Sendable {
     /// `X-Served-By: proxy-FRONT` to every response. Blocks stay until the tier ends.
     public func addProxy(to backend: URL, front: ProxyFront = .basic) async throws -> URL {
         try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try self.addProxyBlocking(to: backend, front: front) }) }
+            let thread = Thread {
+                continuation.resume(with: Result { try self.addProxyBlocking(to: backend, front: front) })
+            }
             thread.stackSize = 1 << 20
             thread.start()
         }
@@ -455,10 +506,14 @@ public final class WebTier: Sendable {
     private func addProxyBlocking(to backend: URL, front: ProxyFront) throws -> URL {
         try reloads.withLock { blocks in
             let port = try freePorts(1)[0]
-            let tls = front == .selfSigned ? (pki.selfSignedCertificatePath, pki.selfSignedKeyPath)
-                                           : (pki.serverCertificatePath, pki.serverKeyPath)
-            var lines = ["server {", "    listen 127.0.0.1:\(port) ssl;", "    server_name localhost 127.0.0.1;",
-                         "    ssl_certificate \(tls.0);", "    ssl_certificate_key \(tls.1);"]
+            let tls =
+                front == .selfSigned
+                ? (pki.selfSignedCertificatePath, pki.selfSignedKeyPath)
+                : (pki.serverCertificatePath, pki.serverKeyPath)
+            var lines = [
+                "server {", "    listen 127.0.0.1:\(port) ssl;", "    server_name localhost 127.0.0.1;",
+                "    ssl_certificate \(tls.0);", "    ssl_certificate_key \(tls.1);",
+            ]
             switch front {
             case .open, .selfSigned: break
             case .clientCertificate:
@@ -468,19 +523,25 @@ public final class WebTier: Sendable {
             }
             var target = backend.absoluteString
             if backend.path.isEmpty || backend.path == "/" { while target.hasSuffix("/") { target.removeLast() } }
-            lines += ["    location / {", "        proxy_pass \(target);", "        proxy_http_version 1.1;",
-                      "        proxy_buffering off;", "        proxy_set_header Host $http_host;",
-                      "        proxy_set_header X-Forwarded-Proto https;", "        proxy_set_header X-Forwarded-Host $http_host;",
-                      "        proxy_set_header X-Forwarded-For $remote_addr;",
-                      "        add_header X-Served-By \"proxy-\(front.rawValue)\" always;", "    }", "}", ""]
+            lines += [
+                "    location / {", "        proxy_pass \(target);", "        proxy_http_version 1.1;",
+                "        proxy_buffering off;", "        proxy_set_header Host $http_host;",
+                "        proxy_set_header X-Forwarded-Proto https;",
+                "        proxy_set_header X-Forwarded-Host $http_host;",
+                "        proxy_set_header X-Forwarded-For $remote_addr;",
+                "        add_header X-Served-By \"proxy-\(front.rawValue)\" always;", "    }", "}", "",
+            ]
             let updated = blocks + [lines.joined(separator: "\n")]
-            try updated.joined(separator: "\n").write(toFile: "\(directory)/nginx/proxies.conf", atomically: true, encoding: .utf8)
+            try updated.joined(separator: "\n").write(
+                toFile: "\(directory)/nginx/proxies.conf", atomically: true, encoding: .utf8)
             chmod("\(directory)/nginx/proxies.conf", 0o644)
             guard kill(nginxPid, SIGHUP) == 0 else { throw WebTierError("nginx is gone\n\(tail(nginxErrorLogPath))") }
             let deadline = Date().addingTimeInterval(20)
             while !canConnect(port: port) {
                 if Date() > deadline {
-                    throw WebTierError("nginx did not open proxy port \(port) within 20 s\n--- \(nginxErrorLogPath):\n\(tail(nginxErrorLogPath))")
+                    throw WebTierError(
+                        "nginx did not open proxy port \(port) within 20 s\n--- \(nginxErrorLogPath):\n\(tail(nginxErrorLogPath))"
+                    )
                 }
                 usleep(50_000)
             }
@@ -504,15 +565,18 @@ public final class WebTier: Sendable {
         watchdog = try Watchdog(directory: dir)
         let fm = FileManager.default
         for sub in ["pki", "www", "nginx", "nginx/tmp", "apache", "apache/run", "krb5"] {
-            try fm.createDirectory(atPath: "\(dir)/\(sub)", withIntermediateDirectories: true,
-                                   attributes: [.posixPermissions: 0o755])
+            try fm.createDirectory(
+                atPath: "\(dir)/\(sub)", withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o755])
         }
         // Private keys stay 0600: nginx's and Apache's parents read them before dropping to nobody.
         pki = try TestPKI.create(in: "\(dir)/pki")
 
         let ports = try freePorts(8)
-        let p = (selfSigned: ports[0], rotating: ports[1], clientCertificate: ports[2], basic: ports[3],
-                 basicPlain: ports[4], digest: ports[5], negotiate: ports[6], kdc: ports[7])
+        let p = (
+            selfSigned: ports[0], rotating: ports[1], clientCertificate: ports[2], basic: ports[3],
+            basicPlain: ports[4], digest: ports[5], negotiate: ports[6], kdc: ports[7]
+        )
         selfSignedURL = URL(string: "https://127.0.0.1:\(p.selfSigned)")!
         rotatingSelfSignedURL = URL(string: "https://127.0.0.1:\(p.rotating)")!
         clientCertificateURL = URL(string: "https://127.0.0.1:\(p.clientCertificate)")!
@@ -524,11 +588,14 @@ public final class WebTier: Sendable {
 
         // Documents.
         for name in ["self-signed", "rotating", "client-certificate", "basic", "basic-plain", "digest", "negotiate"] {
-            try fm.createDirectory(atPath: "\(dir)/www/\(name)/arcgis/rest", withIntermediateDirectories: true,
-                                   attributes: [.posixPermissions: 0o755])
-            try #"{"served":"\#(name)"}"#.write(toFile: "\(dir)/www/\(name)/data.json", atomically: false, encoding: .utf8)
-            try #"{"currentVersion":11.3,"served":"\#(name)"}"#.write(toFile: "\(dir)/www/\(name)/arcgis/rest/info",
-                                                                     atomically: false, encoding: .utf8)
+            try fm.createDirectory(
+                atPath: "\(dir)/www/\(name)/arcgis/rest", withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o755])
+            try #"{"served":"\#(name)"}"#.write(
+                toFile: "\(dir)/www/\(name)/data.json", atomically: false, encoding: .utf8)
+            try #"{"currentVersion":11.3,"served":"\#(name)"}"#.write(
+                toFile: "\(dir)/www/\(name)/arcgis/rest/info",
+                atomically: false, encoding: .utf8)
         }
 
         // Self-signed certificates.
@@ -542,11 +609,13 @@ public final class WebTier: Sendable {
 
         // Password files (mode 0644: the workers read them per request).
         let htpasswd = "\(dir)/nginx/htpasswd"
-        let made1 = try Subprocess.runBlocking("htpasswd", ["-i", "-c", htpasswd, userName], stdin: basicPassword,
-                                               environment: ProcessInfo.processInfo.environment, timeout: 30)
+        let made1 = try Subprocess.runBlocking(
+            "htpasswd", ["-i", "-c", htpasswd, userName], stdin: basicPassword,
+            environment: ProcessInfo.processInfo.environment, timeout: 30)
         guard made1.status == 0 else { throw WebTierError("htpasswd failed: \(made1.stderr)") }
-        let digestHash = try Subprocess.runBlocking("openssl", ["md5", "-r"], stdin: "\(userName):\(digestRealm):\(digestPassword)",
-                                                    environment: ProcessInfo.processInfo.environment, timeout: 30)
+        let digestHash = try Subprocess.runBlocking(
+            "openssl", ["md5", "-r"], stdin: "\(userName):\(digestRealm):\(digestPassword)",
+            environment: ProcessInfo.processInfo.environment, timeout: 30)
         guard digestHash.status == 0, let hash = digestHash.stdout.split(separator: " ").first, hash.count == 32 else {
             throw WebTierError("openssl md5 failed: \(digestHash.stderr)")
         }
@@ -567,12 +636,17 @@ public final class WebTier: Sendable {
             .write(toFile: kdcProfile, atomically: false, encoding: .utf8)
         try "*/admin@\(kerberosRealm) *\n".write(toFile: "\(krb)/kadm5.acl", atomically: false, encoding: .utf8)
         chmod(krb5ConfigPath, 0o644)
-        let krbEnv = Subprocess.environment(["KRB5_CONFIG": krb5ConfigPath, "KRB5_KDC_PROFILE": kdcProfile,
-                                             "KRB5CCNAME": credentialCache, "KRB5RCACHETYPE": "none"])
+        let krbEnv = Subprocess.environment([
+            "KRB5_CONFIG": krb5ConfigPath, "KRB5_KDC_PROFILE": kdcProfile,
+            "KRB5CCNAME": credentialCache, "KRB5RCACHETYPE": "none",
+        ])
         let masterPassword = "master-\(UUID().uuidString)"
-        let created = try Subprocess.runBlocking("kdb5_util", ["-r", kerberosRealm, "create", "-s", "-P", masterPassword],
-                                                 stdin: nil, environment: krbEnv, timeout: 60)
-        guard created.status == 0 else { throw WebTierError("kdb5_util create failed: \(created.stderr)\(created.stdout)") }
+        let created = try Subprocess.runBlocking(
+            "kdb5_util", ["-r", kerberosRealm, "create", "-s", "-P", masterPassword],
+            stdin: nil, environment: krbEnv, timeout: 60)
+        guard created.status == 0 else {
+            throw WebTierError("kdb5_util create failed: \(created.stderr)\(created.stdout)")
+        }
         let kadmin = try Subprocess.runBlocking(
             "kadmin.local", ["-r", kerberosRealm],
             stdin: """
@@ -586,8 +660,9 @@ public final class WebTier: Sendable {
             throw WebTierError("kadmin.local failed: \(kadmin.stderr)\(kadmin.stdout)")
         }
         chmod(keytab, isRoot ? 0o644 : 0o600)
-        let kdc = try Self.spawnServer("krb5kdc", ["-n", "-r", kerberosRealm, "-P", "\(krb)/krb5kdc.pid"],
-                                  environment: krbEnv, log: "\(krb)/krb5kdc.out", watchdog: watchdog)
+        let kdc = try Self.spawnServer(
+            "krb5kdc", ["-n", "-r", kerberosRealm, "-P", "\(krb)/krb5kdc.pid"],
+            environment: krbEnv, log: "\(krb)/krb5kdc.out", watchdog: watchdog)
 
         // nginx.
         nginxErrorLogPath = "\(dir)/nginx/error.log"
@@ -595,34 +670,44 @@ public final class WebTier: Sendable {
         try "".write(toFile: "\(dir)/nginx/proxies.conf", atomically: false, encoding: .utf8)
         try Self.nginxConf(directory: dir, pki: pki, ports: p, isRoot: isRoot, basicRealm: basicRealm)
             .write(toFile: nginxConf, atomically: false, encoding: .utf8)
-        nginxPid = try Self.spawnServer("nginx", ["-p", "\(dir)/nginx", "-c", nginxConf, "-e", nginxErrorLogPath],
-                                   environment: ProcessInfo.processInfo.environment, log: "\(dir)/nginx/nginx.out", watchdog: watchdog)
+        nginxPid = try Self.spawnServer(
+            "nginx", ["-p", "\(dir)/nginx", "-c", nginxConf, "-e", nginxErrorLogPath],
+            environment: ProcessInfo.processInfo.environment, log: "\(dir)/nginx/nginx.out", watchdog: watchdog)
 
         // Apache.
         apacheErrorLogPath = "\(dir)/apache/error.log"
         let apacheConf = "\(dir)/apache/httpd.conf"
-        try Self.apacheConf(directory: dir, pki: pki, digestPort: p.digest, negotiatePort: p.negotiate, isRoot: isRoot,
-                            digestRealm: digestRealm, htdigest: htdigest, keytab: keytab)
-            .write(toFile: apacheConf, atomically: false, encoding: .utf8)
-        let apache = try Self.spawnServer("apache2", ["-d", "\(dir)/apache", "-f", apacheConf, "-DFOREGROUND"],
-                                     environment: krbEnv, log: "\(dir)/apache/apache.out", watchdog: watchdog)
+        try Self.apacheConf(
+            directory: dir, pki: pki, digestPort: p.digest, negotiatePort: p.negotiate, isRoot: isRoot,
+            digestRealm: digestRealm, htdigest: htdigest, keytab: keytab
+        )
+        .write(toFile: apacheConf, atomically: false, encoding: .utf8)
+        let apache = try Self.spawnServer(
+            "apache2", ["-d", "\(dir)/apache", "-f", apacheConf, "-DFOREGROUND"],
+            environment: krbEnv, log: "\(dir)/apache/apache.out", watchdog: watchdog)
 
         // Ready when every port accepts connections.
-        try Self.waitUntilListening(pid: kdc, ports: [p.kdc], name: "krb5kdc", logs: [kdcLogPath, "\(krb)/krb5kdc.out"])
-        try Self.waitUntilListening(pid: nginxPid,
-                               ports: [p.selfSigned, p.rotating, p.clientCertificate, p.basic, p.basicPlain],
-                               name: "nginx", logs: [nginxErrorLogPath, "\(dir)/nginx/nginx.out"])
-        try Self.waitUntilListening(pid: apache, ports: [p.digest, p.negotiate], name: "apache2",
-                               logs: [apacheErrorLogPath, "\(dir)/apache/apache.out"])
+        try Self.waitUntilListening(
+            pid: kdc, ports: [p.kdc], name: "krb5kdc", logs: [kdcLogPath, "\(krb)/krb5kdc.out"])
+        try Self.waitUntilListening(
+            pid: nginxPid,
+            ports: [p.selfSigned, p.rotating, p.clientCertificate, p.basic, p.basicPlain],
+            name: "nginx", logs: [nginxErrorLogPath, "\(dir)/nginx/nginx.out"])
+        try Self.waitUntilListening(
+            pid: apache, ports: [p.digest, p.negotiate], name: "apache2",
+            logs: [apacheErrorLogPath, "\(dir)/apache/apache.out"])
         startupSeconds = Date().timeIntervalSince(began)
     }
 
     /// Starts a server in its own process group, output to `log`, and hands it to the watchdog.
-    private static func spawnServer(_ executable: String, _ arguments: [String], environment: [String: String],
-                                    log: String, watchdog: Watchdog) throws -> Int32 {
+    private static func spawnServer(
+        _ executable: String, _ arguments: [String], environment: [String: String],
+        log: String, watchdog: Watchdog
+    ) throws -> Int32 {
         let fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         defer { if fd >= 0 { close(fd) } }
-        let pid = try Subprocess.spawn(executable, arguments, environment: environment, stdout: fd, stderr: fd, newGroup: true)
+        let pid = try Subprocess.spawn(
+            executable, arguments, environment: environment, stdout: fd, stderr: fd, newGroup: true)
         watchdog.track(pid)
         return pid
     }
@@ -635,10 +720,14 @@ public final class WebTier: Sendable {
             if pending.isEmpty { return }
             var code: Int32 = 0
             if pa_wait(pid, 1, &code) == pid {
-                throw WebTierError("\(name) exited with status \(code) during start\n" + logs.map { "--- \($0):\n\(tail($0))" }.joined(separator: "\n"))
+                throw WebTierError(
+                    "\(name) exited with status \(code) during start\n"
+                        + logs.map { "--- \($0):\n\(tail($0))" }.joined(separator: "\n"))
             }
             if Date() > deadline {
-                throw WebTierError("\(name) does not accept connections on port(s) \(pending) after 20 s\n" + logs.map { "--- \($0):\n\(tail($0))" }.joined(separator: "\n"))
+                throw WebTierError(
+                    "\(name) does not accept connections on port(s) \(pending) after 20 s\n"
+                        + logs.map { "--- \($0):\n\(tail($0))" }.joined(separator: "\n"))
             }
             usleep(50_000)
         }
@@ -695,15 +784,21 @@ public final class WebTier: Sendable {
         """
     }
 
-    static func nginxConf(directory dir: String, pki: TestPKI,
-                          ports p: (selfSigned: Int, rotating: Int, clientCertificate: Int, basic: Int, basicPlain: Int,
-                                    digest: Int, negotiate: Int, kdc: Int),
-                          isRoot: Bool, basicRealm: String) -> String {
+    static func nginxConf(
+        directory dir: String, pki: TestPKI,
+        ports p: (
+            selfSigned: Int, rotating: Int, clientCertificate: Int, basic: Int, basicPlain: Int,
+            digest: Int, negotiate: Int, kdc: Int
+        ),
+        isRoot: Bool, basicRealm: String
+    ) -> String {
         func block(_ name: String, port: Int, tls: (certificate: String, key: String)?, extra: String = "") -> String {
-            var lines = ["    server {",
-                         "        listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl");",
-                         "        server_name localhost 127.0.0.1;",
-                         "        root \(dir)/www/\(name);"]
+            var lines = [
+                "    server {",
+                "        listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl");",
+                "        server_name localhost 127.0.0.1;",
+                "        root \(dir)/www/\(name);",
+            ]
             if let tls {
                 lines += ["        ssl_certificate \(tls.certificate);", "        ssl_certificate_key \(tls.key);"]
             }
@@ -716,8 +811,9 @@ public final class WebTier: Sendable {
         let blocks = [
             block("self-signed", port: p.selfSigned, tls: (pki.selfSignedCertificatePath, pki.selfSignedKeyPath)),
             block("rotating", port: p.rotating, tls: ("\(dir)/nginx/rotating.pem", "\(dir)/nginx/rotating.key")),
-            block("client-certificate", port: p.clientCertificate, tls: caSigned,
-                  extra: "ssl_client_certificate \(pki.caCertificatePath);\nssl_verify_client on;\nssl_verify_depth 2;"),
+            block(
+                "client-certificate", port: p.clientCertificate, tls: caSigned,
+                extra: "ssl_client_certificate \(pki.caCertificatePath);\nssl_verify_client on;\nssl_verify_depth 2;"),
             block("basic", port: p.basic, tls: caSigned, extra: basic),
             block("basic-plain", port: p.basicPlain, tls: nil, extra: basic),
         ].joined(separator: "\n")
@@ -748,11 +844,15 @@ public final class WebTier: Sendable {
             """
     }
 
-    static func apacheConf(directory dir: String, pki: TestPKI, digestPort: Int, negotiatePort: Int, isRoot: Bool,
-                           digestRealm: String, htdigest: String, keytab: String) -> String {
+    static func apacheConf(
+        directory dir: String, pki: TestPKI, digestPort: Int, negotiatePort: Int, isRoot: Bool,
+        digestRealm: String, htdigest: String, keytab: String
+    ) -> String {
         let modules = "/usr/lib/apache2/modules"
-        let load = ["mpm_event", "authn_core", "authn_file", "authz_core", "authz_user", "auth_digest", "auth_gssapi", "ssl"]
-            .map { "LoadModule \($0)_module \(modules)/mod_\($0).so" }.joined(separator: "\n")
+        let load = [
+            "mpm_event", "authn_core", "authn_file", "authz_core", "authz_user", "auth_digest", "auth_gssapi", "ssl",
+        ]
+        .map { "LoadModule \($0)_module \(modules)/mod_\($0).so" }.joined(separator: "\n")
         return """
             ServerRoot "\(dir)/apache"
             ServerName localhost
@@ -837,7 +937,9 @@ func freePorts(_ count: Int) throws -> [Int] {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(tcp, $0, length) == 0 && getsockname(tcp, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(tcp, $0, length) == 0 && getsockname(tcp, $0, &length) == 0
+            }
         }
         guard bound else { continue }
         // The same number must be free for UDP (the KDC listens on both).
@@ -845,7 +947,9 @@ func freePorts(_ count: Int) throws -> [Int] {
         guard udp >= 0 else { continue }
         sockets.append(udp)
         let udpBound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(udp, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(udp, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
         if udpBound { ports.append(Int(UInt16(bigEndian: address.sin_port))) }
     }
@@ -862,7 +966,9 @@ func canConnect(port: Int) -> Bool {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+        }
     }
 }
 
@@ -891,9 +997,10 @@ final class Watchdog: Sendable {
             """
         do {
             // Its own process group, so a Ctrl-C to the test run does not kill it before the servers.
-            _ = try Subprocess.spawn("/bin/sh", ["-c", script, "portal-auth-webtier-watchdog", directory],
-                                     environment: ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin"],
-                                     stdin: pipe.read, newGroup: true)
+            _ = try Subprocess.spawn(
+                "/bin/sh", ["-c", script, "portal-auth-webtier-watchdog", directory],
+                environment: ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin"],
+                stdin: pipe.read, newGroup: true)
         } catch {
             pipe.closeBoth()
             throw error

@@ -37,20 +37,28 @@ public struct ArcGISOAuthTokenEndpoint: Sendable {
     /// expired or revoked refresh token or code): the answer is to sign in again, not to retry.
     public static func isRejectedGrant(_ error: PortalAuthError) -> Bool {
         guard error.code == .arcGISError, case .arcGIS(let code, _, let message, _)? = error.cause else { return false }
-        return code == 498 || code == 400 && (message.lowercased().contains("invalid") || message.lowercased().contains("expired"))
+        return code == 498
+            || code == 400 && (message.lowercased().contains("invalid") || message.lowercased().contains("expired"))
     }
 
     /// POSTs a grant (over HTTPS only) and parses the answer.
-    public func requestToken(_ parameters: [(String, String)], services: AuthenticationServices) async throws -> ArcGISOAuthTokenResponse {
+    public func requestToken(
+        _ parameters: [(String, String)], services: AuthenticationServices
+    ) async throws -> ArcGISOAuthTokenResponse {
         let json = try await services.postForm(tokenURL, parameters)
         guard let token = json["access_token"]?.stringValue, !token.isEmpty else {
-            throw PortalAuthError(.invalidResponse, "\(ServerContext.describe(tokenURL)) answered without an access_token: check that \(portal) is an ArcGIS portal with OAuth 2.0")
+            throw PortalAuthError(
+                .invalidResponse,
+                "\(ServerContext.describe(tokenURL)) answered without an access_token: check that \(portal) is an ArcGIS portal with OAuth 2.0"
+            )
         }
         let now = Date()
         let expiresIn = json["expires_in"]?.doubleValue
         let refreshExpiresIn = json["refresh_token_expires_in"]?.doubleValue
         return ArcGISOAuthTokenResponse(
-            tokenInfo: TokenInfo(accessToken: token, expirationDate: expiresIn.map { now.addingTimeInterval($0) }, isSSLRequired: json["ssl"]?.boolValue ?? true),
+            tokenInfo: TokenInfo(
+                accessToken: token, expirationDate: expiresIn.map { now.addingTimeInterval($0) },
+                isSSLRequired: json["ssl"]?.boolValue ?? true),
             username: json["username"]?.stringValue,
             refreshToken: json["refresh_token"]?.stringValue,
             refreshTokenExpirationDate: refreshExpiresIn.map { now.addingTimeInterval($0) })
@@ -59,9 +67,11 @@ public struct ArcGISOAuthTokenEndpoint: Sendable {
     /// POSTs a revocation (`auth_token`, `client_id`, `token_type_hint`); throws when the portal
     /// does not confirm it.
     public func revoke(_ token: String, hint: String, clientID: String, services: AuthenticationServices) async throws {
-        let json = try await services.postForm(revokeURL, [("auth_token", token), ("client_id", clientID), ("token_type_hint", hint)])
+        let json = try await services.postForm(
+            revokeURL, [("auth_token", token), ("client_id", clientID), ("token_type_hint", hint)])
         guard json["success"]?.boolValue == true else {
-            throw PortalAuthError(.invalidResponse, "\(ServerContext.describe(revokeURL)) did not confirm the revocation")
+            throw PortalAuthError(
+                .invalidResponse, "\(ServerContext.describe(revokeURL)) did not confirm the revocation")
         }
     }
 }

@@ -1,9 +1,10 @@
+public import Logging
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import Logging
 
 /// What to ask an authorization server for: the authorization-code grant with PKCE (S256).
 ///
@@ -26,8 +27,11 @@ public struct AuthorizationCodeRequest: Sendable {
     public var timeout: TimeInterval
 
     /// Creates a request.
-    public init(authorizeURL: URL, clientID: String, redirect: AuthorizationRedirect, scopes: [String] = [], prompt: String? = nil,
-                extraParameters: [(String, String)] = [], timeout: TimeInterval = 300) {
+    public init(
+        authorizeURL: URL, clientID: String, redirect: AuthorizationRedirect, scopes: [String] = [],
+        prompt: String? = nil,
+        extraParameters: [(String, String)] = [], timeout: TimeInterval = 300
+    ) {
         self.authorizeURL = authorizeURL
         self.clientID = clientID
         self.redirect = redirect
@@ -49,7 +53,10 @@ public struct AuthorizationCodeGrant: Sendable {
 
     /// The token request's form parameters for this grant.
     public func tokenParameters(clientID: String) -> [(String, String)] {
-        [("grant_type", "authorization_code"), ("client_id", clientID), ("code", code), ("redirect_uri", redirectURI), ("code_verifier", codeVerifier)]
+        [
+            ("grant_type", "authorization_code"), ("client_id", clientID), ("code", code),
+            ("redirect_uri", redirectURI), ("code_verifier", codeVerifier),
+        ]
     }
 }
 
@@ -58,7 +65,9 @@ public struct AuthorizationCodeGrant: Sendable {
 /// (loopback listener, pasted code, or pasted URL) and checks the state.
 public enum AuthorizationCodeFlow {
     /// Runs the flow up to the code. Nothing is stored; the caller exchanges the code.
-    public static func authorize(_ request: AuthorizationCodeRequest, userAgent: any AuthorizationUserAgent, logger: Logger) async throws -> AuthorizationCodeGrant {
+    public static func authorize(
+        _ request: AuthorizationCodeRequest, userAgent: any AuthorizationUserAgent, logger: Logger
+    ) async throws -> AuthorizationCodeGrant {
         let pkce = try PKCE()
         let state = try PKCE.makeState()
         let server = ServerContext.describe(request.authorizeURL)
@@ -67,8 +76,10 @@ public enum AuthorizationCodeFlow {
         if case .loopback(_, let port, _) = request.redirect { listener = try LoopbackRedirectListener(port: port) }
         let redirectURI = request.redirect.redirectURI(boundPort: listener?.port)
 
-        var parameters = [("client_id", request.clientID), ("response_type", "code"), ("redirect_uri", redirectURI), ("state", state),
-                          ("code_challenge", pkce.codeChallenge), ("code_challenge_method", pkce.codeChallengeMethod)]
+        var parameters = [
+            ("client_id", request.clientID), ("response_type", "code"), ("redirect_uri", redirectURI), ("state", state),
+            ("code_challenge", pkce.codeChallenge), ("code_challenge_method", pkce.codeChallengeMethod),
+        ]
         if !request.scopes.isEmpty { parameters.append(("scope", request.scopes.joined(separator: " "))) }
         if let prompt = request.prompt, !prompt.isEmpty { parameters.append(("prompt", prompt)) }
         parameters += request.extraParameters
@@ -87,37 +98,56 @@ public enum AuthorizationCodeFlow {
             let pasted = try await userAgent.readPastedResponse("Paste the code the portal shows after you sign in: ")
             answer = parsePasted(pasted, expectURL: false)
         case .custom(let redirectURL):
-            let pasted = try await userAgent.readPastedResponse("Paste the address the browser was sent to (\(redirectURL.absoluteString)?code=…): ")
+            let pasted = try await userAgent.readPastedResponse(
+                "Paste the address the browser was sent to (\(redirectURL.absoluteString)?code=…): ")
             answer = parsePasted(pasted, expectURL: true)
         }
-        return try check(answer, state: state, expectState: request.redirect != .outOfBand, server: server, redirectURI: redirectURI, verifier: pkce.codeVerifier)
+        return try check(
+            answer, state: state, expectState: request.redirect != .outOfBand, server: server, redirectURI: redirectURI,
+            verifier: pkce.codeVerifier)
     }
 
     /// The parameters in what the user pasted: a bare code, `SUCCESS code=…` (the ArcGIS approval
     /// page's title), or a URL or query string with `code`, `state`, `error`.
     static func parsePasted(_ text: String, expectURL: Bool) -> [String: String] {
-        let trimmed = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first.map { String($0).trimmingSpaces() } ?? ""
+        let trimmed =
+            text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first.map { String($0).trimmingSpaces() } ?? ""
         if let mark = trimmed.firstIndex(of: "?") {
-            return LoopbackRedirectListener.parseQuery(String(trimmed[trimmed.index(after: mark)...]).split(separator: "#").first.map(String.init) ?? "")
+            return LoopbackRedirectListener.parseQuery(
+                String(trimmed[trimmed.index(after: mark)...]).split(separator: "#").first.map(String.init) ?? "")
         }
         if trimmed.hasPrefix("SUCCESS code=") { return ["code": String(trimmed.dropFirst("SUCCESS code=".count))] }
-        if trimmed.contains("code=") || trimmed.contains("error=") { return LoopbackRedirectListener.parseQuery(trimmed) }
+        if trimmed.contains("code=") || trimmed.contains("error=") {
+            return LoopbackRedirectListener.parseQuery(trimmed)
+        }
         return trimmed.isEmpty ? [:] : ["code": trimmed]
     }
 
-    static func check(_ answer: [String: String], state: String, expectState: Bool, server: String, redirectURI: String, verifier: String) throws -> AuthorizationCodeGrant {
+    static func check(
+        _ answer: [String: String], state: String, expectState: Bool, server: String, redirectURI: String,
+        verifier: String
+    ) throws -> AuthorizationCodeGrant {
         if let error = answer["error"] {
             let description = answer["error_description"].map { ": \($0)" } ?? ""
             if error == "access_denied" {
-                throw PortalAuthError(.authenticationFailed, "the sign-in at \(server) was declined (access_denied\(description)); nothing was stored")
+                throw PortalAuthError(
+                    .authenticationFailed,
+                    "the sign-in at \(server) was declined (access_denied\(description)); nothing was stored")
             }
-            throw PortalAuthError(.authenticationFailed, "the sign-in at \(server) failed (\(error)\(description)): check the client ID and the redirect URL registered for the app; nothing was stored")
+            throw PortalAuthError(
+                .authenticationFailed,
+                "the sign-in at \(server) failed (\(error)\(description)): check the client ID and the redirect URL registered for the app; nothing was stored"
+            )
         }
         if expectState, answer["state"] != state {
-            throw PortalAuthError(.authenticationFailed, "the answer from the browser does not belong to this sign-in (the state differs), so it was refused: sign in again; nothing was stored")
+            throw PortalAuthError(
+                .authenticationFailed,
+                "the answer from the browser does not belong to this sign-in (the state differs), so it was refused: sign in again; nothing was stored"
+            )
         }
         guard let code = answer["code"], !code.isEmpty else {
-            throw PortalAuthError(.invalidResponse, "no authorization code came back from \(server): sign in again; nothing was stored")
+            throw PortalAuthError(
+                .invalidResponse, "no authorization code came back from \(server): sign in again; nothing was stored")
         }
         return AuthorizationCodeGrant(code: code, redirectURI: redirectURI, codeVerifier: verifier)
     }

@@ -23,8 +23,13 @@ public enum AuthorizationRedirect: Sendable, Equatable, CustomStringConvertible 
     /// or `http://localhost[:PORT]/path` (loopback), anything else (custom).
     public init(_ string: String) throws {
         if string == Self.outOfBandURI { self = .outOfBand; return }
-        guard let url = URL(string: string), let scheme = url.scheme?.lowercased(), url.host(percentEncoded: false) != nil else {
-            throw PortalAuthError(.invalidURL, "the redirect URL '\(string)' is not a URL: use http://127.0.0.1:PORT/path, \(Self.outOfBandURI), or your app's registered URL")
+        guard let url = URL(string: string), let scheme = url.scheme?.lowercased(),
+            url.host(percentEncoded: false) != nil
+        else {
+            throw PortalAuthError(
+                .invalidURL,
+                "the redirect URL '\(string)' is not a URL: use http://127.0.0.1:PORT/path, \(Self.outOfBandURI), or your app's registered URL"
+            )
         }
         let host = url.host(percentEncoded: false)!.lowercased()
         if scheme == "http", host == "127.0.0.1" || host == "localhost" {
@@ -39,7 +44,9 @@ public enum AuthorizationRedirect: Sendable, Equatable, CustomStringConvertible 
     }
 
     /// The default: a loopback listener on a free port at `/oauth/callback`.
-    public static var defaultLoopback: AuthorizationRedirect { .loopback(host: "127.0.0.1", port: nil, path: "/oauth/callback") }
+    public static var defaultLoopback: AuthorizationRedirect {
+        .loopback(host: "127.0.0.1", port: nil, path: "/oauth/callback")
+    }
 
     /// The `redirect_uri` to send once the listener (if any) is on `boundPort`.
     public func redirectURI(boundPort: Int?) -> String {

@@ -1,3 +1,5 @@
+internal import CPortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -6,7 +8,6 @@ public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-internal import CPortalAuth
 
 /// Who shows the user the authorization page and, for out-of-band and custom redirects, reads
 /// back what the user pastes. The CLI prints to the terminal; a library user can drive its own UI.
@@ -62,11 +63,16 @@ public struct SystemBrowser: Sendable {
             if rc == 0 {
                 // Reap it whenever it finishes; a browser may run for hours.
                 let child = pid
-                BlockingIO.detached { var code: Int32 = 0; _ = pa_wait(child, 0, &code) }
+                BlockingIO.detached {
+                    var code: Int32 = 0; _ = pa_wait(child, 0, &code)
+                }
                 return command[0]
             }
             failures.append("\(command[0]): \(String(cString: strerror(rc)))")
         }
-        throw PortalAuthError(.invalidConfiguration, "no browser could be started (\(failures.joined(separator: "; "))): set BROWSER, or use --no-browser and open the URL yourself")
+        throw PortalAuthError(
+            .invalidConfiguration,
+            "no browser could be started (\(failures.joined(separator: "; "))): set BROWSER, or use --no-browser and open the URL yourself"
+        )
     }
 }

@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -6,8 +9,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
-import Synchronization
 
 /// The loopback end of an authorization-code redirect (RFC 8252 §7.3): a tiny HTTP listener on
 /// 127.0.0.1 only, that waits for the browser to arrive at the redirect path, answers it with a
@@ -32,21 +33,29 @@ final class LoopbackRedirectListener: Sendable {
         address.sin_port = in_port_t(UInt16(requested ?? 0).bigEndian)
         address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         if bound != 0 {
             let code = errno
             close(fd)
             if code == EADDRINUSE, let requested {
-                throw PortalAuthError(.invalidConfiguration, "port \(requested) on 127.0.0.1 is already in use, so the sign-in redirect cannot come back to it: stop what listens there (ss -ltnp 'sport = :\(requested)'), or register and configure another port",
-                                      cause: .posix(code: code, message: String(cString: strerror(code))))
+                throw PortalAuthError(
+                    .invalidConfiguration,
+                    "port \(requested) on 127.0.0.1 is already in use, so the sign-in redirect cannot come back to it: stop what listens there (ss -ltnp 'sport = :\(requested)'), or register and configure another port",
+                    cause: .posix(code: code, message: String(cString: strerror(code))))
             }
             throw Self.posixError("listen on 127.0.0.1:\(requested ?? 0) for the sign-in redirect", code: code)
         }
-        guard listen(fd, 16) == 0 else { let code = errno; close(fd); throw Self.posixError("listen for the sign-in redirect", code: code) }
+        guard listen(fd, 16) == 0 else {
+            let code = errno; close(fd); throw Self.posixError("listen for the sign-in redirect", code: code)
+        }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         port = Int(UInt16(bigEndian: actual.sin_port))
         socketFD = fd
     }
@@ -64,9 +73,12 @@ final class LoopbackRedirectListener: Sendable {
     /// when the task is cancelled.
     func waitForRedirect(path: String, expectedState: String?, timeout: TimeInterval) async throws -> [String: String] {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[String: String], any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<[String: String], any Error>) in
                 BlockingIO.detached { [self] in
-                    continuation.resume(with: Result { try self.acceptLoop(path: path, expectedState: expectedState, timeout: timeout) })
+                    continuation.resume(
+                        with: Result { try self.acceptLoop(path: path, expectedState: expectedState, timeout: timeout) }
+                    )
                 }
             }
         } onCancel: {
@@ -77,9 +89,15 @@ final class LoopbackRedirectListener: Sendable {
     private func acceptLoop(path: String, expectedState: String?, timeout: TimeInterval) throws -> [String: String] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            if cancelled.withLock({ $0 }) { throw PortalAuthError(.cancelled, "the sign-in was cancelled before the browser came back; nothing was stored") }
+            if cancelled.withLock({ $0 }) {
+                throw PortalAuthError(
+                    .cancelled, "the sign-in was cancelled before the browser came back; nothing was stored")
+            }
             if Date() >= deadline {
-                throw PortalAuthError(.timedOut, "the browser did not come back to http://127.0.0.1:\(port)\(path) within \(Int(timeout)) seconds: if the portal showed an error page (an unknown client ID or a redirect URL not registered for the app), fix the app's registration or the options, otherwise finish signing in sooner (or allow more time with --timeout); nothing was stored")
+                throw PortalAuthError(
+                    .timedOut,
+                    "the browser did not come back to http://127.0.0.1:\(port)\(path) within \(Int(timeout)) seconds: if the portal showed an error page (an unknown client ID or a redirect URL not registered for the app), fix the app's registration or the options, otherwise finish signing in sooner (or allow more time with --timeout); nothing was stored"
+                )
             }
             var entry = pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)
             guard poll(&entry, 1, 200) > 0 else { continue }
@@ -90,19 +108,33 @@ final class LoopbackRedirectListener: Sendable {
             guard let target = Self.readRequestTarget(client) else { continue }
             let (requestPath, query) = Self.split(target)
             guard requestPath == path else {
-                Self.respond(client, status: "404 Not Found", title: "Not found", message: "This address only receives the portal-auth sign-in.")
+                Self.respond(
+                    client, status: "404 Not Found", title: "Not found",
+                    message: "This address only receives the portal-auth sign-in.")
                 continue
             }
             let parameters = Self.parseQuery(query)
             if let error = parameters["error"] {
                 let detail = parameters["error_description"].map { ": \($0)" } ?? ""
-                Self.respond(client, status: "200 OK", title: "Sign-in failed", message: "The sign-in did not complete (\(error)\(detail)). You can close this tab and return to the terminal.")
+                Self.respond(
+                    client, status: "200 OK", title: "Sign-in failed",
+                    message:
+                        "The sign-in did not complete (\(error)\(detail)). You can close this tab and return to the terminal."
+                )
             } else if parameters["code"] == nil {
-                Self.respond(client, status: "400 Bad Request", title: "Sign-in failed", message: "The answer carried no authorization code. Return to the terminal.")
+                Self.respond(
+                    client, status: "400 Bad Request", title: "Sign-in failed",
+                    message: "The answer carried no authorization code. Return to the terminal.")
             } else if let expectedState, parameters["state"] != expectedState {
-                Self.respond(client, status: "400 Bad Request", title: "Sign-in failed", message: "This answer does not belong to the sign-in in progress. Return to the terminal and sign in again.")
+                Self.respond(
+                    client, status: "400 Bad Request", title: "Sign-in failed",
+                    message:
+                        "This answer does not belong to the sign-in in progress. Return to the terminal and sign in again."
+                )
             } else {
-                Self.respond(client, status: "200 OK", title: "Signed in", message: "Signed in with portal-auth. You can close this tab.")
+                Self.respond(
+                    client, status: "200 OK", title: "Signed in",
+                    message: "Signed in with portal-auth. You can close this tab.")
             }
             return parameters
         }
@@ -115,7 +147,9 @@ final class LoopbackRedirectListener: Sendable {
         let deadline = Date().addingTimeInterval(5)
         while data.count < 65536, Date() < deadline {
             if let end = data.firstIndex(of: UInt8(ascii: "\n")) {
-                let parts = String(decoding: data[..<end], as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\r" })
+                let parts = String(decoding: data[..<end], as: UTF8.self).split(whereSeparator: {
+                    $0 == " " || $0 == "\r"
+                })
                 guard parts.count >= 2, parts[0] == "GET" else { return nil }
                 return String(parts[1])
             }
@@ -144,7 +178,9 @@ final class LoopbackRedirectListener: Sendable {
             <!doctype html><html><head><meta charset="utf-8"><title>\(title)</title></head>\
             <body style="font-family:sans-serif;margin:3em"><h1>\(title)</h1><p>\(escapeHTML(message))</p></body></html>
             """
-        let response = "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n" + body
+        let response =
+            "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
+            + body
         let bytes = Array(response.utf8)
         var offset = 0
         while offset < bytes.count {

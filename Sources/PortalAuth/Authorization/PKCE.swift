@@ -25,7 +25,9 @@ public struct PKCE: Sendable, Equatable {
     public init(verifier: String) throws {
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         guard (43...128).contains(verifier.count), verifier.allSatisfy(allowed.contains) else {
-            throw PortalAuthError(.invalidArgument, "a PKCE code verifier must be 43 to 128 characters of A-Z, a-z, 0-9, '-', '.', '_' or '~'")
+            throw PortalAuthError(
+                .invalidArgument,
+                "a PKCE code verifier must be 43 to 128 characters of A-Z, a-z, 0-9, '-', '.', '_' or '~'")
         }
         codeVerifier = verifier
         codeChallenge = PortalAuthCrypto.base64URL(try PortalAuthCrypto.sha256(Array(verifier.utf8)))

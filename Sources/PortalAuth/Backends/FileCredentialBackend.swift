@@ -28,10 +28,15 @@ public final class FileCredentialBackend: CredentialStorageBackend {
     /// `$XDG_DATA_HOME/portal-auth/credentials.json`, else `~/.local/share/portal-auth/credentials.json`.
     public init(path: String? = nil) {
         let env = ProcessInfo.processInfo.environment
-        if let path { self.path = path }
-        else if let custom = env["PORTAL_AUTH_FILE_STORE"], !custom.isEmpty { self.path = custom }
-        else if let data = env["XDG_DATA_HOME"], !data.isEmpty { self.path = data + "/portal-auth/credentials.json" }
-        else { self.path = (env["HOME"] ?? "/root") + "/.local/share/portal-auth/credentials.json" }
+        if let path {
+            self.path = path
+        } else if let custom = env["PORTAL_AUTH_FILE_STORE"], !custom.isEmpty {
+            self.path = custom
+        } else if let data = env["XDG_DATA_HOME"], !data.isEmpty {
+            self.path = data + "/portal-auth/credentials.json"
+        } else {
+            self.path = (env["HOME"] ?? "/root") + "/.local/share/portal-auth/credentials.json"
+        }
     }
 
     private struct FileContents: Codable {
@@ -64,7 +69,9 @@ public final class FileCredentialBackend: CredentialStorageBackend {
     /// Every matching item.
     public func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
         try withLock(exclusive: false) {
-            try read().items.filter { query.matches($0.attributes) }.map { StoredCredentialItem(attributes: $0.attributes, secret: withSecrets ? $0.secret : nil) }
+            try read().items.filter { query.matches($0.attributes) }.map {
+                StoredCredentialItem(attributes: $0.attributes, secret: withSecrets ? $0.secret : nil)
+            }
         }
     }
 
@@ -73,7 +80,10 @@ public final class FileCredentialBackend: CredentialStorageBackend {
         try makeDirectory()
         try withLock(exclusive: true) {
             var contents = try read()
-            contents.items.removeAll { $0.attributes.store == attributes.store && $0.attributes.server == attributes.server && $0.attributes.kind == attributes.kind }
+            contents.items.removeAll {
+                $0.attributes.store == attributes.store && $0.attributes.server == attributes.server
+                    && $0.attributes.kind == attributes.kind
+            }
             contents.items.append(.init(attributes: attributes, secret: secret))
             try write(contents)
         }
@@ -97,7 +107,9 @@ public final class FileCredentialBackend: CredentialStorageBackend {
     private func posixError(_ what: String, _ target: String) -> PortalAuthError {
         let code = errno
         let text = String(cString: strerror(code))
-        return PortalAuthError(.storeFailure, "cannot \(what) \(target) (\(text)): check its permissions, or choose another store", cause: .posix(code: code, message: text))
+        return PortalAuthError(
+            .storeFailure, "cannot \(what) \(target) (\(text)): check its permissions, or choose another store",
+            cause: .posix(code: code, message: text))
     }
 
     private func makeDirectory() throws {
@@ -134,7 +146,9 @@ public final class FileCredentialBackend: CredentialStorageBackend {
         guard fstat(fd, &info) == 0 else { throw posixError("read", path) }
         if info.st_mode & 0o077 != 0 {
             let mode = String(info.st_mode & 0o777, radix: 8)
-            throw PortalAuthError(.storeFailure, "the credentials file \(path) has mode 0\(mode), so others may read it: run chmod 600 \(path)")
+            throw PortalAuthError(
+                .storeFailure,
+                "the credentials file \(path) has mode 0\(mode), so others may read it: run chmod 600 \(path)")
         }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -148,7 +162,9 @@ public final class FileCredentialBackend: CredentialStorageBackend {
         do {
             return try JSONDecoder().decode(FileContents.self, from: Data(bytes))
         } catch {
-            throw PortalAuthError(.storeFailure, "the credentials file \(path) is not valid JSON: move it aside (or delete it) and sign in again")
+            throw PortalAuthError(
+                .storeFailure,
+                "the credentials file \(path) is not valid JSON: move it aside (or delete it) and sign in again")
         }
     }
 

@@ -1,10 +1,11 @@
+internal import CLibSecret
+internal import CPortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-internal import CPortalAuth
-internal import CLibSecret
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,7 +37,9 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
 
     /// Checks the session bus, the Secret Service and the default collection.
     public func checkAvailable() throws {
-        try Self.lock.withLock { _ in try Self.checkBus(); try Self.checkService() }
+        try Self.lock.withLock { _ in
+            try Self.checkBus(); try Self.checkService()
+        }
     }
 
     static func checkBus() throws {
@@ -47,7 +50,10 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
             var info = stat()
             if stat(runtime + "/bus", &info) == 0 { return }
         }
-        throw PortalAuthError(.keyringUnavailable, "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): run under dbus-run-session, or choose --store file")
+        throw PortalAuthError(
+            .keyringUnavailable,
+            "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): run under dbus-run-session, or choose --store file"
+        )
     }
 
     static func checkService() throws {
@@ -55,11 +61,20 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
         switch pa_secret_check(&error) {
         case 0: return
         case 2:
-            throw PortalAuthError(.keyringLocked, "the keyring has no default collection (it is locked or was never created): unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file")
+            throw PortalAuthError(
+                .keyringLocked,
+                "the keyring has no default collection (it is locked or was never created): unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file"
+            )
         case 3:
-            throw PortalAuthError(.keyringLocked, "the keyring's default collection is locked: unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file")
+            throw PortalAuthError(
+                .keyringLocked,
+                "the keyring's default collection is locked: unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file"
+            )
         default:
-            throw PortalAuthError(.keyringUnavailable, "no Secret Service on the D-Bus session bus (\(CString.text(error.message))): start one, for example gnome-keyring-daemon --start --components=secrets, or choose --store file", cause: cause(error))
+            throw PortalAuthError(
+                .keyringUnavailable,
+                "no Secret Service on the D-Bus session bus (\(CString.text(error.message))): start one, for example gnome-keyring-daemon --start --components=secrets, or choose --store file",
+                cause: cause(error))
         }
     }
 
@@ -68,12 +83,16 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
     }
 
     private static func failure(_ what: String, _ error: pa_secret_error) -> PortalAuthError {
-        PortalAuthError(.storeFailure, "the keyring could not \(what) (\(CString.text(error.message))): run portal-auth doctor", cause: cause(error))
+        PortalAuthError(
+            .storeFailure, "the keyring could not \(what) (\(CString.text(error.message))): run portal-auth doctor",
+            cause: cause(error))
     }
 
     // MARK: Attributes
 
-    private static func withAttributes<T>(_ pairs: [(String, String?)], _ body: (OpaquePointer) throws -> T) rethrows -> T {
+    private static func withAttributes<T>(
+        _ pairs: [(String, String?)], _ body: (OpaquePointer) throws -> T
+    ) rethrows -> T {
         let all = [("application", Optional(application))] + pairs
         let keys = all.map { strdup($0.0) }
         let values = all.map { $0.1.map { strdup($0) } ?? nil }
@@ -144,10 +163,16 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
                 defer { pa_secret_item_list_free(list) }
                 var items: [StoredCredentialItem] = []
                 for i in 0..<pa_secret_item_count(list) {
-                    func attribute(_ key: String) -> String? { pa_secret_item_attribute(list, i, key).map { String(cString: $0) } }
-                    guard let store = attribute("store"), let server = attribute("server"), let kind = attribute("kind") else { continue }
-                    items.append(StoredCredentialItem(attributes: CredentialAttributes(store: store, server: server, kind: kind, username: attribute("username")),
-                                                      secret: pa_secret_item_secret(list, i).map { String(cString: $0) }))
+                    func attribute(_ key: String) -> String? {
+                        pa_secret_item_attribute(list, i, key).map { String(cString: $0) }
+                    }
+                    guard let store = attribute("store"), let server = attribute("server"), let kind = attribute("kind")
+                    else { continue }
+                    items.append(
+                        StoredCredentialItem(
+                            attributes: CredentialAttributes(
+                                store: store, server: server, kind: kind, username: attribute("username")),
+                            secret: pa_secret_item_secret(list, i).map { String(cString: $0) }))
                 }
                 return items
             }
@@ -157,13 +182,20 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
     /// Stores an item, replacing every item with the same store, server and kind.
     public func store(_ attributes: CredentialAttributes, secret: String) throws {
         try run {
-            try Self.withAttributes([("store", attributes.store), ("server", attributes.server), ("kind", attributes.kind)]) { table in
+            try Self.withAttributes([
+                ("store", attributes.store), ("server", attributes.server), ("kind", attributes.kind),
+            ]) { table in
                 var error = pa_secret_error()
                 if pa_secret_clear_all(table, &error) < 0 { throw Self.failure("replace a credential", error) }
             }
-            try Self.withAttributes([("store", attributes.store), ("server", attributes.server), ("kind", attributes.kind), ("username", attributes.username)]) { table in
+            try Self.withAttributes([
+                ("store", attributes.store), ("server", attributes.server), ("kind", attributes.kind),
+                ("username", attributes.username),
+            ]) { table in
                 var error = pa_secret_error()
-                if pa_secret_store(table, attributes.label, secret, &error) != 0 { throw Self.failure("store a credential", error) }
+                if pa_secret_store(table, attributes.label, secret, &error) != 0 {
+                    throw Self.failure("store a credential", error)
+                }
             }
         }
     }

@@ -1,9 +1,10 @@
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
 
 /// Keeps credentials in memory, for library users and unit tests. Nothing outlives the process.
 public final class MemoryCredentialBackend: CredentialStorageBackend {
@@ -28,13 +29,20 @@ public final class MemoryCredentialBackend: CredentialStorageBackend {
 
     /// Every matching item.
     public func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
-        items.withLock { $0.filter { query.matches($0.attributes) }.map { StoredCredentialItem(attributes: $0.attributes, secret: withSecrets ? $0.secret : nil) } }
+        items.withLock {
+            $0.filter { query.matches($0.attributes) }.map {
+                StoredCredentialItem(attributes: $0.attributes, secret: withSecrets ? $0.secret : nil)
+            }
+        }
     }
 
     /// Stores an item, replacing any with the same store, server and kind.
     public func store(_ attributes: CredentialAttributes, secret: String) throws {
         items.withLock { items in
-            items.removeAll { $0.attributes.store == attributes.store && $0.attributes.server == attributes.server && $0.attributes.kind == attributes.kind }
+            items.removeAll {
+                $0.attributes.store == attributes.store && $0.attributes.server == attributes.server
+                    && $0.attributes.kind == attributes.kind
+            }
             items.append(StoredCredentialItem(attributes: attributes, secret: secret))
         }
     }

@@ -1,9 +1,10 @@
+internal import CPortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-internal import CPortalAuth
 
 /// What portal-auth shows and keeps of an X.509 certificate: who it names, who issued it, when it
 /// is valid, its SHA-256 fingerprint and the pin of its public key.
@@ -22,7 +23,10 @@ public struct CertificateSummary: Sendable, Equatable, Codable {
     public var publicKeyPin: String
 
     /// Creates a summary.
-    public init(subject: String, issuer: String, notBefore: Date, notAfter: Date, sha256Fingerprint: String, publicKeyPin: String) {
+    public init(
+        subject: String, issuer: String, notBefore: Date, notAfter: Date, sha256Fingerprint: String,
+        publicKeyPin: String
+    ) {
         self.subject = subject
         self.issuer = issuer
         self.notBefore = notBefore
@@ -41,11 +45,14 @@ public struct CertificateSummary: Sendable, Equatable, Codable {
         var error = [CChar](repeating: 0, count: 256)
         let bytes = Array(pem.utf8)
         let rc = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { pa_x509_from_pem($0.baseAddress, $0.count, &info, &error, error.count) }
+            buffer.withMemoryRebound(to: CChar.self) {
+                pa_x509_from_pem($0.baseAddress, $0.count, &info, &error, error.count)
+            }
         }
         guard rc == 0 else {
             let reason = CString.text(error)
-            throw PortalAuthError(.invalidArgument, "the certificate could not be read (\(reason))", cause: .openSSL(message: reason))
+            throw PortalAuthError(
+                .invalidArgument, "the certificate could not be read (\(reason))", cause: .openSSL(message: reason))
         }
         defer { pa_x509_info_free(&info) }
         try self.init(info)
@@ -54,12 +61,13 @@ public struct CertificateSummary: Sendable, Equatable, Codable {
     init(_ info: pa_x509_info) throws {
         let der = Array(UnsafeBufferPointer(start: info.der, count: info.der_len))
         let spki = withUnsafeBytes(of: info.spki_sha256) { Array($0) }
-        self.init(subject: CString.text(info.subject),
-                  issuer: CString.text(info.issuer),
-                  notBefore: Date(timeIntervalSince1970: TimeInterval(info.not_before)),
-                  notAfter: Date(timeIntervalSince1970: TimeInterval(info.not_after)),
-                  sha256Fingerprint: PortalAuthCrypto.hex(try PortalAuthCrypto.sha256(der), separator: ":"),
-                  publicKeyPin: "sha256//" + Data(spki).base64EncodedString())
+        self.init(
+            subject: CString.text(info.subject),
+            issuer: CString.text(info.issuer),
+            notBefore: Date(timeIntervalSince1970: TimeInterval(info.not_before)),
+            notAfter: Date(timeIntervalSince1970: TimeInterval(info.not_after)),
+            sha256Fingerprint: PortalAuthCrypto.hex(try PortalAuthCrypto.sha256(der), separator: ":"),
+            publicKeyPin: "sha256//" + Data(spki).base64EncodedString())
     }
 
     /// A SHA-256 fingerprint written with or without colons, in either case, as `AA:BB:…`;
@@ -97,23 +105,43 @@ public struct PKCS12Bundle: Sendable {
         try PortalAuthCrypto.load()
         var info = pa_x509_info()
         var error = [CChar](repeating: 0, count: 256)
-        let rc = bytes.withUnsafeBufferPointer { pa_pkcs12_inspect($0.baseAddress, $0.count, password, &info, &error, error.count) }
+        let rc = bytes.withUnsafeBufferPointer {
+            pa_pkcs12_inspect($0.baseAddress, $0.count, password, &info, &error, error.count)
+        }
         let reason = CString.text(error)
         let cause = PortalAuthError.Cause.openSSL(message: reason)
         switch Int(rc) {
         case PA_P12_OK: break
         case PA_P12_WRONG_PASSWORD:
-            throw PortalAuthError(.authenticationFailed, "the password of \(name) is wrong (its integrity check fails with it): check the password; nothing was stored", cause: cause)
+            throw PortalAuthError(
+                .authenticationFailed,
+                "the password of \(name) is wrong (its integrity check fails with it): check the password; nothing was stored",
+                cause: cause)
         case PA_P12_NO_KEY:
-            throw PortalAuthError(.invalidArgument, "\(name) holds no private key, only certificates: export the certificate together with its private key (openssl pkcs12 -export -inkey KEY -in CERT); nothing was stored", cause: cause)
+            throw PortalAuthError(
+                .invalidArgument,
+                "\(name) holds no private key, only certificates: export the certificate together with its private key (openssl pkcs12 -export -inkey KEY -in CERT); nothing was stored",
+                cause: cause)
         case PA_P12_NO_CERTIFICATE:
-            throw PortalAuthError(.invalidArgument, "\(name) holds a private key but no certificate for it: export the certificate together with its key; nothing was stored", cause: cause)
+            throw PortalAuthError(
+                .invalidArgument,
+                "\(name) holds a private key but no certificate for it: export the certificate together with its key; nothing was stored",
+                cause: cause)
         case PA_P12_UNSUPPORTED:
-            throw PortalAuthError(.invalidArgument, "\(name) uses a cipher this OpenSSL cannot read (\(reason)): re-export it with openssl pkcs12 -export, or install OpenSSL's legacy provider; nothing was stored", cause: cause)
+            throw PortalAuthError(
+                .invalidArgument,
+                "\(name) uses a cipher this OpenSSL cannot read (\(reason)): re-export it with openssl pkcs12 -export, or install OpenSSL's legacy provider; nothing was stored",
+                cause: cause)
         case PA_P12_UNAVAILABLE:
-            throw PortalAuthError(.libraryUnavailable, "OpenSSL's libcrypto could not be loaded (\(reason)): install it with apt-get install libssl3", cause: cause)
+            throw PortalAuthError(
+                .libraryUnavailable,
+                "OpenSSL's libcrypto could not be loaded (\(reason)): install it with apt-get install libssl3",
+                cause: cause)
         default:
-            throw PortalAuthError(.invalidArgument, "\(name) is not a readable PKCS#12 file (\(reason)): check that it is a .p12/.pfx file and not damaged; nothing was stored", cause: cause)
+            throw PortalAuthError(
+                .invalidArgument,
+                "\(name) is not a readable PKCS#12 file (\(reason)): check that it is a .p12/.pfx file and not damaged; nothing was stored",
+                cause: cause)
         }
         defer { pa_x509_info_free(&info) }
         self.bytes = bytes
@@ -143,7 +171,9 @@ public struct ServerCertificateReport: Sendable, Equatable {
     public var failureText: String
 
     /// Creates a report.
-    public init(host: String, port: Int, certificate: CertificateSummary, failure: ServerTrustFailure?, failureText: String) {
+    public init(
+        host: String, port: Int, certificate: CertificateSummary, failure: ServerTrustFailure?, failureText: String
+    ) {
         self.host = host
         self.port = port
         self.certificate = certificate

@@ -1,10 +1,11 @@
+internal import CPortalAuth
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-internal import CPortalAuth
-import Synchronization
 
 /// Kerberos tickets for HTTP Negotiate (SPNEGO), through GSS-API (MIT Kerberos, loaded on first use).
 ///
@@ -45,12 +46,17 @@ public enum KerberosTicket {
     /// Refuses a request that relies on the user's own ticket for `principal` while this process's
     /// HTTP thread uses a ticket obtained with a password for another user: it would sign in as that one.
     public static func checkUserTicket(principal: String, for host: String) throws {
-        guard let held = known.withLock({ $0.obtained }), held.expires > Date(), !principal.isEmpty, !samePrincipal(held.principal, principal) else { return }
+        guard let held = known.withLock({ $0.obtained }), held.expires > Date(), !principal.isEmpty,
+            !samePrincipal(held.principal, principal)
+        else { return }
         throw oneUserPerProcess(held: held.principal, wanted: principal, host: host)
     }
 
     private static func oneUserPerProcess(held: String, wanted: String, host: String) -> PortalAuthError {
-        PortalAuthError(.invalidArgument, "this process already signs in to Negotiate servers as \(held), so it cannot also sign in to \(host) as \(wanted): use one Kerberos user per process (or kinit as \(wanted))")
+        PortalAuthError(
+            .invalidArgument,
+            "this process already signs in to Negotiate servers as \(held), so it cannot also sign in to \(host) as \(wanted): use one Kerberos user per process (or kinit as \(wanted))"
+        )
     }
 
     /// Makes sure requests have a ticket for `principal` (`alice` or `alice@REALM`): the user's
@@ -61,7 +67,9 @@ public enum KerberosTicket {
         let state = known.withLock { $0 }
         if let held = state.obtained, held.expires.timeIntervalSince(now) > 0 {
             if samePrincipal(held.principal, principal), held.expires.timeIntervalSince(now) > 60 { return }
-            if !samePrincipal(held.principal, principal) { throw oneUserPerProcess(held: held.principal, wanted: principal, host: host) }
+            if !samePrincipal(held.principal, principal) {
+                throw oneUserPerProcess(held: held.principal, wanted: principal, host: host)
+            }
         } else if let user = state.userTicket, user.checkedUntil > now, samePrincipal(user.principal, principal) {
             return
         } else if let current = current(), samePrincipal(current, principal) {
@@ -69,9 +77,15 @@ public enum KerberosTicket {
             return
         }
         let digest = try PortalAuthCrypto.sha256(Array(password.utf8))
-        if let failed = state.failed, failed.until > now, failed.principal == principal, failed.password == digest { throw failed.error }
+        if let failed = state.failed, failed.until > now, failed.principal == principal, failed.password == digest {
+            throw failed.error
+        }
         try await exchanges.run(principal) {
-            if let held = known.withLock({ $0.obtained }), held.principal == principal, held.expires.timeIntervalSinceNow > 60 { return }
+            if let held = known.withLock({ $0.obtained }), held.principal == principal,
+                held.expires.timeIntervalSinceNow > 60
+            {
+                return
+            }
             try await obtain(principal: principal, password: password, digest: digest, host: host)
         }
     }
@@ -90,10 +104,18 @@ public enum KerberosTicket {
             let reason = result.1
             let lower = reason.lowercased()
             let error: PortalAuthError
-            if lower.contains("preauthentication failed") || lower.contains("password incorrect") || lower.contains("decrypt integrity") {
-                error = PortalAuthError(.authenticationFailed, "the Kerberos KDC refused the password of \(principal) for \(host) (\(reason)): check the password; nothing was stored", cause: .other("GSS-API: \(reason)"))
+            if lower.contains("preauthentication failed") || lower.contains("password incorrect")
+                || lower.contains("decrypt integrity")
+            {
+                error = PortalAuthError(
+                    .authenticationFailed,
+                    "the Kerberos KDC refused the password of \(principal) for \(host) (\(reason)): check the password; nothing was stored",
+                    cause: .other("GSS-API: \(reason)"))
             } else {
-                error = PortalAuthError(.authenticationFailed, "no Kerberos ticket could be obtained for \(principal) to sign in to \(host) (\(reason)): check the user name and the Kerberos configuration (krb5.conf), or run kinit first", cause: .other("GSS-API: \(reason)"))
+                error = PortalAuthError(
+                    .authenticationFailed,
+                    "no Kerberos ticket could be obtained for \(principal) to sign in to \(host) (\(reason)): check the user name and the Kerberos configuration (krb5.conf), or run kinit first",
+                    cause: .other("GSS-API: \(reason)"))
             }
             known.withLock { $0.failed = (principal, digest, Date().addingTimeInterval(60), error) }
             throw error

@@ -1,9 +1,10 @@
+public import Logging
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import Logging
 
 /// An ArcGIS REST request: a URL and form parameters. The manager adds `f=json`, the token,
 /// and chooses GET or POST (POST when the URL would exceed 2,000 characters).
@@ -25,7 +26,10 @@ public struct ArcGISRequest: Sendable {
     public var expectsJSON: Bool
 
     /// Creates a request.
-    public init(url: URL, parameters: [(String, String)] = [], method: Method = .automatic, tokenPlacement: TokenPlacement = .header, expectsJSON: Bool = true) {
+    public init(
+        url: URL, parameters: [(String, String)] = [], method: Method = .automatic,
+        tokenPlacement: TokenPlacement = .header, expectsJSON: Bool = true
+    ) {
         self.url = url
         self.parameters = parameters
         self.method = method
@@ -47,15 +51,17 @@ public struct ArcGISResponse: Sendable {
 
 /// `application/x-www-form-urlencoded` encoding.
 public enum FormEncoding {
-    private static let unreserved: Set<UInt8> = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+    private static let unreserved: Set<UInt8> = Set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
 
     /// Percent-encodes one component.
     public static func escape(_ string: String) -> String {
         var out = ""
         out.reserveCapacity(string.utf8.count)
         for byte in string.utf8 {
-            if unreserved.contains(byte) { out.unicodeScalars.append(UnicodeScalar(byte)) }
-            else {
+            if unreserved.contains(byte) {
+                out.unicodeScalars.append(UnicodeScalar(byte))
+            } else {
                 let hex = Array("0123456789ABCDEF".utf8)
                 out += "%"
                 out.unicodeScalars.append(UnicodeScalar(hex[Int(byte >> 4)]))
@@ -79,9 +85,13 @@ public enum FormEncoding {
                 var out: [UInt8] = []
                 var i = 0
                 while i < bytes.count {
-                    if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let v = UInt8(String(decoding: bytes[i+1...i+2], as: UTF8.self), radix: 16) {
+                    if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count,
+                        let v = UInt8(String(decoding: bytes[i + 1...i + 2], as: UTF8.self), radix: 16)
+                    {
                         out.append(v); i += 3
-                    } else { out.append(bytes[i] == UInt8(ascii: "+") ? 0x20 : bytes[i]); i += 1 }
+                    } else {
+                        out.append(bytes[i] == UInt8(ascii: "+") ? 0x20 : bytes[i]); i += 1
+                    }
                 }
                 return String(decoding: out, as: UTF8.self)
             }
@@ -108,21 +118,34 @@ public struct AuthenticationServices: Sendable {
     /// and returns the JSON body; an ArcGIS error body throws ``PortalAuthError`` with the ArcGIS cause.
     ///
     /// - Parameter requireHTTPS: refuse a plain-http URL (token services carry passwords).
-    public func postForm(_ url: URL, _ parameters: [(String, String)], requireHTTPS: Bool = true, headers: [(name: String, value: String)] = []) async throws -> JSONValue {
+    public func postForm(
+        _ url: URL, _ parameters: [(String, String)], requireHTTPS: Bool = true,
+        headers: [(name: String, value: String)] = []
+    ) async throws -> JSONValue {
         if requireHTTPS, url.scheme?.lowercased() != "https" {
-            throw PortalAuthError(.insecureTransport, "refusing to send credentials to \(URLRedaction.redact(url.absoluteString)) over plain http: use the https URL")
+            throw PortalAuthError(
+                .insecureTransport,
+                "refusing to send credentials to \(URLRedaction.redact(url.absoluteString)) over plain http: use the https URL"
+            )
         }
         var parameters = parameters
         if !parameters.contains(where: { $0.0 == "f" }) { parameters.append(("f", "json")) }
-        var request = HTTPRequest(url: url, method: .post, headers: headers, body: Array(FormEncoding.encode(parameters).utf8))
+        var request = HTTPRequest(
+            url: url, method: .post, headers: headers, body: Array(FormEncoding.encode(parameters).utf8))
         request.setHeader("Content-Type", "application/x-www-form-urlencoded")
         let response = try await sendWithoutCredential(request)
         let where_ = ServerContext.describe(url)
         if let error = ArcGISError.parse(response.body) {
-            throw PortalAuthError(.arcGISError, "\(where_) answered ArcGIS error \(error.code): \(error.message)\(error.details.isEmpty ? "" : " (" + error.details.joined(separator: "; ") + ")")", cause: error.cause)
+            throw PortalAuthError(
+                .arcGISError,
+                "\(where_) answered ArcGIS error \(error.code): \(error.message)\(error.details.isEmpty ? "" : " (" + error.details.joined(separator: "; ") + ")")",
+                cause: error.cause)
         }
         guard (200..<300).contains(response.status) else {
-            throw PortalAuthError(.httpError, "\(where_) answered HTTP \(response.status): check the URL, or try again later if the server is failing", cause: .httpStatus(response.status))
+            throw PortalAuthError(
+                .httpError,
+                "\(where_) answered HTTP \(response.status): check the URL, or try again later if the server is failing",
+                cause: .httpStatus(response.status))
         }
         return try JSONValue.parse(response.body, source: where_)
     }
@@ -137,7 +160,10 @@ public struct AuthenticationServices: Sendable {
         }
         // A proxy in front of the host sends API calls to its identity provider's sign-in page.
         if let location = ProxyAuthenticationChallenge.signInRedirect(from: request.url, response: response) {
-            throw PortalAuthError(.authenticationRequired, "\(ServerContext.describe(request.url)) is behind an identity-aware proxy that wants sign-in (HTTP \(response.status) to \(ServerContext.describe(location))): run portal-auth login --config IAP.json (see config/iap.example.json) first", cause: .httpStatus(response.status))
+            throw PortalAuthError(
+                .authenticationRequired,
+                "\(ServerContext.describe(request.url)) is behind an identity-aware proxy that wants sign-in (HTTP \(response.status) to \(ServerContext.describe(location))): run portal-auth login --config IAP.json (see config/iap.example.json) first",
+                cause: .httpStatus(response.status))
         }
         return response
     }
@@ -146,15 +172,20 @@ public struct AuthenticationServices: Sendable {
     public func getJSON(_ url: URL) async throws -> JSONValue {
         let separator = url.absoluteString.contains("?") ? "&" : "?"
         guard let full = URL(string: url.absoluteString + separator + "f=json") else {
-            throw PortalAuthError(.invalidURL, "cannot build a request URL from \(URLRedaction.redact(url.absoluteString))")
+            throw PortalAuthError(
+                .invalidURL, "cannot build a request URL from \(URLRedaction.redact(url.absoluteString))")
         }
         let response = try await sendWithoutCredential(HTTPRequest(url: full))
         let where_ = ServerContext.describe(url)
         if let error = ArcGISError.parse(response.body) {
-            throw PortalAuthError(.arcGISError, "\(where_) answered ArcGIS error \(error.code): \(error.message)", cause: error.cause)
+            throw PortalAuthError(
+                .arcGISError, "\(where_) answered ArcGIS error \(error.code): \(error.message)", cause: error.cause)
         }
         guard (200..<300).contains(response.status) else {
-            throw PortalAuthError(.httpError, "\(where_) answered HTTP \(response.status): check the URL, or try again later if the server is failing", cause: .httpStatus(response.status))
+            throw PortalAuthError(
+                .httpError,
+                "\(where_) answered HTTP \(response.status): check the URL, or try again later if the server is failing",
+                cause: .httpStatus(response.status))
         }
         return try JSONValue.parse(response.body, source: where_)
     }
@@ -168,11 +199,16 @@ public struct AuthenticationServices: Sendable {
     /// context's own host is. (A portal behind a reverse proxy or web adaptor often names its
     /// internal address.)
     public func tokenServiceURL(for context: ServerContext, isPortal: Bool = true) async -> URL {
-        let conventional = URL(string: context.url + (isPortal ? "/sharing/rest/generateToken" : "/tokens/generateToken"))!
+        let conventional = URL(
+            string: context.url + (isPortal ? "/sharing/rest/generateToken" : "/tokens/generateToken"))!
         let infoURL = URL(string: context.url + (isPortal ? "/sharing/rest/info" : "/rest/info"))!
-        if let info = try? await getJSON(infoURL), let string = info["authInfo"]?["tokenServicesUrl"]?.stringValue, let url = URL(string: string) {
+        if let info = try? await getJSON(infoURL), let string = info["authInfo"]?["tokenServicesUrl"]?.stringValue,
+            let url = URL(string: string)
+        {
             guard context.acceptsTokenService(url) else {
-                logger.warning("ignoring a token service on another host", metadata: ["server": "\(context)", "named": "\(ServerContext.describe(url))"])
+                logger.warning(
+                    "ignoring a token service on another host",
+                    metadata: ["server": "\(context)", "named": "\(ServerContext.describe(url))"])
                 return conventional
             }
             return url

@@ -1,10 +1,11 @@
+public import Logging
+import Synchronization
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import Logging
-import Synchronization
 
 /// Routes authentication challenges to registered handler plugins, keeps the credentials they
 /// return, and sends ArcGIS requests with the right credential attached.
@@ -50,9 +51,11 @@ public final class AuthenticationManager: Sendable {
     ///
     /// Every request made through ``services`` (plugins' token requests included) carries the
     /// proxy credential of its host, when the host is behind an identity-aware proxy.
-    public init(arcGISCredentialStore: ArcGISCredentialStore, networkCredentialStore: NetworkCredentialStore,
-                proxyCredentialStore: ProxyCredentialStore? = nil,
-                transport: any HTTPTransport, logger: Logger = Logger(label: "portal-auth")) {
+    public init(
+        arcGISCredentialStore: ArcGISCredentialStore, networkCredentialStore: NetworkCredentialStore,
+        proxyCredentialStore: ProxyCredentialStore? = nil,
+        transport: any HTTPTransport, logger: Logger = Logger(label: "portal-auth")
+    ) {
         self.arcGISCredentialStore = arcGISCredentialStore
         self.networkCredentialStore = networkCredentialStore
         let proxyStore = proxyCredentialStore ?? ProxyCredentialStore(backend: arcGISCredentialStore.backend)
@@ -61,21 +64,27 @@ public final class AuthenticationManager: Sendable {
         // Every request, plugins' own included, carries its host's network credentials (a pinned
         // key, a client certificate, an HTTP password)...
         let networked = NetworkCredentialTransport(base: transport, store: networkCredentialStore)
-        let proxies = ProxyAuthorization(store: proxyStore, services: AuthenticationServices(transport: networked, logger: logger),
-                                         usesCrossProcessLocks: proxyStore.backend.name != "memory")
+        let proxies = ProxyAuthorization(
+            store: proxyStore, services: AuthenticationServices(transport: networked, logger: logger),
+            usesCrossProcessLocks: proxyStore.backend.name != "memory")
         self.proxies = proxies
         // ...and, behind an identity-aware proxy, the proxy's token.
-        self.services = AuthenticationServices(transport: ProxyAuthorizingTransport(base: networked, proxies: proxies), logger: logger)
+        self.services = AuthenticationServices(
+            transport: ProxyAuthorizingTransport(base: networked, proxies: proxies), logger: logger)
         // The manager's own requests apply the network credentials themselves (it must know what it sent).
         self.requestTransport = ProxyAuthorizingTransport(base: transport, proxies: proxies)
     }
 
     /// Creates a manager whose two stores share one backend.
-    public convenience init(backend: any CredentialStorageBackend, transport: any HTTPTransport, logger: Logger = Logger(label: "portal-auth")) {
-        self.init(arcGISCredentialStore: ArcGISCredentialStore(backend: backend),
-                  networkCredentialStore: NetworkCredentialStore(backend: backend),
-                  proxyCredentialStore: ProxyCredentialStore(backend: backend),
-                  transport: transport, logger: logger)
+    public convenience init(
+        backend: any CredentialStorageBackend, transport: any HTTPTransport,
+        logger: Logger = Logger(label: "portal-auth")
+    ) {
+        self.init(
+            arcGISCredentialStore: ArcGISCredentialStore(backend: backend),
+            networkCredentialStore: NetworkCredentialStore(backend: backend),
+            proxyCredentialStore: ProxyCredentialStore(backend: backend),
+            transport: transport, logger: logger)
     }
 
     // MARK: - Plugins
@@ -105,7 +114,9 @@ public final class AuthenticationManager: Sendable {
     }
 
     /// ``send(_:)`` with a network credential that is being registered (see ``signIn(with:verifying:)``).
-    private func send(_ request: ArcGISRequest, presetting preset: ProvisionalNetworkCredential?) async throws -> ArcGISResponse {
+    private func send(
+        _ request: ArcGISRequest, presetting preset: ProvisionalNetworkCredential?
+    ) async throws -> ArcGISResponse {
         var url = request.url
         var parameters = request.parameters
         if request.expectsJSON, !parameters.contains(where: { $0.0 == "f" }) { parameters.append(("f", "json")) }
@@ -119,7 +130,9 @@ public final class AuthenticationManager: Sendable {
         if let preset {
             // The server's refusal of a credential being registered is final, not a new challenge.
             provisional.append(preset)
-            for category in preset.categories { answeredNetwork.insert("\(preset.credential.host.url) \(category.rawValue)") }
+            for category in preset.categories {
+                answeredNetwork.insert("\(preset.credential.host.url) \(category.rawValue)")
+            }
         }
         var answeredProxy = Set<String>()
         _ = try ServerContext.host(of: url)
@@ -143,15 +156,24 @@ public final class AuthenticationManager: Sendable {
                 }
                 for network in try await networkCredentialStore.credentials(for: host) { network.apply(to: &options) }
                 for fresh in provisional where fresh.credential.host == host { fresh.credential.apply(to: &options) }
-                http = makeHTTPRequest(url: url, parameters: parameters, method: method, placement: request.tokenPlacement, credential: credential)
+                http = makeHTTPRequest(
+                    url: url, parameters: parameters, method: method, placement: request.tokenPlacement,
+                    credential: credential)
             } catch {
                 gate.release()
                 throw error
             }
-            logger.debug("request", metadata: ["method": "\(http.method.rawValue)", "url": "\(URLRedaction.redact(url.absoluteString))", "credential": "\(credential.map { type(of: $0).kind } ?? "none")"])
+            logger.debug(
+                "request",
+                metadata: [
+                    "method": "\(http.method.rawValue)", "url": "\(URLRedaction.redact(url.absoluteString))",
+                    "credential": "\(credential.map { type(of: $0).kind } ?? "none")",
+                ])
 
             let sent: Result<HTTPResponse, any Error>
-            do { sent = .success(try await requestTransport.send(http, options: options)) } catch { sent = .failure(error) }
+            do { sent = .success(try await requestTransport.send(http, options: options)) } catch {
+                sent = .failure(error)
+            }
             gate.release()
             let response: HTTPResponse
             // A TLS-level demand (a certificate that does not verify, a client certificate wanted in
@@ -162,11 +184,18 @@ public final class AuthenticationManager: Sendable {
                 response = answer
                 provisional = try await commitAccepted(provisional, by: answer)
                 if answer.demandsClientCertificate {
-                    networkDemand = (.clientCertificate, PortalAuthError(.authenticationRequired, "\(host.host):\(host.port) requires a client certificate (HTTP \(answer.status)): sign in with portal-auth login --url \(host.url) --p12 FILE --password-stdin", cause: .httpStatus(answer.status)))
+                    networkDemand = (
+                        .clientCertificate,
+                        PortalAuthError(
+                            .authenticationRequired,
+                            "\(host.host):\(host.port) requires a client certificate (HTTP \(answer.status)): sign in with portal-auth login --url \(host.url) --p12 FILE --password-stdin",
+                            cause: .httpStatus(answer.status))
+                    )
                 }
             case .failure(let challengeError as TransportChallengeError):
                 switch challengeError.challenge {
-                case .serverTrust(_, _, let reason, _): networkDemand = (.serverTrust(reason: reason), challengeError.error)
+                case .serverTrust(_, _, let reason, _):
+                    networkDemand = (.serverTrust(reason: reason), challengeError.error)
                 case .clientCertificate: networkDemand = (.clientCertificate, challengeError.error)
                 }
                 response = HTTPResponse(status: 0, headers: [], body: [], url: url)
@@ -178,13 +207,20 @@ public final class AuthenticationManager: Sendable {
                 guard !answeredNetwork.contains(key) else {
                     forgetNetworkAnswers(provisional.filter { $0.categories.contains(kind.category) })
                     if case .clientCertificate = kind {
-                        throw PortalAuthError(.authenticationFailed, "\(host.host):\(host.port) refused the client certificate it was just given: the certificate is not for this server or not from a CA it trusts; nothing was stored", cause: error.cause)
+                        throw PortalAuthError(
+                            .authenticationFailed,
+                            "\(host.host):\(host.port) refused the client certificate it was just given: the certificate is not for this server or not from a CA it trusts; nothing was stored",
+                            cause: error.cause)
                     }
                     throw error
                 }
-                let previous = Self.contributor(of: kind, among: try await networkCredentialStore.credentials(for: host) + provisional.map(\.credential))
-                let challenge = NetworkAuthenticationChallenge(requestURL: url, host: host, kind: kind, message: error.message, previousCredential: previous)
-                provisional.append(try await resolveNetworkChallenge(challenge, unanswered: error, used: provisional, sent: options))
+                let previous = Self.contributor(
+                    of: kind,
+                    among: try await networkCredentialStore.credentials(for: host) + provisional.map(\.credential))
+                let challenge = NetworkAuthenticationChallenge(
+                    requestURL: url, host: host, kind: kind, message: error.message, previousCredential: previous)
+                provisional.append(
+                    try await resolveNetworkChallenge(challenge, unanswered: error, used: provisional, sent: options))
                 answeredNetwork.insert(key)
                 continue
             }
@@ -194,7 +230,10 @@ public final class AuthenticationManager: Sendable {
                 let key = "\(host.url) proxy"
                 let sent = try await proxyCredentialStore.credential(for: url)
                 if answeredProxy.contains(key) {
-                    throw PortalAuthError(.authenticationFailed, "the identity-aware proxy in front of \(host.host):\(host.port) refused the token it was just given (HTTP \(response.status)): check hosts_behind_proxy and the app registration, then sign in again with \(sent?.signInCommand ?? "portal-auth login --config IAP.json")", cause: .httpStatus(response.status))
+                    throw PortalAuthError(
+                        .authenticationFailed,
+                        "the identity-aware proxy in front of \(host.host):\(host.port) refused the token it was just given (HTTP \(response.status)): check hosts_behind_proxy and the app registration, then sign in again with \(sent?.signInCommand ?? "portal-auth login --config IAP.json")",
+                        cause: .httpStatus(response.status))
                 }
                 try await resolveProxyChallenge(challenge, sent: sent)
                 answeredProxy.insert(key)
@@ -205,11 +244,20 @@ public final class AuthenticationManager: Sendable {
             if [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location") {
                 redirects += 1
                 guard redirects <= 10, let next = URL(string: location, relativeTo: url)?.absoluteURL else {
-                    throw PortalAuthError(.httpError, "\(ServerContext.describe(url)) redirected too often or to an invalid location: check the URL", cause: .httpStatus(response.status))
+                    throw PortalAuthError(
+                        .httpError,
+                        "\(ServerContext.describe(url)) redirected too often or to an invalid location: check the URL",
+                        cause: .httpStatus(response.status))
                 }
-                logger.debug("redirect", metadata: ["from": "\(URLRedaction.redact(url.absoluteString))", "to": "\(URLRedaction.redact(next.absoluteString))"])
+                logger.debug(
+                    "redirect",
+                    metadata: [
+                        "from": "\(URLRedaction.redact(url.absoluteString))",
+                        "to": "\(URLRedaction.redact(next.absoluteString))",
+                    ])
                 try Self.refuseDotSegments(next)
-                let sameContext = credential.map { $0.serverContext.contains(next) } ?? ((try? ServerContext.host(of: next)) == host)
+                let sameContext =
+                    credential.map { $0.serverContext.contains(next) } ?? ((try? ServerContext.host(of: next)) == host)
                 if response.status != 307 && response.status != 308 {
                     // The Location is the whole new request: parameters are not sent again.
                     method = .get
@@ -217,48 +265,82 @@ public final class AuthenticationManager: Sendable {
                     let hasFormat = query.split(separator: "&").contains { $0.lowercased().hasPrefix("f=") }
                     parameters = request.expectsJSON && !hasFormat ? [("f", "json")] : []
                 } else if !sameContext {
-                    throw PortalAuthError(.httpError, "\(ServerContext.describe(url)) redirected a request with its parameters to \(ServerContext.describe(next)), another server: refusing to resend them there; use the new URL directly if you trust it", cause: .httpStatus(response.status))
+                    throw PortalAuthError(
+                        .httpError,
+                        "\(ServerContext.describe(url)) redirected a request with its parameters to \(ServerContext.describe(next)), another server: refusing to resend them there; use the new URL directly if you trust it",
+                        cause: .httpStatus(response.status))
                 }
                 url = next
                 continue
             }
 
-            if response.status == 401, let offered = HTTPAuthenticationHeader.parse(response.headers(named: "WWW-Authenticate")) {
+            if response.status == 401,
+                let offered = HTTPAuthenticationHeader.parse(response.headers(named: "WWW-Authenticate"))
+            {
                 let key = "\(host.url) \(NetworkCredentialCategory.httpAuthentication.rawValue)"
                 if answeredNetwork.contains(key) {
                     forgetNetworkAnswers(provisional.filter { $0.categories.contains(.httpAuthentication) })
-                    throw PortalAuthError(.authenticationFailed, "\(host.host):\(host.port) refused the username and password (HTTP 401 again right after they were given): the password or user name is wrong; nothing was stored", cause: .httpStatus(401))
+                    throw PortalAuthError(
+                        .authenticationFailed,
+                        "\(host.host):\(host.port) refused the username and password (HTTP 401 again right after they were given): the password or user name is wrong; nothing was stored",
+                        cause: .httpStatus(401))
                 }
-                let kind = NetworkAuthenticationChallenge.Kind.httpAuthentication(schemes: offered.schemes, realm: offered.realm)
-                let previous = Self.contributor(of: kind, among: try await networkCredentialStore.credentials(for: host))
-                let challenge = NetworkAuthenticationChallenge(requestURL: url, host: host, kind: kind,
-                                                               message: "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication", previousCredential: previous)
-                provisional.append(try await resolveNetworkChallenge(challenge, unanswered: PortalAuthError(.authenticationRequired,
-                    "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication: run portal-auth login --url \(URLRedaction.redact(url.absoluteString)) --username USER --password-stdin", cause: .httpStatus(401)), used: provisional, sent: options))
+                let kind = NetworkAuthenticationChallenge.Kind.httpAuthentication(
+                    schemes: offered.schemes, realm: offered.realm)
+                let previous = Self.contributor(
+                    of: kind, among: try await networkCredentialStore.credentials(for: host))
+                let challenge = NetworkAuthenticationChallenge(
+                    requestURL: url, host: host, kind: kind,
+                    message: "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication",
+                    previousCredential: previous)
+                provisional.append(
+                    try await resolveNetworkChallenge(
+                        challenge,
+                        unanswered: PortalAuthError(
+                            .authenticationRequired,
+                            "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication: run portal-auth login --url \(URLRedaction.redact(url.absoluteString)) --username USER --password-stdin",
+                            cause: .httpStatus(401)), used: provisional, sent: options))
                 answeredNetwork.insert(key)
                 continue
             }
 
             if let error = ArcGISError.parse(response.body) {
-                let isChallenge = error.code == 499 || error.code == 498 || (error.code == 403 && error.messageCode == "GWM_0003" && credential == nil)
+                let isChallenge =
+                    error.code == 499 || error.code == 498
+                    || (error.code == 403 && error.messageCode == "GWM_0003" && credential == nil)
                 guard isChallenge else {
-                    throw PortalAuthError(.arcGISError, "\(ServerContext.describe(url)) answered ArcGIS error \(error.code): \(error.message)\(error.details.isEmpty ? "" : " (" + error.details.joined(separator: "; ") + ")")", cause: error.cause)
+                    throw PortalAuthError(
+                        .arcGISError,
+                        "\(ServerContext.describe(url)) answered ArcGIS error \(error.code): \(error.message)\(error.details.isEmpty ? "" : " (" + error.details.joined(separator: "; ") + ")")",
+                        cause: error.cause)
                 }
                 if answeredArcGISChallenge {
-                    throw PortalAuthError(.invalidToken, "\(ServerContext.describe(url)) refused the credential it was just given (\(error.code) \(error.message)): the token is not valid for this server; check the server's federation and sign in again with portal-auth login", cause: error.cause)
+                    throw PortalAuthError(
+                        .invalidToken,
+                        "\(ServerContext.describe(url)) refused the credential it was just given (\(error.code) \(error.message)): the token is not valid for this server; check the server's federation and sign in again with portal-auth login",
+                        cause: error.cause)
                 }
-                logger.debug("ArcGIS challenge", metadata: ["code": "\(error.code)", "url": "\(URLRedaction.redact(url.absoluteString))"])
+                logger.debug(
+                    "ArcGIS challenge",
+                    metadata: ["code": "\(error.code)", "url": "\(URLRedaction.redact(url.absoluteString))"])
                 answeredArcGISChallenge = true
                 guard try await resolveArcGISChallenge(url: url, error: error, sent: credential) != nil else {
-                    throw PortalAuthError(.authenticationRequired, "\(ServerContext.describe(url)) requires sign-in (\(error.code) \(error.message)) and no credential was given", cause: error.cause)
+                    throw PortalAuthError(
+                        .authenticationRequired,
+                        "\(ServerContext.describe(url)) requires sign-in (\(error.code) \(error.message)) and no credential was given",
+                        cause: error.cause)
                 }
                 continue
             }
 
             guard (200..<300).contains(response.status) else {
-                throw PortalAuthError(.httpError, "\(ServerContext.describe(url)) answered HTTP \(response.status)\(response.status >= 500 ? ": the server failed; try again later" : ": check the URL")", cause: .httpStatus(response.status))
+                throw PortalAuthError(
+                    .httpError,
+                    "\(ServerContext.describe(url)) answered HTTP \(response.status)\(response.status >= 500 ? ": the server failed; try again later" : ": check the URL")",
+                    cause: .httpStatus(response.status))
             }
-            let json = request.expectsJSON ? try JSONValue.parse(response.body, source: ServerContext.describe(url)) : nil
+            let json =
+                request.expectsJSON ? try JSONValue.parse(response.body, source: ServerContext.describe(url)) : nil
             return ArcGISResponse(http: response, json: json)
         }
     }
@@ -280,25 +362,34 @@ public final class AuthenticationManager: Sendable {
 
     /// The ArcGIS challenge being resolved for `url`'s server (the key ``resolveArcGISChallenge(url:error:sent:interactive:)`` uses).
     func pendingArcGISChallenge(for url: URL) -> Task<(any ArcGISCredential)?, any Error>? {
-        guard !Self.insideChallenge, let key = (ServerContext.arcGISServerRoot(of: url) ?? (try? ServerContext(url: url)))?.url else { return nil }
+        guard !Self.insideChallenge,
+            let key = (ServerContext.arcGISServerRoot(of: url) ?? (try? ServerContext(url: url)))?.url
+        else { return nil }
         return arcGISFlights.running(key)
     }
 
-    func makeHTTPRequest(url: URL, parameters: [(String, String)], method: ArcGISRequest.Method, placement: ArcGISRequest.TokenPlacement, credential: (any ArcGISCredential)?) -> HTTPRequest {
+    func makeHTTPRequest(
+        url: URL, parameters: [(String, String)], method: ArcGISRequest.Method, placement: ArcGISRequest.TokenPlacement,
+        credential: (any ArcGISCredential)?
+    ) -> HTTPRequest {
         var parameters = parameters
         if let credential, placement == .parameter { parameters.append(("token", credential.tokenInfo.accessToken)) }
         let query = FormEncoding.encode(parameters)
         let base = url.absoluteString
         let getURL = query.isEmpty ? base : base + (base.contains("?") ? "&" : "?") + query
         var request: HTTPRequest
-        if method == .post || (method == .automatic && getURL.utf8.count > ArcGISRequest.maximumGETLength), !query.isEmpty {
+        if method == .post || (method == .automatic && getURL.utf8.count > ArcGISRequest.maximumGETLength),
+            !query.isEmpty
+        {
             request = HTTPRequest(url: url, method: .post, body: Array(query.utf8))
             request.setHeader("Content-Type", "application/x-www-form-urlencoded")
         } else {
             request = HTTPRequest(url: URL(string: getURL) ?? url)
         }
         if let credential {
-            if placement == .header { request.setHeader("X-Esri-Authorization", "Bearer " + credential.tokenInfo.accessToken) }
+            if placement == .header {
+                request.setHeader("X-Esri-Authorization", "Bearer " + credential.tokenInfo.accessToken)
+            }
             if let referer = credential.referer { request.setHeader("Referer", referer) }
         }
         return request
@@ -311,7 +402,10 @@ public final class AuthenticationManager: Sendable {
     func credentialForUse(_ url: URL) async throws -> (any ArcGISCredential)? {
         guard let credential = try await arcGISCredentialStore.credential(for: url) else { return nil }
         if credential.tokenInfo.isSSLRequired, url.scheme?.lowercased() != "https" {
-            throw PortalAuthError(.insecureTransport, "refusing to send the token of \(credential.serverContext) over plain http to \(ServerContext.describe(url)): the token requires https; use the https URL")
+            throw PortalAuthError(
+                .insecureTransport,
+                "refusing to send the token of \(credential.serverContext) over plain http to \(ServerContext.describe(url)): the token requires https; use the https URL"
+            )
         }
         guard credential.tokenInfo.expires(within: credential.renewalLeeway) else { return credential }
         return try await renew(credential)
@@ -327,26 +421,36 @@ public final class AuthenticationManager: Sendable {
                 // different, unexpired token is that renewal (even when its lifetime is shorter
                 // than the leeway, renewing again would only repeat it).
                 let stored = try await arcGISCredentialStore.credential(for: context, reload: usesCrossProcessLocks)
-                if let stored, !stored.tokenInfo.expires(within: stored.renewalLeeway)
-                    || (stored.tokenInfo.accessToken != credential.tokenInfo.accessToken && !stored.tokenInfo.expires(within: 30)) {
+                if let stored,
+                    !stored.tokenInfo.expires(within: stored.renewalLeeway)
+                        || (stored.tokenInfo.accessToken != credential.tokenInfo.accessToken
+                            && !stored.tokenInfo.expires(within: 30))
+                {
                     return stored
                 }
                 // Signed out meanwhile (another process ran logout): do not bring it back.
                 if usesCrossProcessLocks, stored == nil { return nil }
-                logger.debug("renewing credential", metadata: ["server": "\(context)", "kind": "\(type(of: credential).kind)"])
+                logger.debug(
+                    "renewing credential", metadata: ["server": "\(context)", "kind": "\(type(of: credential).kind)"])
                 let renewed: (any ArcGISCredential)?
                 do {
                     renewed = try await credential.renewed(using: services)
-                } catch let error as PortalAuthError where error.code != .authenticationFailed && !credential.tokenInfo.isExpired() {
+                } catch let error as PortalAuthError
+                    where error.code != .authenticationFailed && !credential.tokenInfo.isExpired()
+                {
                     // A passing failure at the token service: the current token is still good.
-                    logger.warning("renewal failed; using the current token until it expires", metadata: ["server": "\(context)", "error": "\(error.code)"])
+                    logger.warning(
+                        "renewal failed; using the current token until it expires",
+                        metadata: ["server": "\(context)", "error": "\(error.code)"])
                     return credential
                 }
                 if let renewed {
                     try await arcGISCredentialStore.add(any: renewed)
                     return renewed
                 }
-                if let portal = credential.derivedFrom, let portalCredential = try await credentialForUse(URL(string: portal.url)!) {
+                if let portal = credential.derivedFrom,
+                    let portalCredential = try await credentialForUse(URL(string: portal.url)!)
+                {
                     return try await federate(server: context, portal: portalCredential, tokenServiceURL: nil)
                 }
                 return credential.tokenInfo.isExpired() ? nil : credential
@@ -365,17 +469,25 @@ public final class AuthenticationManager: Sendable {
             if !stored.tokenInfo.expires(within: stored.renewalLeeway) { return stored }
             if let usable = try await renew(stored) { return usable }
             guard interactive else {
-                throw PortalAuthError(.credentialExpired, "the credential for \(stored.serverContext) expired\(stored.tokenInfo.expirationDate.map { " at " + $0.formatted(.iso8601) } ?? ""): \(Self.loginHint(for: stored.serverContext, credential: stored))")
+                throw PortalAuthError(
+                    .credentialExpired,
+                    "the credential for \(stored.serverContext) expired\(stored.tokenInfo.expirationDate.map { " at " + $0.formatted(.iso8601) } ?? ""): \(Self.loginHint(for: stored.serverContext, credential: stored))"
+                )
             }
         }
         let synthetic = ArcGISError(code: 499, message: "Token Required", messageCode: "GWM_0003")
         if !interactive, ServerContext.arcGISServerRoot(of: url) == nil {
             let context = try ServerContext(url: url)
-            throw PortalAuthError(.noCredential, "no credential for \(context): \(Self.loginHint(for: context, credential: nil))")
+            throw PortalAuthError(
+                .noCredential, "no credential for \(context): \(Self.loginHint(for: context, credential: nil))")
         }
-        guard let credential = try await resolveArcGISChallenge(url: url, error: synthetic, sent: nil, interactive: interactive) else {
+        guard
+            let credential = try await resolveArcGISChallenge(
+                url: url, error: synthetic, sent: nil, interactive: interactive)
+        else {
             let context = try ServerContext(url: url)
-            throw PortalAuthError(.noCredential, "no credential for \(context): \(Self.loginHint(for: context, credential: nil))")
+            throw PortalAuthError(
+                .noCredential, "no credential for \(context): \(Self.loginHint(for: context, credential: nil))")
         }
         return credential
     }
@@ -389,7 +501,8 @@ public final class AuthenticationManager: Sendable {
     /// the fast path of `portal-auth token`, which prints a cached token before anything else starts.
     public func readyStoredCredential(for url: URL) throws -> (any ArcGISCredential)? {
         guard let stored = try arcGISCredentialStore.readCredential(for: url),
-              !stored.tokenInfo.expires(within: stored.renewalLeeway) else { return nil }
+            !stored.tokenInfo.expires(within: stored.renewalLeeway)
+        else { return nil }
         return stored
     }
 
@@ -402,29 +515,41 @@ public final class AuthenticationManager: Sendable {
 
     /// Obtains a credential for an ArcGIS challenge on `url`, once per server context however many
     /// requests are challenged at the same time.
-    func resolveArcGISChallenge(url: URL, error: ArcGISError, sent: (any ArcGISCredential)?, interactive: Bool = true) async throws -> (any ArcGISCredential)? {
+    func resolveArcGISChallenge(
+        url: URL, error: ArcGISError, sent: (any ArcGISCredential)?, interactive: Bool = true
+    ) async throws -> (any ArcGISCredential)? {
         let serverRoot = ServerContext.arcGISServerRoot(of: url)
         let key = try (serverRoot ?? ServerContext(url: url)).url
-        return try await arcGISFlights.run(key) { [self] in try await Self.$insideChallenge.withValue(true) {
-            // A credential stored since this request was sent answers it without asking anyone.
-            if let current = try await arcGISCredentialStore.credential(for: url),
-               current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired() {
-                return current
+        return try await arcGISFlights.run(key) { [self] in
+            try await Self.$insideChallenge.withValue(true) {
+                // A credential stored since this request was sent answers it without asking anyone.
+                if let current = try await arcGISCredentialStore.credential(for: url),
+                    current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired()
+                {
+                    return current
+                }
+                // A refused credential that can renew itself silently does so.
+                if let sent, let renewed = try await sent.renewed(using: services) {
+                    try await arcGISCredentialStore.add(any: renewed)
+                    return renewed
+                }
+                if let serverRoot {
+                    return try await resolveServerChallenge(
+                        url: url, root: serverRoot, error: error, sent: sent, interactive: interactive)
+                }
+                let context = try ServerContext(url: url)
+                let stored = try await arcGISCredentialStore.credential(for: url)
+                guard interactive else {
+                    throw PortalAuthError(
+                        .noCredential,
+                        "no credential for \(context): \(Self.loginHint(for: context, credential: stored))")
+                }
+                let challenge = ArcGISAuthenticationChallenge(
+                    requestURL: url, serverContext: stored?.serverContext ?? context, error: error,
+                    previousCredential: sent ?? stored)
+                return try await routeArcGIS(challenge)
             }
-            // A refused credential that can renew itself silently does so.
-            if let sent, let renewed = try await sent.renewed(using: services) {
-                try await arcGISCredentialStore.add(any: renewed)
-                return renewed
-            }
-            if let serverRoot {
-                return try await resolveServerChallenge(url: url, root: serverRoot, error: error, sent: sent, interactive: interactive)
-            }
-            let context = try ServerContext(url: url)
-            let stored = try await arcGISCredentialStore.credential(for: url)
-            guard interactive else { throw PortalAuthError(.noCredential, "no credential for \(context): \(Self.loginHint(for: context, credential: stored))") }
-            let challenge = ArcGISAuthenticationChallenge(requestURL: url, serverContext: stored?.serverContext ?? context, error: error, previousCredential: sent ?? stored)
-            return try await routeArcGIS(challenge)
-        } }
+        }
     }
 
     /// True inside a challenge's resolution: a plugin's own requests through the manager must not
@@ -432,47 +557,70 @@ public final class AuthenticationManager: Sendable {
     @TaskLocal static var insideChallenge = false
 
     /// A challenge from an ArcGIS Server: federated servers get a token from their portal.
-    private func resolveServerChallenge(url: URL, root: ServerContext, error: ArcGISError, sent: (any ArcGISCredential)?, interactive: Bool) async throws -> (any ArcGISCredential)? {
+    private func resolveServerChallenge(
+        url: URL, root: ServerContext, error: ArcGISError, sent: (any ArcGISCredential)?, interactive: Bool
+    ) async throws -> (any ArcGISCredential)? {
         let info = try await services.getJSON(URL(string: root.url + "/rest/info")!)
         let tokenServiceURL = info["authInfo"]?["tokenServicesUrl"]?.stringValue.flatMap(URL.init(string:))
-        if let owning = info["owningSystemUrl"]?.stringValue, let portalURL = URL(string: owning), let portal = try? ServerContext(url: portalURL) {
+        if let owning = info["owningSystemUrl"]?.stringValue, let portalURL = URL(string: owning),
+            let portal = try? ServerContext(url: portalURL)
+        {
             logger.debug("federated server", metadata: ["server": "\(root)", "portal": "\(portal)"])
             var portalCredential = try await credentialForUse(portalURL)
             if portalCredential == nil {
                 guard interactive else {
-                    throw PortalAuthError(.noCredential, "\(root) is federated with \(portal), which has no credential: \(Self.loginHint(for: portal, credential: nil))")
+                    throw PortalAuthError(
+                        .noCredential,
+                        "\(root) is federated with \(portal), which has no credential: \(Self.loginHint(for: portal, credential: nil))"
+                    )
                 }
-                let challenge = ArcGISAuthenticationChallenge(requestURL: url, serverContext: portal, error: error,
-                                                              previousCredential: try await arcGISCredentialStore.credential(for: portal),
-                                                              tokenServiceURL: tokenServiceURL)
+                let challenge = ArcGISAuthenticationChallenge(
+                    requestURL: url, serverContext: portal, error: error,
+                    previousCredential: try await arcGISCredentialStore.credential(for: portal),
+                    tokenServiceURL: tokenServiceURL)
                 portalCredential = try await routeArcGIS(challenge)
             }
             guard let portalCredential else { return nil }
             return try await federate(server: root, portal: portalCredential, tokenServiceURL: tokenServiceURL)
         }
         guard interactive else {
-            throw PortalAuthError(.noCredential, "no credential for \(root) (a server not federated with a portal): \(Self.loginHint(for: root, credential: nil))")
+            throw PortalAuthError(
+                .noCredential,
+                "no credential for \(root) (a server not federated with a portal): \(Self.loginHint(for: root, credential: nil))"
+            )
         }
-        let challenge = ArcGISAuthenticationChallenge(requestURL: url, serverContext: root, error: error,
-                                                      previousCredential: sent, tokenServiceURL: tokenServiceURL)
+        let challenge = ArcGISAuthenticationChallenge(
+            requestURL: url, serverContext: root, error: error,
+            previousCredential: sent, tokenServiceURL: tokenServiceURL)
         return try await routeArcGIS(challenge)
     }
 
     /// Gets a server token from the owning portal with the portal token and caches it.
-    func federate(server: ServerContext, portal: any ArcGISCredential, tokenServiceURL: URL?) async throws -> any ArcGISCredential {
+    func federate(
+        server: ServerContext, portal: any ArcGISCredential, tokenServiceURL: URL?
+    ) async throws -> any ArcGISCredential {
         let credential: FederatedTokenCredential
         if server.host.hasSuffix(".arcgis.com"), ServerContext.isArcGISOnline(portal.serverContext.host) {
             // ArcGIS Online hosted services accept the portal token itself.
-            credential = FederatedTokenCredential(serverContext: server, portal: portal.serverContext, tokenInfo: portal.tokenInfo, username: portal.username, referer: portal.referer)
+            credential = FederatedTokenCredential(
+                serverContext: server, portal: portal.serverContext, tokenInfo: portal.tokenInfo,
+                username: portal.username, referer: portal.referer)
         } else {
             // The challenging server names the token service, but the portal token only ever goes
             // to the portal itself: a service URL outside the portal's context is ignored.
             let ownService = URL(string: portal.serverContext.url + "/sharing/rest/generateToken")!
             var serviceURL = ownService
-            if let tokenServiceURL, tokenServiceURL.scheme?.lowercased() == "https", portal.serverContext.contains(tokenServiceURL) {
+            if let tokenServiceURL, tokenServiceURL.scheme?.lowercased() == "https",
+                portal.serverContext.contains(tokenServiceURL)
+            {
                 serviceURL = tokenServiceURL
             } else if let tokenServiceURL {
-                logger.warning("ignoring a token service outside the portal", metadata: ["server": "\(server)", "named": "\(ServerContext.describe(tokenServiceURL))", "portal": "\(portal.serverContext)"])
+                logger.warning(
+                    "ignoring a token service outside the portal",
+                    metadata: [
+                        "server": "\(server)", "named": "\(ServerContext.describe(tokenServiceURL))",
+                        "portal": "\(portal.serverContext)",
+                    ])
             }
             var parameters = [("token", portal.tokenInfo.accessToken), ("serverUrl", server.url)]
             var headers: [(name: String, value: String)] = []
@@ -485,15 +633,23 @@ public final class AuthenticationManager: Sendable {
             do {
                 json = try await services.postForm(serviceURL, parameters, headers: headers)
             } catch let error as PortalAuthError where error.code == .arcGISError {
-                throw PortalAuthError(.notFederated, "\(portal.serverContext) would not issue a token for \(server): \(error.message)", cause: error.cause)
+                throw PortalAuthError(
+                    .notFederated, "\(portal.serverContext) would not issue a token for \(server): \(error.message)",
+                    cause: error.cause)
             }
             guard let token = json["token"]?.stringValue, !token.isEmpty else {
-                throw PortalAuthError(.invalidResponse, "\(ServerContext.describe(serviceURL)) answered without a token: check that \(server) is federated with \(portal.serverContext)")
+                throw PortalAuthError(
+                    .invalidResponse,
+                    "\(ServerContext.describe(serviceURL)) answered without a token: check that \(server) is federated with \(portal.serverContext)"
+                )
             }
-            credential = FederatedTokenCredential(serverContext: server, portal: portal.serverContext,
-                                                  tokenInfo: TokenInfo(accessToken: token, expirationDate: json["expires"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) },
-                                                                       isSSLRequired: json["ssl"]?.boolValue ?? false),
-                                                  username: portal.username, referer: portal.referer)
+            credential = FederatedTokenCredential(
+                serverContext: server, portal: portal.serverContext,
+                tokenInfo: TokenInfo(
+                    accessToken: token,
+                    expirationDate: json["expires"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) },
+                    isSSLRequired: json["ssl"]?.boolValue ?? false),
+                username: portal.username, referer: portal.referer)
         }
         try await arcGISCredentialStore.add(credential)
         return credential
@@ -503,10 +659,14 @@ public final class AuthenticationManager: Sendable {
     private func routeArcGIS(_ challenge: ArcGISAuthenticationChallenge) async throws -> (any ArcGISCredential)? {
         switch try await route(.arcGIS(challenge)) {
         case .arcGIS(let credential)?: return credential
-        case .network?, .proxy?: throw PortalAuthError(.internalError, "a plugin answered an ArcGIS challenge with a non-ArcGIS credential")
+        case .network?, .proxy?:
+            throw PortalAuthError(.internalError, "a plugin answered an ArcGIS challenge with a non-ArcGIS credential")
         case nil:
             if handlers.contains(where: { $0.canHandle(.arcGIS(challenge)) }) { return nil }
-            throw PortalAuthError(.authenticationRequired, "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and no plugin can answer: \(Self.loginHint(for: challenge.serverContext, credential: challenge.previousCredential))", cause: challenge.error.cause)
+            throw PortalAuthError(
+                .authenticationRequired,
+                "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and no plugin can answer: \(Self.loginHint(for: challenge.serverContext, credential: challenge.previousCredential))",
+                cause: challenge.error.cause)
         }
     }
 
@@ -517,18 +677,25 @@ public final class AuthenticationManager: Sendable {
     /// yet accepted by the server, or the credential another request stored since: anything but
     /// what it `sent` (which was refused), so concurrent requests ask once and a refused or
     /// changed credential (a pinned key that no longer matches) goes to the plugins.
-    private func resolveNetworkChallenge(_ challenge: NetworkAuthenticationChallenge, unanswered: PortalAuthError,
-                                         used: [ProvisionalNetworkCredential], sent: TransportOptions) async throws -> ProvisionalNetworkCredential {
+    private func resolveNetworkChallenge(
+        _ challenge: NetworkAuthenticationChallenge, unanswered: PortalAuthError,
+        used: [ProvisionalNetworkCredential], sent: TransportOptions
+    ) async throws -> ProvisionalNetworkCredential {
         let category = challenge.kind.category
         let refused = sent.only(category)
         let recentKey = "\(challenge.host.url) \(category.rawValue)"
-        if let recent = recentNetworkAnswers.withLock({ $0[recentKey] }), !used.contains(where: { $0 === recent }), recent.options.only(category) != refused {
+        if let recent = recentNetworkAnswers.withLock({ $0[recentKey] }), !used.contains(where: { $0 === recent }),
+            recent.options.only(category) != refused
+        {
             return recent
         }
         let key = "\(challenge.host.url) \(challenge.kind)"
         let answer = try await networkFlights.run(key) { [self] () -> ProvisionalNetworkCredential? in
             // Stored since this request was sent (by another task, or another process).
-            if let stored = Self.contributor(of: challenge.kind, among: try await networkCredentialStore.credentials(for: challenge.host, reload: true)) {
+            if let stored = Self.contributor(
+                of: challenge.kind,
+                among: try await networkCredentialStore.credentials(for: challenge.host, reload: true))
+            {
                 let candidate = ProvisionalNetworkCredential(stored, alreadyStored: true)
                 if candidate.options.only(category) != refused { return candidate }
             }
@@ -545,7 +712,9 @@ public final class AuthenticationManager: Sendable {
     /// Stores the fresh credentials `response` shows the server accepted and returns the others:
     /// a pinned key or a client certificate once the TLS handshake worked (and no HTTP demand for
     /// a certificate came back), a password once the answer is neither a 401 nor another error.
-    private func commitAccepted(_ provisional: [ProvisionalNetworkCredential], by response: HTTPResponse) async throws -> [ProvisionalNetworkCredential] {
+    private func commitAccepted(
+        _ provisional: [ProvisionalNetworkCredential], by response: HTTPResponse
+    ) async throws -> [ProvisionalNetworkCredential] {
         guard !provisional.isEmpty else { return provisional }
         var refused = Set<NetworkCredentialCategory>()
         if response.httpAuthenticationOffer != nil { refused.insert(.httpAuthentication) }
@@ -572,7 +741,9 @@ public final class AuthenticationManager: Sendable {
 
     /// The credential among `credentials` whose options answer challenges of `kind` (the one that
     /// was used and refused), if any.
-    static func contributor(of kind: NetworkAuthenticationChallenge.Kind, among credentials: [any NetworkCredential]) -> (any NetworkCredential)? {
+    static func contributor(
+        of kind: NetworkAuthenticationChallenge.Kind, among credentials: [any NetworkCredential]
+    ) -> (any NetworkCredential)? {
         credentials.last { NetworkCredentialCategory.of($0).contains(kind.category) }
     }
 
@@ -583,7 +754,9 @@ public final class AuthenticationManager: Sendable {
     public func signIn(with credential: any NetworkCredential, verifying url: URL) async throws -> ArcGISResponse {
         let host = try ServerContext.host(of: url)
         guard credential.host == host else {
-            throw PortalAuthError(.invalidArgument, "the credential is for \(credential.host), not \(host): give a URL on \(credential.host)")
+            throw PortalAuthError(
+                .invalidArgument,
+                "the credential is for \(credential.host), not \(host): give a URL on \(credential.host)")
         }
         let fresh = ProvisionalNetworkCredential(credential)
         // A 4xx or 5xx answer throws: the credential is stored only with a successful answer.
@@ -599,14 +772,15 @@ public final class AuthenticationManager: Sendable {
         case .continueWithCredential(let credential):
             switch credential {
             case .arcGIS(let c): try await arcGISCredentialStore.add(any: c)
-            case .network: break // stored by the request once the server accepts it
+            case .network: break  // stored by the request once the server accepts it
             case .proxy(let c): try await proxyCredentialStore.add(any: c)
             }
             return credential
         case .continueWithoutCredential:
             return nil
         case .cancel:
-            throw PortalAuthError(.cancelled, "sign-in to \(ServerContext.describe(challenge.requestURL)) was cancelled")
+            throw PortalAuthError(
+                .cancelled, "sign-in to \(ServerContext.describe(challenge.requestURL)) was cancelled")
         }
     }
 
@@ -615,7 +789,8 @@ public final class AuthenticationManager: Sendable {
     static func refuseDotSegments(_ url: URL) throws {
         let segments = url.path(percentEncoded: false).split(separator: "/", omittingEmptySubsequences: false)
         if segments.contains(where: { $0 == "." || $0 == ".." }) {
-            throw PortalAuthError(.invalidURL, "\(ServerContext.describe(url)) has a . or .. path segment: give the URL without them")
+            throw PortalAuthError(
+                .invalidURL, "\(ServerContext.describe(url)) has a . or .. path segment: give the URL without them")
         }
     }
 
@@ -625,14 +800,18 @@ public final class AuthenticationManager: Sendable {
     /// or plugin covers, or a redirect that a plugin recognizes as its identity provider's sign-in.
     func proxyChallenge(url: URL, response: HTTPResponse) async throws -> ProxyAuthenticationChallenge? {
         let isRedirect = [302, 303, 307].contains(response.status)
-        let isBearer401 = response.status == 401 && response.headers(named: "WWW-Authenticate").contains { $0.lowercased().hasPrefix("bearer") }
+        let isBearer401 =
+            response.status == 401
+            && response.headers(named: "WWW-Authenticate").contains { $0.lowercased().hasPrefix("bearer") }
         guard isRedirect || isBearer401 else { return nil }
         let location = response.header("Location").flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
         let challenge = ProxyAuthenticationChallenge(requestURL: url, status: response.status, location: location)
         if isBearer401 {
             // Only where a proxy credential or plugin covers the host: elsewhere a Bearer 401 is
             // the server's own business (HTTP authentication handles the other schemes).
-            let covered = try await proxyCredentialStore.credential(for: url) != nil || handlers.contains { $0.canHandle(.proxy(challenge)) }
+            let covered =
+                try await proxyCredentialStore.credential(for: url) != nil
+                || handlers.contains { $0.canHandle(.proxy(challenge)) }
             return covered ? challenge : nil
         }
         // An API call sent to another origin's authorization page is a proxy's sign-in demand.
@@ -640,19 +819,24 @@ public final class AuthenticationManager: Sendable {
         return handlers.contains { $0.canHandle(.proxy(challenge)) } ? challenge : nil
     }
 
-    private func resolveProxyChallenge(_ challenge: ProxyAuthenticationChallenge, sent: (any ProxyAuthorizationCredential)?) async throws {
+    private func resolveProxyChallenge(
+        _ challenge: ProxyAuthenticationChallenge, sent: (any ProxyAuthorizationCredential)?
+    ) async throws {
         let host = try ServerContext.host(of: challenge.requestURL)
         // One flight per proxy sign-in: hosts behind the same proxy share it.
         let key = sent?.proxyIdentifier ?? host.url
         let obtained = try await proxyFlights.run(key) { [self] () -> (any ProxyAuthorizationCredential)? in
             // Stored since the request was sent (another task or process signed in or renewed).
-            if let current = try await proxyCredentialStore.credential(for: challenge.requestURL, reload: proxies.usesCrossProcessLocks),
-               current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired() {
+            if let current = try await proxyCredentialStore.credential(
+                for: challenge.requestURL, reload: proxies.usesCrossProcessLocks),
+                current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired()
+            {
                 return current
             }
             // The refused token is renewed under the same single-flight and lock as any renewal.
             if let sent, let renewed = try await proxies.renew(sent, refused: true),
-               renewed.tokenInfo.accessToken != sent.tokenInfo.accessToken {
+                renewed.tokenInfo.accessToken != sent.tokenInfo.accessToken
+            {
                 return renewed
             }
             var routed = challenge
@@ -662,7 +846,10 @@ public final class AuthenticationManager: Sendable {
             return credential
         }
         if obtained == nil {
-            throw PortalAuthError(.authenticationRequired, "\(host.host):\(host.port) is behind an identity-aware proxy that wants sign-in (HTTP \(challenge.status)\(challenge.location.map { " to " + ServerContext.describe($0) } ?? "")): run \(sent?.signInCommand ?? "portal-auth login --config IAP.json (see config/iap.example.json)")", cause: .httpStatus(challenge.status))
+            throw PortalAuthError(
+                .authenticationRequired,
+                "\(host.host):\(host.port) is behind an identity-aware proxy that wants sign-in (HTTP \(challenge.status)\(challenge.location.map { " to " + ServerContext.describe($0) } ?? "")): run \(sent?.signInCommand ?? "portal-auth login --config IAP.json (see config/iap.example.json)")",
+                cause: .httpStatus(challenge.status))
         }
     }
 
@@ -676,7 +863,9 @@ public final class AuthenticationManager: Sendable {
     /// through `userAgent` (the browser) and removes the credential. With `url`, only the
     /// credential for that URL's host. Returns the credentials removed.
     @discardableResult
-    public func invalidateProxyCredentials(for url: URL? = nil, userAgent: (any AuthorizationUserAgent)?) async throws -> [any ProxyAuthorizationCredential] {
+    public func invalidateProxyCredentials(
+        for url: URL? = nil, userAgent: (any AuthorizationUserAgent)?
+    ) async throws -> [any ProxyAuthorizationCredential] {
         var removed: [any ProxyAuthorizationCredential] = []
         for credential in try await proxyCredentialStore.allCredentials(reload: true) {
             if let url, !credential.canBeUsed(for: url) { continue }
@@ -716,18 +905,27 @@ public final class AuthenticationManager: Sendable {
             if let context, revocable.serverContext != context { continue }
             do {
                 try await revocable.revoke(using: services)
-                reports.append(RevocationReport(serverContext: revocable.serverContext, username: revocable.username, outcome: .revoked))
+                reports.append(
+                    RevocationReport(
+                        serverContext: revocable.serverContext, username: revocable.username, outcome: .revoked))
             } catch let error as PortalAuthError {
-                reports.append(RevocationReport(serverContext: revocable.serverContext, username: revocable.username, outcome: .failed(error.message)))
+                reports.append(
+                    RevocationReport(
+                        serverContext: revocable.serverContext, username: revocable.username,
+                        outcome: .failed(error.message)))
             }
         }
         for proxy in try await proxyCredentialStore.allCredentials(reload: true) {
             if let context, let url = URL(string: context.url), !proxy.canBeUsed(for: url) { continue }
-            guard let identifier = URL(string: proxy.proxyIdentifier), let identityProvider = try? ServerContext.host(of: identifier) else { continue }
+            guard let identifier = URL(string: proxy.proxyIdentifier),
+                let identityProvider = try? ServerContext.host(of: identifier)
+            else { continue }
             let signOut = proxy.logoutURL.map { ": sign out at \(URLRedaction.redact($0.absoluteString))" } ?? ""
             let expiry = proxy.tokenInfo.expirationDate.map { "; its token expires \($0.formatted(.iso8601))" } ?? ""
-            reports.append(RevocationReport(serverContext: identityProvider, username: proxy.username,
-                                            outcome: .notRevocable("the identity provider offers no revocation\(signOut)\(expiry)")))
+            reports.append(
+                RevocationReport(
+                    serverContext: identityProvider, username: proxy.username,
+                    outcome: .notRevocable("the identity provider offers no revocation\(signOut)\(expiry)")))
         }
         return reports
     }
@@ -764,7 +962,9 @@ extension HTTPResponse {
     /// The HTTP authentication schemes (Basic, Digest, NTLM, Negotiate) and realm a 401 offers
     /// in its `WWW-Authenticate` headers; `nil` for any other answer.
     public var httpAuthenticationOffer: (schemes: TransportOptions.HTTPAuthSchemes, realm: String?)? {
-        guard status == 401, let offer = HTTPAuthenticationHeader.parse(headers(named: "WWW-Authenticate")) else { return nil }
+        guard status == 401, let offer = HTTPAuthenticationHeader.parse(headers(named: "WWW-Authenticate")) else {
+            return nil
+        }
         return (offer.schemes, offer.realm)
     }
 }

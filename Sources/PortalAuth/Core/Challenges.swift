@@ -27,19 +27,22 @@ public struct ArcGISError: Sendable, Equatable, Codable {
     public static func parse(_ body: [UInt8]) -> ArcGISError? {
         // Cheap check first: every response passes through here.
         guard let first = body.firstIndex(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
-              body[first] == UInt8(ascii: "{"),
-              body.count < 65_536,
-              String(decoding: body.prefix(64), as: UTF8.self).contains("\"error\"")
+            body[first] == UInt8(ascii: "{"),
+            body.count < 65_536,
+            String(decoding: body.prefix(64), as: UTF8.self).contains("\"error\"")
         else { return nil }
         guard let json = try? JSONValue.parse(body, source: ""), let error = json["error"] else { return nil }
         guard let code = error["code"]?.doubleValue else { return nil }
         let details = error["details"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        return ArcGISError(code: Int(code), message: error["message"]?.stringValue ?? error["error_description"]?.stringValue ?? "",
-                           messageCode: error["messageCode"]?.stringValue, details: details)
+        return ArcGISError(
+            code: Int(code), message: error["message"]?.stringValue ?? error["error_description"]?.stringValue ?? "",
+            messageCode: error["messageCode"]?.stringValue, details: details)
     }
 
     /// The error as a ``PortalAuthError/Cause``.
-    public var cause: PortalAuthError.Cause { .arcGIS(code: code, messageCode: messageCode, message: message, details: details) }
+    public var cause: PortalAuthError.Cause {
+        .arcGIS(code: code, messageCode: messageCode, message: message, details: details)
+    }
 }
 
 /// A challenge from an ArcGIS server: the resource needs a token (499), the token was
@@ -58,7 +61,10 @@ public struct ArcGISAuthenticationChallenge: Sendable {
     public var tokenServiceURL: URL?
 
     /// Creates a challenge.
-    public init(requestURL: URL, serverContext: ServerContext, error: ArcGISError, previousCredential: (any ArcGISCredential)? = nil, tokenServiceURL: URL? = nil) {
+    public init(
+        requestURL: URL, serverContext: ServerContext, error: ArcGISError,
+        previousCredential: (any ArcGISCredential)? = nil, tokenServiceURL: URL? = nil
+    ) {
         self.requestURL = requestURL
         self.serverContext = serverContext
         self.error = error
@@ -90,7 +96,10 @@ public struct NetworkAuthenticationChallenge: Sendable {
     public var previousCredential: (any NetworkCredential)?
 
     /// Creates a challenge.
-    public init(requestURL: URL, host: ServerContext, kind: Kind, message: String, previousCredential: (any NetworkCredential)? = nil) {
+    public init(
+        requestURL: URL, host: ServerContext, kind: Kind, message: String,
+        previousCredential: (any NetworkCredential)? = nil
+    ) {
         self.requestURL = requestURL
         self.host = host
         self.kind = kind
@@ -150,7 +159,9 @@ public protocol AuthenticationChallengeHandler: Sendable {
     /// Whether the plugin answers this challenge.
     func canHandle(_ challenge: AuthenticationChallenge) -> Bool
     /// Answers the challenge.
-    func handle(_ challenge: AuthenticationChallenge, services: AuthenticationServices) async throws -> ChallengeDisposition
+    func handle(
+        _ challenge: AuthenticationChallenge, services: AuthenticationServices
+    ) async throws -> ChallengeDisposition
 }
 
 extension AuthenticationChallengeHandler {

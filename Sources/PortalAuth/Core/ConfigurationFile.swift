@@ -19,7 +19,9 @@ public struct ConfigurationFile: Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw PortalAuthError(.invalidConfiguration, "cannot read the configuration file \(path): check that it exists and is readable")
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "cannot read the configuration file \(path): check that it exists and is readable")
         }
         try self.init(data: Array(data), source: path)
     }
@@ -31,7 +33,9 @@ public struct ConfigurationFile: Sendable {
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: Data(data))
         } catch {
-            throw PortalAuthError(.invalidConfiguration, "\(source) is not valid JSON: fix the syntax (a JSON object with the documented keys)")
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\(source) is not valid JSON: fix the syntax (a JSON object with the documented keys)")
         }
         guard case .object(let members) = value else {
             throw PortalAuthError(.invalidConfiguration, "\(source) must hold a JSON object with the documented keys")
@@ -42,7 +46,9 @@ public struct ConfigurationFile: Sendable {
     /// Refuses keys outside `allowed`, naming the first unknown one.
     public func requireOnlyKeys(_ allowed: Set<String>) throws {
         if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw PortalAuthError(.invalidConfiguration, "\(source): unknown key \"\(unknown)\"; the keys are \(allowed.sorted().joined(separator: ", "))")
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\(source): unknown key \"\(unknown)\"; the keys are \(allowed.sorted().joined(separator: ", "))")
         }
     }
 
@@ -55,7 +61,9 @@ public struct ConfigurationFile: Sendable {
 
     /// A required string.
     public func string(_ key: String, allowEmpty: Bool = false) throws -> String {
-        guard let value = members[key] else { throw PortalAuthError(.invalidConfiguration, "\(source): missing key \"\(key)\" (a string)") }
+        guard let value = members[key] else {
+            throw PortalAuthError(.invalidConfiguration, "\(source): missing key \"\(key)\" (a string)")
+        }
         guard case .string(let string) = value else { throw wrongType(key, "a string") }
         guard allowEmpty || !string.isEmpty else { throw wrongType(key, "a non-empty string") }
         return string
@@ -69,11 +77,15 @@ public struct ConfigurationFile: Sendable {
 
     /// A required array of strings; `nonEmpty` refuses `[]`.
     public func strings(_ key: String, nonEmpty: Bool = false) throws -> [String] {
-        guard let value = members[key] else { throw PortalAuthError(.invalidConfiguration, "\(source): missing key \"\(key)\" (an array of strings)") }
+        guard let value = members[key] else {
+            throw PortalAuthError(.invalidConfiguration, "\(source): missing key \"\(key)\" (an array of strings)")
+        }
         guard case .array(let items) = value else { throw wrongType(key, "an array of strings") }
         var strings: [String] = []
         for item in items {
-            guard case .string(let string) = item, !string.isEmpty else { throw wrongType(key, "an array of non-empty strings") }
+            guard case .string(let string) = item, !string.isEmpty else {
+                throw wrongType(key, "an array of non-empty strings")
+            }
             strings.append(string)
         }
         if nonEmpty, strings.isEmpty { throw wrongType(key, "a non-empty array of strings") }
@@ -83,7 +95,9 @@ public struct ConfigurationFile: Sendable {
     /// An optional positive integer.
     public func optionalPositiveInteger(_ key: String) throws -> Int? {
         guard let value = members[key] else { return nil }
-        guard case .number(let number) = value, number == number.rounded(), number > 0, number < 1e9 else { throw wrongType(key, "a positive whole number") }
+        guard case .number(let number) = value, number == number.rounded(), number > 0, number < 1e9 else {
+            throw wrongType(key, "a positive whole number")
+        }
         return Int(number)
     }
 
@@ -97,7 +111,9 @@ public struct ConfigurationFile: Sendable {
     /// A required URL with an https scheme (http only for a loopback host).
     public func httpsURL(_ key: String) throws -> URL {
         let string = try string(key)
-        guard let url = URL(string: string), let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false)?.lowercased() else {
+        guard let url = URL(string: string), let scheme = url.scheme?.lowercased(),
+            let host = url.host(percentEncoded: false)?.lowercased()
+        else {
             throw wrongType(key, "an absolute https URL")
         }
         let loopback = host == "127.0.0.1" || host == "localhost" || host == "::1"

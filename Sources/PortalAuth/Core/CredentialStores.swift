@@ -1,10 +1,11 @@
+import Dispatch
+import Synchronization
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import Dispatch
-import Synchronization
 
 /// Runs blocking storage calls on a dedicated thread, never on the Swift concurrency pool.
 enum BlockingIO {
@@ -63,7 +64,8 @@ final class CredentialStoreEngine: Sendable {
 
     func register<C: StorableCredential>(_ type: C.Type) {
         decoders.withLock {
-            $0[C.kind] = { data in try JSONDecoder.portalAuth.decode(CredentialEnvelope<C>.self, from: data).credential }
+            $0[C.kind] = { data in try JSONDecoder.portalAuth.decode(CredentialEnvelope<C>.self, from: data).credential
+            }
         }
     }
 
@@ -76,13 +78,21 @@ final class CredentialStoreEngine: Sendable {
         let data = Data(secret.utf8)
         let kind: String
         do { kind = try JSONDecoder().decode(KindProbe.self, from: data).kind } catch {
-            throw PortalAuthError(.storeFailure, "the stored credential for \(server) in the \(backend.name) store is unreadable: remove it with portal-auth logout")
+            throw PortalAuthError(
+                .storeFailure,
+                "the stored credential for \(server) in the \(backend.name) store is unreadable: remove it with portal-auth logout"
+            )
         }
         guard let decoder = decoders.withLock({ $0[kind] }) else {
-            throw PortalAuthError(.storeFailure, "the stored credential for \(server) is of kind '\(kind)', which no registered plugin reads: register its plugin, or remove it with portal-auth logout")
+            throw PortalAuthError(
+                .storeFailure,
+                "the stored credential for \(server) is of kind '\(kind)', which no registered plugin reads: register its plugin, or remove it with portal-auth logout"
+            )
         }
         do { return try decoder(data) } catch let error as PortalAuthError { throw error } catch {
-            throw PortalAuthError(.storeFailure, "the stored \(kind) credential for \(server) is unreadable: remove it with portal-auth logout")
+            throw PortalAuthError(
+                .storeFailure,
+                "the stored \(kind) credential for \(server) is unreadable: remove it with portal-auth logout")
         }
     }
 
@@ -110,7 +120,9 @@ final class CredentialStoreEngine: Sendable {
     /// The items that decode (unreadable ones are left out, as a search never fails on them).
     private func decodeReadable(_ items: [StoredCredentialItem]) -> [(CredentialAttributes, any StorableCredential)] {
         items.compactMap { item in
-            guard let secret = item.secret, let credential = try? decode(secret, server: item.attributes.server) else { return nil }
+            guard let secret = item.secret, let credential = try? decode(secret, server: item.attributes.server) else {
+                return nil
+            }
             return (item.attributes, credential)
         }
     }
@@ -124,13 +136,15 @@ final class CredentialStoreEngine: Sendable {
 
     func store<C: StorableCredential>(_ credential: C, server: String) async throws {
         let secret = try encode(credential)
-        let attributes = CredentialAttributes(store: storeName, server: server, kind: C.kind, username: credential.username)
+        let attributes = CredentialAttributes(
+            store: storeName, server: server, kind: C.kind, username: credential.username)
         let backend = self.backend
         let storeName = self.storeName
         try await BlockingIO.run(backend.isBlocking) {
             // One ArcGIS credential per server context: a new kind replaces the old one.
             if storeName == ArcGISCredentialStore.storeName {
-                for item in try backend.search(CredentialQuery(store: storeName, server: server), withSecrets: false) where item.attributes.kind != C.kind {
+                for item in try backend.search(CredentialQuery(store: storeName, server: server), withSecrets: false)
+                where item.attributes.kind != C.kind {
                     try backend.delete(CredentialQuery(store: storeName, server: server, kind: item.attributes.kind))
                 }
             }
@@ -142,9 +156,12 @@ final class CredentialStoreEngine: Sendable {
     /// a credential that decodes (unreadable items are listed without one).
     func summaries(expiry: ((any StorableCredential) -> Date?)? = nil) async throws -> [CredentialSummary] {
         try await list(CredentialQuery()).map { item in
-            let date = expiry.flatMap { expiry in item.secret.flatMap { try? decode($0, server: item.attributes.server) }.flatMap(expiry) }
-            return CredentialSummary(store: storeName, kind: item.attributes.kind, server: item.attributes.server,
-                                     username: item.attributes.username, expirationDate: date, backend: backend.name)
+            let date = expiry.flatMap { expiry in
+                item.secret.flatMap { try? decode($0, server: item.attributes.server) }.flatMap(expiry)
+            }
+            return CredentialSummary(
+                store: storeName, kind: item.attributes.kind, server: item.attributes.server,
+                username: item.attributes.username, expirationDate: date, backend: backend.name)
         }
     }
 
@@ -208,7 +225,8 @@ public final class ArcGISCredentialStore: Sendable {
     public func readCredential(for url: URL) throws -> (any ArcGISCredential)? {
         for context in try ServerContext.candidates(for: url) {
             if let credential = try engine.lookupOnCallingThread(server: context.url) as? any ArcGISCredential,
-               credential.serverContext.contains(url) {
+                credential.serverContext.contains(url)
+            {
                 return credential
             }
         }
@@ -287,7 +305,9 @@ public final class NetworkCredentialStore: Sendable {
     public func credentials(for host: ServerContext, reload: Bool = false) async throws -> [any NetworkCredential] {
         let (cached, generation) = cache.withLock { ($0.entries[host.url], $0.generation) }
         if let cached, !reload { return cached }
-        let found = try await engine.search(CredentialQuery(server: host.url)).compactMap { $0.1 as? any NetworkCredential }
+        let found = try await engine.search(CredentialQuery(server: host.url)).compactMap {
+            $0.1 as? any NetworkCredential
+        }
         cache.withLock { if $0.generation == generation { $0.entries[host.url] = found } }
         return found
     }

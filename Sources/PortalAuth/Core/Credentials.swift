@@ -108,7 +108,9 @@ public struct FederatedTokenCredential: ArcGISCredential, Equatable {
     public var derivedFrom: ServerContext? { portal }
 
     /// Creates a federated token credential.
-    public init(serverContext: ServerContext, portal: ServerContext, tokenInfo: TokenInfo, username: String?, referer: String?) {
+    public init(
+        serverContext: ServerContext, portal: ServerContext, tokenInfo: TokenInfo, username: String?, referer: String?
+    ) {
         self.serverContext = serverContext
         self.portal = portal
         self.tokenInfo = tokenInfo

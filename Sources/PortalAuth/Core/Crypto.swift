@@ -1,9 +1,10 @@
+internal import CPortalAuth
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-internal import CPortalAuth
 
 /// Randomness and hashing from OpenSSL's libcrypto (loaded on first use).
 public enum PortalAuthCrypto {
@@ -11,7 +12,10 @@ public enum PortalAuthCrypto {
         var buffer = [CChar](repeating: 0, count: 512)
         if pa_crypto_load(&buffer, buffer.count) != 0 {
             let reason = CString.text(buffer)
-            throw PortalAuthError(.libraryUnavailable, "OpenSSL's libcrypto could not be loaded (\(reason)): install it with apt-get install libssl3", cause: .openSSL(message: reason))
+            throw PortalAuthError(
+                .libraryUnavailable,
+                "OpenSSL's libcrypto could not be loaded (\(reason)): install it with apt-get install libssl3",
+                cause: .openSSL(message: reason))
         }
     }
 
@@ -20,7 +24,8 @@ public enum PortalAuthCrypto {
         try load()
         var bytes = [UInt8](repeating: 0, count: count)
         guard pa_crypto_random(&bytes, count) == 0 else {
-            throw PortalAuthError(.internalError, "OpenSSL could not produce random bytes", cause: .openSSL(message: "RAND_bytes failed"))
+            throw PortalAuthError(
+                .internalError, "OpenSSL could not produce random bytes", cause: .openSSL(message: "RAND_bytes failed"))
         }
         return bytes
     }
@@ -30,7 +35,8 @@ public enum PortalAuthCrypto {
         try load()
         var digest = [UInt8](repeating: 0, count: 32)
         guard pa_crypto_sha256(data, data.count, &digest) == 0 else {
-            throw PortalAuthError(.internalError, "OpenSSL could not compute SHA-256", cause: .openSSL(message: "EVP_Digest failed"))
+            throw PortalAuthError(
+                .internalError, "OpenSSL could not compute SHA-256", cause: .openSSL(message: "EVP_Digest failed"))
         }
         return digest
     }

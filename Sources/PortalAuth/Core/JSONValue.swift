@@ -22,12 +22,19 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
     /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let n = try? c.decode(Double.self) { self = .number(n) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let n = try? c.decode(Double.self) {
+            self = .number(n)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? c.decode([JSONValue].self) {
+            self = .array(a)
+        } else {
+            self = .object(try c.decode([String: JSONValue].self))
+        }
     }
 
     /// Encodes the value.
@@ -49,7 +56,10 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
         do {
             return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         } catch {
-            throw PortalAuthError(.invalidResponse, "\(source) did not answer with JSON (\(JSONValue.sniff(bytes))): check the URL, or that the server is an ArcGIS portal or server", cause: .other("JSON parse error"))
+            throw PortalAuthError(
+                .invalidResponse,
+                "\(source) did not answer with JSON (\(JSONValue.sniff(bytes))): check the URL, or that the server is an ArcGIS portal or server",
+                cause: .other("JSON parse error"))
         }
     }
 
@@ -57,7 +67,9 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
     static func sniff(_ bytes: [UInt8]) -> String {
         let text = String(decoding: bytes.prefix(512), as: UTF8.self).trimmedWhitespace.lowercased()
         if text.isEmpty { return "empty body" }
-        if text.hasPrefix("<!doctype html") || text.hasPrefix("<html") || text.contains("<body") { return "an HTML page" }
+        if text.hasPrefix("<!doctype html") || text.hasPrefix("<html") || text.contains("<body") {
+            return "an HTML page"
+        }
         if text.hasPrefix("<") { return "XML or HTML" }
         return "malformed JSON"
     }
@@ -113,7 +125,8 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
     /// JSON text, optionally pretty-printed with sorted keys.
     public func jsonText(pretty: Bool) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 }
@@ -122,7 +135,8 @@ extension StringProtocol {
     /// The string without leading and trailing white space.
     var trimmedWhitespace: String {
         guard let first = firstIndex(where: { !$0.isWhitespace }),
-              let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
+            let last = lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
         return String(self[first...last])
     }
 }

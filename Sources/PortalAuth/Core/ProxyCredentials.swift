@@ -1,10 +1,11 @@
+import Logging
+import Synchronization
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import Logging
-import Synchronization
 
 /// A credential for an identity-aware proxy in front of a set of hosts (Microsoft Entra
 /// Application Proxy): every request to a host it ``canBeUsed(for:)`` carries
@@ -38,7 +39,9 @@ extension ProxyAuthorizationCredential {
     /// None by default.
     public var signInCommand: String? { nil }
     /// Cannot be renewed by default.
-    public func renewed(using services: AuthenticationServices) async throws -> (any ProxyAuthorizationCredential)? { nil }
+    public func renewed(using services: AuthenticationServices) async throws -> (any ProxyAuthorizationCredential)? {
+        nil
+    }
 }
 
 /// A proxy in front of a host wants sign-in: it redirected a request to its identity provider,
@@ -58,15 +61,17 @@ public struct ProxyAuthenticationChallenge: Sendable {
     /// Entra Application Proxy answers requests without a token. Nil for any other answer.
     static func signInRedirect(from url: URL, response: HTTPResponse) -> URL? {
         guard [302, 303, 307].contains(response.status),
-              let location = response.header("Location").flatMap({ URL(string: $0, relativeTo: url)?.absoluteURL }),
-              (try? ServerContext.host(of: location)) != (try? ServerContext.host(of: url)),
-              location.path(percentEncoded: false).lowercased().hasSuffix("/authorize")
+            let location = response.header("Location").flatMap({ URL(string: $0, relativeTo: url)?.absoluteURL }),
+            (try? ServerContext.host(of: location)) != (try? ServerContext.host(of: url)),
+            location.path(percentEncoded: false).lowercased().hasSuffix("/authorize")
         else { return nil }
         return location
     }
 
     /// Creates a challenge.
-    public init(requestURL: URL, status: Int, location: URL?, previousCredential: (any ProxyAuthorizationCredential)? = nil) {
+    public init(
+        requestURL: URL, status: Int, location: URL?, previousCredential: (any ProxyAuthorizationCredential)? = nil
+    ) {
         self.requestURL = requestURL
         self.status = status
         self.location = location
@@ -111,7 +116,9 @@ public final class ProxyCredentialStore: Sendable {
     /// The first stored credential that applies to `url`, as ``credential(for:reload:)`` finds it,
     /// but read from the backend on the calling thread (blocking it) and without the cache.
     public func readCredential(for url: URL) throws -> (any ProxyAuthorizationCredential)? {
-        try engine.searchOnCallingThread(CredentialQuery()).lazy.compactMap { $0.1 as? any ProxyAuthorizationCredential }.first { $0.canBeUsed(for: url) }
+        try engine.searchOnCallingThread(CredentialQuery()).lazy.compactMap {
+            $0.1 as? any ProxyAuthorizationCredential
+        }.first { $0.canBeUsed(for: url) }
     }
 
     /// Adds a credential, replacing the one with the same identifier.
@@ -173,12 +180,18 @@ final class ProxyAuthorization: Sendable {
     ///
     /// - Parameter refused: the proxy refused this credential's token: renew it even though it
     ///   has not expired (unless another task or process already replaced it).
-    func renew(_ credential: any ProxyAuthorizationCredential, refused: Bool = false) async throws -> (any ProxyAuthorizationCredential)? {
+    func renew(
+        _ credential: any ProxyAuthorizationCredential, refused: Bool = false
+    ) async throws -> (any ProxyAuthorizationCredential)? {
         let key = credential.proxyIdentifier
         return try await flights.run(key + (refused ? " refused" : "")) { [self] in
             let work: () async throws -> (any ProxyAuthorizationCredential)? = { [self] in
-                let stored = try await store.allCredentials(reload: usesCrossProcessLocks).first { $0.proxyIdentifier == key }
-                if let stored, stored.tokenInfo.accessToken != credential.tokenInfo.accessToken, !stored.tokenInfo.expires(within: 30) {
+                let stored = try await store.allCredentials(reload: usesCrossProcessLocks).first {
+                    $0.proxyIdentifier == key
+                }
+                if let stored, stored.tokenInfo.accessToken != credential.tokenInfo.accessToken,
+                    !stored.tokenInfo.expires(within: 30)
+                {
                     return stored
                 }
                 if !refused, let stored, !stored.tokenInfo.expires(within: stored.renewalLeeway) { return stored }
@@ -188,8 +201,12 @@ final class ProxyAuthorization: Sendable {
                 let renewed: (any ProxyAuthorizationCredential)?
                 do {
                     renewed = try await (stored ?? credential).renewed(using: services)
-                } catch let error as PortalAuthError where error.code != .authenticationFailed && !refused && !credential.tokenInfo.isExpired() {
-                    services.logger.warning("proxy token renewal failed; using the current token until it expires", metadata: ["error": "\(error.code)"])
+                } catch let error as PortalAuthError
+                    where error.code != .authenticationFailed && !refused && !credential.tokenInfo.isExpired()
+                {
+                    services.logger.warning(
+                        "proxy token renewal failed; using the current token until it expires",
+                        metadata: ["error": "\(error.code)"])
                     return credential
                 }
                 if let renewed {
@@ -215,7 +232,10 @@ struct ProxyAuthorizingTransport: HTTPTransport {
         var request = request
         if request.header("Authorization") == nil, let credential = try await proxies.credentialForUse(request.url) {
             guard request.url.scheme?.lowercased() == "https" else {
-                throw PortalAuthError(.insecureTransport, "refusing to send the identity-aware proxy's token to \(ServerContext.describe(request.url)) over plain http: use the https URL")
+                throw PortalAuthError(
+                    .insecureTransport,
+                    "refusing to send the identity-aware proxy's token to \(ServerContext.describe(request.url)) over plain http: use the https URL"
+                )
             }
             request.setHeader("Authorization", "Bearer " + credential.tokenInfo.accessToken)
         }

@@ -28,13 +28,15 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
     /// Throws ``PortalAuthError/Code/invalidURL`` for a URL without an http(s) scheme or host.
     public init(url: URL) throws {
         let parts = try ServerContext.parts(of: url)
-        self.init(scheme: parts.scheme, host: parts.host, port: parts.port, path: ServerContext.contextPath(of: parts.path))
+        self.init(
+            scheme: parts.scheme, host: parts.host, port: parts.port, path: ServerContext.contextPath(of: parts.path))
     }
 
     /// Creates the context from a string URL (see ``init(url:)``).
     public init(_ string: String) throws {
         guard let url = URL(string: string) else {
-            throw PortalAuthError(.invalidURL, "'\(string)' is not a URL: give an absolute https URL such as https://host/portal")
+            throw PortalAuthError(
+                .invalidURL, "'\(string)' is not a URL: give an absolute https URL such as https://host/portal")
         }
         try self.init(url: url)
     }
@@ -109,9 +111,10 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
         guard let parts = try? parts(of: url) else { return nil }
         let lower = parts.path.lowercased()
         guard !lower.contains("/sharing"),
-              ["/rest", "/tokens", "/admin"].contains(where: { lower.contains($0 + "/") || lower.hasSuffix($0) })
+            ["/rest", "/tokens", "/admin"].contains(where: { lower.contains($0 + "/") || lower.hasSuffix($0) })
         else { return nil }
-        return ServerContext(scheme: parts.scheme, host: parts.host, port: parts.port, path: contextPath(of: parts.path))
+        return ServerContext(
+            scheme: parts.scheme, host: parts.host, port: parts.port, path: contextPath(of: parts.path))
     }
 
     /// The context's URL.
@@ -142,10 +145,16 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
 
     static func parts(of url: URL) throws -> Parts {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
-            throw PortalAuthError(.invalidURL, "'\(URLRedaction.redact(url.absoluteString))' has no http or https scheme: give an absolute URL such as https://host/portal")
+            throw PortalAuthError(
+                .invalidURL,
+                "'\(URLRedaction.redact(url.absoluteString))' has no http or https scheme: give an absolute URL such as https://host/portal"
+            )
         }
         guard var host = url.host(percentEncoded: false)?.lowercased(), !host.isEmpty else {
-            throw PortalAuthError(.invalidURL, "'\(URLRedaction.redact(url.absoluteString))' has no host: give an absolute URL such as https://host/portal")
+            throw PortalAuthError(
+                .invalidURL,
+                "'\(URLRedaction.redact(url.absoluteString))' has no host: give an absolute URL such as https://host/portal"
+            )
         }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let port = url.port ?? (scheme == "https" ? 443 : 80)
@@ -159,9 +168,13 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
         let lower = path.lowercased()
         for marker in ["/sharing", "/rest", "/tokens", "/admin"] {
             let cut: String.Index?
-            if let range = lower.firstRange(of: marker + "/") { cut = range.lowerBound }
-            else if lower.hasSuffix(marker) { cut = lower.index(lower.endIndex, offsetBy: -marker.count) }
-            else { cut = nil }
+            if let range = lower.firstRange(of: marker + "/") {
+                cut = range.lowerBound
+            } else if lower.hasSuffix(marker) {
+                cut = lower.index(lower.endIndex, offsetBy: -marker.count)
+            } else {
+                cut = nil
+            }
             if let cut {
                 // Lower-casing keeps ASCII paths the same length; percent-encoded paths are ASCII.
                 return String(path.utf8.prefix(lower.utf8.distance(from: lower.startIndex, to: cut)))!
@@ -173,7 +186,10 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
 
 /// Removes secrets from URLs before they reach a message or a log line.
 public enum URLRedaction {
-    static let secretParameters: Set<String> = ["token", "password", "client_secret", "code", "code_verifier", "refresh_token", "access_token", "auth_token", "id_token"]
+    static let secretParameters: Set<String> = [
+        "token", "password", "client_secret", "code", "code_verifier", "refresh_token", "access_token", "auth_token",
+        "id_token",
+    ]
 
     /// The URL with the values of secret query parameters replaced by `***`.
     public static func redact(_ url: String) -> String {

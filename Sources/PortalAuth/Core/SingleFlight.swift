@@ -1,9 +1,10 @@
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -69,7 +70,9 @@ final class AsyncGate: Sendable {
 enum CrossProcessLock {
     static var directory: String {
         let env = ProcessInfo.processInfo.environment
-        if let runtime = env["XDG_RUNTIME_DIR"], !runtime.isEmpty, access(runtime, W_OK) == 0 { return runtime + "/portal-auth/locks" }
+        if let runtime = env["XDG_RUNTIME_DIR"], !runtime.isEmpty, access(runtime, W_OK) == 0 {
+            return runtime + "/portal-auth/locks"
+        }
         return "/tmp/portal-auth-\(getuid())/locks"
     }
 
@@ -81,23 +84,33 @@ enum CrossProcessLock {
     }
 
     /// Runs `body` while holding the lock for `key`; waits (polling, so no thread blocks) up to `timeout` seconds.
-    static func withLock<T: Sendable>(_ key: String, timeout: Double = 60, _ body: () async throws -> T) async throws -> T {
+    static func withLock<T: Sendable>(
+        _ key: String, timeout: Double = 60, _ body: () async throws -> T
+    ) async throws -> T {
         let dir = directory
         _ = mkdir(String(dir.dropLast("/locks".count)), 0o700)
         _ = mkdir(dir, 0o700)
         let path = dir + "/" + fileName(for: key)
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw PortalAuthError(.storeFailure, "cannot create the lock file \(path): \(String(cString: strerror(errno))); check the permissions of \(dir)", cause: .posix(code: errno, message: String(cString: strerror(errno))))
+            throw PortalAuthError(
+                .storeFailure,
+                "cannot create the lock file \(path): \(String(cString: strerror(errno))); check the permissions of \(dir)",
+                cause: .posix(code: errno, message: String(cString: strerror(errno))))
         }
         defer { close(fd) }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw PortalAuthError(.storeFailure, "cannot lock \(path): \(String(cString: strerror(errno)))", cause: .posix(code: errno, message: String(cString: strerror(errno))))
+                throw PortalAuthError(
+                    .storeFailure, "cannot lock \(path): \(String(cString: strerror(errno)))",
+                    cause: .posix(code: errno, message: String(cString: strerror(errno))))
             }
             guard ContinuousClock.now < deadline else {
-                throw PortalAuthError(.timedOut, "another portal-auth process has held the lock \(path) for over \(Int(timeout)) s: if none is running, remove the file")
+                throw PortalAuthError(
+                    .timedOut,
+                    "another portal-auth process has held the lock \(path) for over \(Int(timeout)) s: if none is running, remove the file"
+                )
             }
             try await Task.sleep(for: .milliseconds(5))
         }

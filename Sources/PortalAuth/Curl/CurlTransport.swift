@@ -1,10 +1,11 @@
+internal import CPortalAuth
+import Synchronization
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-internal import CPortalAuth
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,7 +42,10 @@ public final class CurlTransport: HTTPTransport, Sendable {
         var buffer = [CChar](repeating: 0, count: 512)
         if pa_curl_load(&buffer, buffer.count) != 0 {
             let reason = CString.text(buffer)
-            throw PortalAuthError(.libraryUnavailable, "libcurl could not be loaded (\(reason)): install it with apt-get install libcurl4", cause: .other(reason))
+            throw PortalAuthError(
+                .libraryUnavailable,
+                "libcurl could not be loaded (\(reason)): install it with apt-get install libcurl4",
+                cause: .other(reason))
         }
     }
 
@@ -57,8 +61,11 @@ public final class CurlTransport: HTTPTransport, Sendable {
 
     /// Sends one request and returns the final response (redirects are returned, not followed).
     public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
-        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = request.url.host(percentEncoded: false) else {
-            throw PortalAuthError(.invalidURL, "'\(URLRedaction.redact(request.url.absoluteString))' is not an absolute http(s) URL")
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = request.url.host(percentEncoded: false)
+        else {
+            throw PortalAuthError(
+                .invalidURL, "'\(URLRedaction.redact(request.url.absoluteString))' is not an absolute http(s) URL")
         }
         let port = request.url.port ?? (scheme == "https" ? 443 : 80)
         var options = options
@@ -68,7 +75,8 @@ public final class CurlTransport: HTTPTransport, Sendable {
         } else if var auth = options.httpAuthentication, auth.schemes.contains(.negotiate), !auth.username.isEmpty {
             // libcurl's Negotiate uses only a Kerberos ticket: get one with the password when the user has none.
             do {
-                try await KerberosTicket.ensure(principal: auth.username, password: auth.password, for: "\(host):\(port)")
+                try await KerberosTicket.ensure(
+                    principal: auth.username, password: auth.password, for: "\(host):\(port)")
             } catch is PortalAuthError where auth.schemes != [.negotiate] {
                 // The server offers other schemes too: use them instead.
                 auth.schemes.remove(.negotiate)
@@ -77,7 +85,9 @@ public final class CurlTransport: HTTPTransport, Sendable {
         }
         let loop = try eventLoop()
         let transfer = loop.takeTransfer()
-        guard let transfer else { throw PortalAuthError(.internalError, "libcurl could not create a transfer (out of memory?)") }
+        guard let transfer else {
+            throw PortalAuthError(.internalError, "libcurl could not create a transfer (out of memory?)")
+        }
         do {
             try configure(transfer, request, options)
         } catch {
@@ -106,7 +116,8 @@ public final class CurlTransport: HTTPTransport, Sendable {
         let caBundle = configuration.caBundlePath
         let timeout = Int(configuration.connectTimeout * 1000)
         // Blocking handshakes: on a thread of their own, off the concurrency pool.
-        let (verified, inspected) = await withCheckedContinuation { (continuation: CheckedContinuation<((Int32, String), (Int32, String, String?)), Never>) in
+        let (verified, inspected) = await withCheckedContinuation {
+            (continuation: CheckedContinuation<((Int32, String), (Int32, String, String?)), Never>) in
             BlockingIO.detached {
                 func probe(verify: Bool) -> (Int32, String, String?) {
                     var pem: UnsafeMutablePointer<CChar>?
@@ -117,25 +128,35 @@ public final class CurlTransport: HTTPTransport, Sendable {
                     return (Int32(code.rawValue), CString.text(error), text)
                 }
                 let checked = probe(verify: true)
-                continuation.resume(returning: ((checked.0, checked.1), checked.0 == 0 && checked.2 != nil ? checked : probe(verify: false)))
+                continuation.resume(
+                    returning: (
+                        (checked.0, checked.1), checked.0 == 0 && checked.2 != nil ? checked : probe(verify: false)
+                    ))
             }
         }
         guard inspected.0 == 0, let pem = inspected.2 else {
             if inspected.0 == 0 {
-                throw PortalAuthError(.tlsFailure, "\(host):\(port) presented no certificate: check that it speaks HTTPS on this port")
+                throw PortalAuthError(
+                    .tlsFailure, "\(host):\(port) presented no certificate: check that it speaks HTTPS on this port")
             }
             throw CurlErrors.error(code: inspected.0, text: inspected.1, host: host, port: port)
         }
         let certificate = try CertificateSummary(pem: pem)
-        let failure: ServerTrustFailure? = verified.0 == 0 ? nil : (verified.0 == 60 || verified.0 == 51 ? CurlErrors.trustFailure(verified.1) : .other)
-        return ServerCertificateReport(host: host, port: port, certificate: certificate, failure: failure, failureText: verified.0 == 0 ? "" : verified.1)
+        let failure: ServerTrustFailure? =
+            verified.0 == 0
+            ? nil : (verified.0 == 60 || verified.0 == 51 ? CurlErrors.trustFailure(verified.1) : .other)
+        return ServerCertificateReport(
+            host: host, port: port, certificate: certificate, failure: failure,
+            failureText: verified.0 == 0 ? "" : verified.1)
     }
 
     private func configure(_ transfer: OpaquePointer, _ request: HTTPRequest, _ options: TransportOptions) throws {
         let easy = pa_transfer_easy(transfer)
         func check(_ code: CURLcode, _ what: String) throws {
             guard code == CURLE_OK else {
-                throw PortalAuthError(.internalError, "libcurl refused the option \(what): \(String(cString: pa_easy_strerror(code)))", cause: .curl(code: Int32(code.rawValue), message: String(cString: pa_easy_strerror(code))))
+                throw PortalAuthError(
+                    .internalError, "libcurl refused the option \(what): \(String(cString: pa_easy_strerror(code)))",
+                    cause: .curl(code: Int32(code.rawValue), message: String(cString: pa_easy_strerror(code))))
             }
         }
         try check(pa_easy_setopt_str(easy, CURLOPT_URL, request.url.absoluteString), "URL")
@@ -143,11 +164,17 @@ public final class CurlTransport: HTTPTransport, Sendable {
         try check(pa_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0), "FOLLOWLOCATION")
         try check(pa_easy_setopt_str(easy, CURLOPT_ACCEPT_ENCODING, ""), "ACCEPT_ENCODING")
         try check(pa_easy_setopt_str(easy, CURLOPT_USERAGENT, configuration.userAgent), "USERAGENT")
-        try check(pa_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int((request.timeout ?? configuration.timeout) * 1000)), "TIMEOUT_MS")
-        try check(pa_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout * 1000)), "CONNECTTIMEOUT_MS")
+        try check(
+            pa_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int((request.timeout ?? configuration.timeout) * 1000)),
+            "TIMEOUT_MS")
+        try check(
+            pa_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout * 1000)),
+            "CONNECTTIMEOUT_MS")
         if let bundle = configuration.caBundlePath {
             guard access(bundle, R_OK) == 0 else {
-                throw PortalAuthError(.invalidArgument, "the CA bundle \(bundle) cannot be read: check the path given by --cacert or PORTAL_AUTH_CA_BUNDLE")
+                throw PortalAuthError(
+                    .invalidArgument,
+                    "the CA bundle \(bundle) cannot be read: check the path given by --cacert or PORTAL_AUTH_CA_BUNDLE")
             }
             try check(pa_easy_setopt_str(easy, CURLOPT_CAINFO, bundle), "CAINFO")
         }
@@ -168,7 +195,9 @@ public final class CurlTransport: HTTPTransport, Sendable {
             }
         }
         for header in request.headers {
-            guard !header.name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }), !header.value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+            guard !header.name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }),
+                !header.value.contains(where: { $0 == "\r" || $0 == "\n" })
+            else {
                 throw PortalAuthError(.invalidArgument, "the header '\(header.name)' contains a line break or colon")
             }
             _ = pa_transfer_add_header(transfer, "\(header.name): \(header.value)")
@@ -190,7 +219,8 @@ public final class CurlTransport: HTTPTransport, Sendable {
             // libcurl's OpenSSL reads the PKCS#12 itself: files with older ciphers need the legacy provider.
             PKCS12Bundle.enableLegacyCiphers()
             try certificate.pkcs12.withUnsafeBytes { bytes in
-                try check(pa_easy_setopt_blob(easy, CURLOPT_SSLCERT_BLOB, bytes.baseAddress, bytes.count), "SSLCERT_BLOB")
+                try check(
+                    pa_easy_setopt_blob(easy, CURLOPT_SSLCERT_BLOB, bytes.baseAddress, bytes.count), "SSLCERT_BLOB")
             }
             try check(pa_easy_setopt_str(easy, CURLOPT_SSLCERTTYPE, "P12"), "SSLCERTTYPE")
             try check(pa_easy_setopt_str(easy, CURLOPT_KEYPASSWD, certificate.password), "KEYPASSWD")
@@ -248,8 +278,8 @@ final class CurlEventLoop: @unchecked Sendable {
     private struct State {
         var pending: [CurlJob] = []
         var cancelled: [CurlJob] = []
-        var active: [UnsafeMutableRawPointer: CurlJob] = [:]   // easy handle → job
-        var pool: [OpaquePointer] = []                // idle transfers
+        var active: [UnsafeMutableRawPointer: CurlJob] = [:]  // easy handle → job
+        var pool: [OpaquePointer] = []  // idle transfers
         var running = true
     }
     private let state = PThreadLocked(State())
@@ -263,11 +293,13 @@ final class CurlEventLoop: @unchecked Sendable {
         _ = pa_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
         _ = pa_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(16, maxConnectionsPerHost * 4))
         let unmanaged = Unmanaged.passRetained(self)
-        let result = pthread_create(&thread, nil, { context in
-            let loop = Unmanaged<CurlEventLoop>.fromOpaque(context!).takeRetainedValue()
-            loop.run()
-            return nil
-        }, unmanaged.toOpaque())
+        let result = pthread_create(
+            &thread, nil,
+            { context in
+                let loop = Unmanaged<CurlEventLoop>.fromOpaque(context!).takeRetainedValue()
+                loop.run()
+                return nil
+            }, unmanaged.toOpaque())
         guard result == 0 else {
             unmanaged.release()
             throw PortalAuthError(.internalError, "cannot start the HTTP event-loop thread (\(result))")
@@ -323,7 +355,11 @@ final class CurlEventLoop: @unchecked Sendable {
                 state.withLock { $0.active[easy] = job }
                 if pa_multi_add(multi, easy) != CURLM_OK {
                     state.withLock { _ = $0.active.removeValue(forKey: easy) }
-                    finish(job, outcome: CurlOutcome(code: Int32(CURLE_FAILED_INIT.rawValue), status: 0, headerBlock: "", body: [], errorText: "could not add the transfer", effectiveURL: nil))
+                    finish(
+                        job,
+                        outcome: CurlOutcome(
+                            code: Int32(CURLE_FAILED_INIT.rawValue), status: 0, headerBlock: "", body: [],
+                            errorText: "could not add the transfer", effectiveURL: nil))
                 }
             }
             for job in cancelled {
@@ -367,10 +403,14 @@ final class CurlEventLoop: @unchecked Sendable {
         let body = bodyPointer.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
         var headLength = 0
         let headPointer = pa_transfer_headers(job.transfer, &headLength)
-        let head = headPointer.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: headLength), as: UTF8.self) } ?? ""
+        let head =
+            headPointer.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: headLength), as: UTF8.self) }
+            ?? ""
         var text = String(cString: pa_transfer_error(job.transfer))
         if text.isEmpty, code != CURLE_OK { text = String(cString: pa_easy_strerror(code)) }
-        return CurlOutcome(code: Int32(code.rawValue), status: status, headerBlock: head, body: body, errorText: text, effectiveURL: nil)
+        return CurlOutcome(
+            code: Int32(code.rawValue), status: status, headerBlock: head, body: body, errorText: text,
+            effectiveURL: nil)
     }
 
     private func finish(_ job: CurlJob, outcome: CurlOutcome) {
@@ -384,7 +424,8 @@ final class CurlEventLoop: @unchecked Sendable {
         let continuation = job.continuation
         job.continuation = nil
         returnTransfer(job.transfer)
-        continuation?.resume(throwing: PortalAuthError(.cancelled, "the request to \(job.host):\(job.port) was cancelled"))
+        continuation?.resume(
+            throwing: PortalAuthError(.cancelled, "the request to \(job.host):\(job.port) was cancelled"))
     }
 }
 
@@ -397,7 +438,9 @@ enum CurlErrors {
         if lower.contains("in certificate chain") { return .unknownCA }
         if lower.contains("self-signed") || lower.contains("self signed") { return .selfSigned }
         if lower.contains("expired") || lower.contains("not yet valid") { return .expired }
-        if lower.contains("subject name") || lower.contains("does not match") || lower.contains("no alternative") { return .wrongHost }
+        if lower.contains("subject name") || lower.contains("does not match") || lower.contains("no alternative") {
+            return .wrongHost
+        }
         if lower.contains("issuer") || lower.contains("unknown ca") { return .unknownCA }
         return .other
     }
@@ -410,34 +453,66 @@ enum CurlErrors {
         case 3:
             return PortalAuthError(.invalidURL, "the URL for \(place) is malformed: check it", cause: cause)
         case 5:
-            return PortalAuthError(.hostNotFound, "cannot resolve the proxy for \(place): check https_proxy/http_proxy", cause: cause)
+            return PortalAuthError(
+                .hostNotFound, "cannot resolve the proxy for \(place): check https_proxy/http_proxy", cause: cause)
         case 6:
-            return PortalAuthError(.hostNotFound, "cannot resolve host '\(host)': check the URL, your DNS, or the proxy settings", cause: cause)
+            return PortalAuthError(
+                .hostNotFound, "cannot resolve host '\(host)': check the URL, your DNS, or the proxy settings",
+                cause: cause)
         case 7:
             let why = lower.contains("refused") ? "connection refused" : "no route"
-            return PortalAuthError(.connectionFailed, "could not connect to \(place) (\(why)): is the server running, and is the port right?", cause: cause)
+            return PortalAuthError(
+                .connectionFailed,
+                "could not connect to \(place) (\(why)): is the server running, and is the port right?", cause: cause)
         case 28:
-            return PortalAuthError(.timedOut, "\(place) did not answer in time: try again, or check the network and proxy", cause: cause)
-        case _ where [52, 55, 56].contains(code) && !(lower.contains("certificate required") || lower.contains("alert")):
-            return PortalAuthError(.connectionFailed, "the connection to \(place) was closed or reset before a full answer: try again; if it persists the server is failing", cause: cause)
+            return PortalAuthError(
+                .timedOut, "\(place) did not answer in time: try again, or check the network and proxy", cause: cause)
+        case _
+        where [52, 55, 56].contains(code) && !(lower.contains("certificate required") || lower.contains("alert")):
+            return PortalAuthError(
+                .connectionFailed,
+                "the connection to \(place) was closed or reset before a full answer: try again; if it persists the server is failing",
+                cause: cause)
         case 60, 51:
             let reason = trustFailure(text)
-            let error = PortalAuthError(.untrustedServer, "the certificate of \(place) is not trusted (\(reason.rawValue)): pass --cacert FILE (or set PORTAL_AUTH_CA_BUNDLE) with its CA, or trust it with portal-auth trust \(place)", cause: cause)
-            return TransportChallengeError(challenge: .serverTrust(host: host, port: port, reason: reason, message: text), error: error)
+            let error = PortalAuthError(
+                .untrustedServer,
+                "the certificate of \(place) is not trusted (\(reason.rawValue)): pass --cacert FILE (or set PORTAL_AUTH_CA_BUNDLE) with its CA, or trust it with portal-auth trust \(place)",
+                cause: cause)
+            return TransportChallengeError(
+                challenge: .serverTrust(host: host, port: port, reason: reason, message: text), error: error)
         case 90:
-            let error = PortalAuthError(.untrustedServer, "the public key of \(place) does not match the pinned key: the server's certificate changed; if that is expected, run portal-auth untrust \(place) and trust it again", cause: cause)
-            return TransportChallengeError(challenge: .serverTrust(host: host, port: port, reason: .pinMismatch, message: text), error: error)
+            let error = PortalAuthError(
+                .untrustedServer,
+                "the public key of \(place) does not match the pinned key: the server's certificate changed; if that is expected, run portal-auth untrust \(place) and trust it again",
+                cause: cause)
+            return TransportChallengeError(
+                challenge: .serverTrust(host: host, port: port, reason: .pinMismatch, message: text), error: error)
         case 35, 55, 56, 58, 59, 66, 80, 83, 91, 98:
-            if lower.contains("certificate required") || lower.contains("alert handshake failure") || lower.contains("alert bad certificate") {
-                let error = PortalAuthError(.tlsFailure, "\(place) requires a client certificate: sign in with portal-auth login --url https://\(place) --p12 FILE --password-stdin", cause: cause)
-                return TransportChallengeError(challenge: .clientCertificate(host: host, port: port, message: text), error: error)
+            if lower.contains("certificate required") || lower.contains("alert handshake failure")
+                || lower.contains("alert bad certificate")
+            {
+                let error = PortalAuthError(
+                    .tlsFailure,
+                    "\(place) requires a client certificate: sign in with portal-auth login --url https://\(place) --p12 FILE --password-stdin",
+                    cause: cause)
+                return TransportChallengeError(
+                    challenge: .clientCertificate(host: host, port: port, message: text), error: error)
             }
             if code == 58 {
-                return PortalAuthError(.tlsFailure, "the client certificate for \(place) could not be used (\(text)): check the PKCS#12 file and its password", cause: cause)
+                return PortalAuthError(
+                    .tlsFailure,
+                    "the client certificate for \(place) could not be used (\(text)): check the PKCS#12 file and its password",
+                    cause: cause)
             }
-            return PortalAuthError(.tlsFailure, "the TLS handshake with \(place) failed (\(text)): check that the server speaks HTTPS on this port", cause: cause)
+            return PortalAuthError(
+                .tlsFailure,
+                "the TLS handshake with \(place) failed (\(text)): check that the server speaks HTTPS on this port",
+                cause: cause)
         default:
-            return PortalAuthError(.connectionFailed, "the request to \(place) failed (\(text.isEmpty ? "CURLcode \(code)" : text))", cause: cause)
+            return PortalAuthError(
+                .connectionFailed, "the request to \(place) failed (\(text.isEmpty ? "CURLcode \(code)" : text))",
+                cause: cause)
         }
     }
 }

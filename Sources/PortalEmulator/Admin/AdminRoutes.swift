@@ -27,7 +27,8 @@ struct AdminRoutes: Sendable {
             } else if let one = try? decoder.decode(Fault.self, from: data) {
                 faults = [one]
             } else {
-                return .json(ArcGISError.invalidInput(["Body must be a Fault or an array of Faults."]).json, status: 400)
+                return .json(
+                    ArcGISError.invalidInput(["Body must be a Fault or an array of Faults."]).json, status: 400)
             }
             context.faults.add(faults)
             return .json(.object([("success", .bool(true)), ("added", .number(faults.count))]))
@@ -74,10 +75,12 @@ struct AdminRoutes: Sendable {
             return .json(ArcGISError.invalidInput(["clientId must name a registered app"]).json, status: 400)
         }
         let access = request.parameter("accesslifetimeseconds").flatMap(Int.init)
-        let refresh = request.parameter("refreshlifetimeseconds").flatMap(Int.init)
+        let refresh =
+            request.parameter("refreshlifetimeseconds").flatMap(Int.init)
             ?? context.configuration.refreshTokenLifetimeSeconds
-        return .json(OAuthTokenService(context: context).issue(
-            username: user.username, clientID: clientID, refreshSeconds: refresh, accessSeconds: access))
+        return .json(
+            OAuthTokenService(context: context).issue(
+                username: user.username, clientID: clientID, refreshSeconds: refresh, accessSeconds: access))
     }
 
     /// `/emulator/redirect?to=` and `/emulator/echo[/...]`: counted like any request.
@@ -90,12 +93,13 @@ struct AdminRoutes: Sendable {
             return .redirect(to: target)
         }
         if lower.count >= 2, lower[1] == "echo" {
-            return .json(.object([
-                ("host", .string(request.host)),
-                ("path", .string(request.path)),
-                ("method", .string(request.method)),
-                ("hadToken", .bool(request.carriesAnyToken)),
-            ]))
+            return .json(
+                .object([
+                    ("host", .string(request.host)),
+                    ("path", .string(request.path)),
+                    ("method", .string(request.method)),
+                    ("hadToken", .bool(request.carriesAnyToken)),
+                ]))
         }
         return .notFound(request.path)
     }

@@ -19,11 +19,16 @@ enum ParcelsService {
             ("initialExtent", ParcelsDataset.extentJSON),
             ("fullExtent", ParcelsDataset.extentJSON),
             ("units", .string("esriDecimalDegrees")),
-            ("layers", .array([.object([
-                ("id", .number(0)), ("name", .string("Parcels")), ("parentLayerId", .number(-1)),
-                ("defaultVisibility", .bool(true)), ("subLayerIds", .null), ("minScale", .number(0)),
-                ("maxScale", .number(0)), ("geometryType", .string("esriGeometryPolygon")),
-            ])])),
+            (
+                "layers",
+                .array([
+                    .object([
+                        ("id", .number(0)), ("name", .string("Parcels")), ("parentLayerId", .number(-1)),
+                        ("defaultVisibility", .bool(true)), ("subLayerIds", .null), ("minScale", .number(0)),
+                        ("maxScale", .number(0)), ("geometryType", .string("esriGeometryPolygon")),
+                    ])
+                ])
+            ),
             ("tables", .array([])),
         ])
     }
@@ -44,11 +49,14 @@ enum ParcelsService {
             ("maxRecordCount", .number(1000)),
             ("supportedQueryFormats", .string("JSON")),
             ("supportsAdvancedQueries", .bool(true)),
-            ("advancedQueryCapabilities", .object([
-                ("supportsPagination", .bool(true)),
-                ("supportsOrderBy", .bool(true)),
-                ("supportsReturningQueryExtent", .bool(false)),
-            ])),
+            (
+                "advancedQueryCapabilities",
+                .object([
+                    ("supportsPagination", .bool(true)),
+                    ("supportsOrderBy", .bool(true)),
+                    ("supportsReturningQueryExtent", .bool(false)),
+                ])
+            ),
         ])
     }
 

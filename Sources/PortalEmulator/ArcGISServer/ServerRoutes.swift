@@ -42,11 +42,15 @@ struct ServerRoutes: Sendable {
             members.append(("owningSystemUrl", .string(urls.portalURL)))
             tokenServicesURL = urls.portalURL + "/sharing/rest/generateToken"
         }
-        members.append(("authInfo", .object([
-            ("isTokenBasedSecurity", .bool(true)),
-            ("tokenServicesUrl", .string(tokenServicesURL)),
-            ("shortLivedTokenValidity", .number(60)),
-        ])))
+        members.append(
+            (
+                "authInfo",
+                .object([
+                    ("isTokenBasedSecurity", .bool(true)),
+                    ("tokenServicesUrl", .string(tokenServicesURL)),
+                    ("shortLivedTokenValidity", .number(60)),
+                ])
+            ))
         return .object(members)
     }
 
@@ -74,8 +78,9 @@ struct ServerRoutes: Sendable {
 
     private func notFound(_ request: IncomingRequest) -> OutgoingResponse {
         Rendering.error(
-            ArcGISError(code: 404, message: "Requested operation is not supported by this service.",
-                        details: ["No such resource: \(request.path)"]),
+            ArcGISError(
+                code: 404, message: "Requested operation is not supported by this service.",
+                details: ["No such resource: \(request.path)"]),
             for: request)
     }
 }

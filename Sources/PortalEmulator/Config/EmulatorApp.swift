@@ -24,7 +24,9 @@ public struct EmulatorApp: Codable, Sendable, Equatable {
     /// `portal-auth-cli`: a public app for the CLI (loopback on any port, oob, and a web URL).
     public static let portalAuthCLI = EmulatorApp(
         clientId: "portal-auth-cli", clientSecret: nil, name: "portal-auth CLI",
-        redirectUris: ["http://127.0.0.1/oauth/callback", "urn:ietf:wg:oauth:2.0:oob", "https://app.example.com/oauth/callback"])
+        redirectUris: [
+            "http://127.0.0.1/oauth/callback", "urn:ietf:wg:oauth:2.0:oob", "https://app.example.com/oauth/callback",
+        ])
 
     /// `portal-auth-app`: a confidential app for the client_credentials grant
     /// (secret `app-secret-456`).
@@ -88,7 +90,9 @@ struct LoopbackURI: Equatable {
         var hostPart = authority
         port = nil
         if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
-            guard let number = Int(authority[authority.index(after: colon)...]), (1...65535).contains(number) else { return nil }
+            guard let number = Int(authority[authority.index(after: colon)...]), (1...65535).contains(number) else {
+                return nil
+            }
             port = number
             hostPart = String(authority[..<colon])
         }

@@ -120,7 +120,8 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
             caCertificatePath: try c.decodeIfPresent(String.self, forKey: .caCertificatePath),
             portalName: try c.decodeIfPresent(String.self, forKey: .portalName) ?? d.portalName,
             users: try c.decodeIfPresent([EmulatorUser].self, forKey: .users) ?? d.users,
-            tokenLifetimeMinutes: try c.decodeIfPresent(Int.self, forKey: .tokenLifetimeMinutes) ?? d.tokenLifetimeMinutes,
+            tokenLifetimeMinutes: try c.decodeIfPresent(Int.self, forKey: .tokenLifetimeMinutes)
+                ?? d.tokenLifetimeMinutes,
             maxTokenLifetimeMinutes: try c.decodeIfPresent(Int.self, forKey: .maxTokenLifetimeMinutes)
                 ?? d.maxTokenLifetimeMinutes,
             serverAcceptsPortalTokens: try c.decodeIfPresent(Bool.self, forKey: .serverAcceptsPortalTokens)
@@ -136,7 +137,8 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
             proxyPort: try c.decodeIfPresent(Int.self, forKey: .proxyPort),
             entraTenant: try c.decodeIfPresent(String.self, forKey: .entraTenant) ?? d.entraTenant,
             entraApps: try c.decodeIfPresent([EmulatorApp].self, forKey: .entraApps) ?? d.entraApps,
-            entraTokenLifetimeSeconds: try c.decodeIfPresent(Int.self, forKey: .entraTokenLifetimeSeconds) ?? d.entraTokenLifetimeSeconds
+            entraTokenLifetimeSeconds: try c.decodeIfPresent(Int.self, forKey: .entraTokenLifetimeSeconds)
+                ?? d.entraTokenLifetimeSeconds
         )
     }
 

@@ -17,17 +17,22 @@ struct ApplicationProxyGate: Sendable {
             let callback = (context.urls.proxyBaseURL ?? context.urls.baseURL) + "/.proxy/callback"
             return .redirect(
                 to: provider.authorizeURL,
-                adding: [("client_id", app), ("response_type", "code"), ("scope", "openid"), ("redirect_uri", callback)],
+                adding: [
+                    ("client_id", app), ("response_type", "code"), ("scope", "openid"), ("redirect_uri", callback),
+                ],
                 state: nil)
         }
-        guard let token = context.entra.valid(presented), token.clientID == context.configuration.entraApps.first?.clientId else {
+        guard let token = context.entra.valid(presented),
+            token.clientID == context.configuration.entraApps.first?.clientId
+        else {
             context.counters.update { $0.proxyRequestsByToken["rejected", default: 0] += 1 }
             var response = OutgoingResponse.html(
                 Rendering.htmlPage(
                     title: "Unauthorized",
                     body: "<h1>401 Unauthorized</h1><p>The token presented to the application proxy is not valid.</p>"),
                 status: 401)
-            response.headers.append(("WWW-Authenticate", "Bearer authorization_uri=\"\(provider.authorizeURL)\", error=\"invalid_token\""))
+            response.headers.append(
+                ("WWW-Authenticate", "Bearer authorization_uri=\"\(provider.authorizeURL)\", error=\"invalid_token\""))
             return response
         }
         context.counters.update { $0.proxyRequestsByToken[token.kind.rawValue, default: 0] += 1 }

@@ -29,7 +29,9 @@ final class EntraTokens: Sendable {
 
     /// The token, if it was issued and has not expired.
     func valid(_ string: String) -> EntraToken? {
-        guard let token = tokens.withLock({ $0[string] }), token.expires > TokenStore.nowMilliseconds() else { return nil }
+        guard let token = tokens.withLock({ $0[string] }), token.expires > TokenStore.nowMilliseconds() else {
+            return nil
+        }
         return token
     }
 
@@ -47,7 +49,8 @@ final class EntraTokens: Sendable {
     static func jwt(_ claims: [(String, JSONValue)]) -> String {
         let header = JSONValue.object([("typ", .string("JWT")), ("alg", .string("none")), ("kid", .string("emulator"))])
         let payload = JSONValue.object(claims + [("jti", .string(TokenStore.randomToken()))])
-        return FormCoding.base64URL(header.serialized(pretty: false).utf8) + "." + FormCoding.base64URL(payload.serialized(pretty: false).utf8)
+        return FormCoding.base64URL(header.serialized(pretty: false).utf8) + "."
+            + FormCoding.base64URL(payload.serialized(pretty: false).utf8)
             + "." + FormCoding.base64URL(TokenStore.randomToken().utf8)
     }
 }

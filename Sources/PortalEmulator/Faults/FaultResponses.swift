@@ -1,7 +1,8 @@
 /// What each fault kind answers.
 enum FaultResponses {
     /// The misbehaving answer for `kind` (latency never gets here: it only delays).
-    static func response(_ kind: Fault.Kind, for request: IncomingRequest, context: EmulatorContext) -> OutgoingResponse {
+    static func response(_ kind: Fault.Kind, for request: IncomingRequest, context: EmulatorContext) -> OutgoingResponse
+    {
         switch kind {
         case .http500:
             return .html(
@@ -13,9 +14,10 @@ enum FaultResponses {
                 status: 200, headers: [("Content-Type", "application/json; charset=utf-8")],
                 body: Array("{\"currentVersion\":11.3,\"authInfo\":{\"isTokenBasedSecurity\":tr".utf8))
         case .html:
-            return .html(Rendering.page(
-                heading: "Service temporarily unavailable",
-                json: .object([("message", .string("Injected HTML answer from portal-emulator"))])))
+            return .html(
+                Rendering.page(
+                    heading: "Service temporarily unavailable",
+                    json: .object([("message", .string("Injected HTML answer from portal-emulator"))])))
         case .connectionReset:
             return .reset
         case .rejectAllTokens:

@@ -69,17 +69,23 @@ enum QueryRunner {
             ("fields", .array(outFields.map(\.json))),
         ]
         if exceeded { members.append(("exceededTransferLimit", .bool(true))) }
-        members.append(("features", .array(page.map { parcel in
-            var feature: [(String, JSONValue)] = [
-                ("attributes", .object(outFields.map { ($0.rawValue, parcel.value($0).json) })),
-            ]
-            if returnGeometry { feature.append(("geometry", parcel.geometryJSON)) }
-            return .object(feature)
-        })))
+        members.append(
+            (
+                "features",
+                .array(
+                    page.map { parcel in
+                        var feature: [(String, JSONValue)] = [
+                            ("attributes", .object(outFields.map { ($0.rawValue, parcel.value($0).json) }))
+                        ]
+                        if returnGeometry { feature.append(("geometry", parcel.geometryJSON)) }
+                        return .object(feature)
+                    })
+            ))
         return .object(members)
     }
 
-    private static func flag(_ request: IncomingRequest, _ name: String, default value: Bool) throws(WhereError) -> Bool {
+    private static func flag(_ request: IncomingRequest, _ name: String, default value: Bool) throws(WhereError) -> Bool
+    {
         guard let text = request.parameter(name)?.lowercased() else { return value }
         switch text {
         case "true": return true
@@ -131,7 +137,9 @@ enum QueryRunner {
                 throw WhereError(message: "'orderByFields' is invalid")
             }
             let direction = words.count == 2 ? words[1].uppercased() : "ASC"
-            guard direction == "ASC" || direction == "DESC" else { throw WhereError(message: "'orderByFields' is invalid") }
+            guard direction == "ASC" || direction == "DESC" else {
+                throw WhereError(message: "'orderByFields' is invalid")
+            }
             order.append((field, direction == "DESC"))
         }
         return order

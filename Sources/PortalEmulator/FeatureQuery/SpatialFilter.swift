@@ -102,8 +102,9 @@ struct SpatialFilter: Sendable, Equatable {
         }
         switch type {
         case "esriGeometryEnvelope":
-            return Envelope(xmin: try number("xmin"), ymin: try number("ymin"), xmax: try number("xmax"),
-                            ymax: try number("ymax"))
+            return Envelope(
+                xmin: try number("xmin"), ymin: try number("ymin"), xmax: try number("xmax"),
+                ymax: try number("ymax"))
         case "esriGeometryPoint":
             let x = try number("x"), y = try number("y")
             return Envelope(xmin: x, ymin: y, xmax: x, ymax: y)

@@ -134,7 +134,10 @@ struct WhereParser {
             try Self.checkComparable(left, high)
             return .between(left, low, high, negated: negated)
         }
-        throw WhereError(message: "expected an operator after \(Self.describe(left)) but found \(peek.map(Self.describe) ?? "end of clause")")
+        throw WhereError(
+            message:
+                "expected an operator after \(Self.describe(left)) but found \(peek.map(Self.describe) ?? "end of clause")"
+        )
     }
 
     private mutating func operand() throws(WhereError) -> WhereOperand {

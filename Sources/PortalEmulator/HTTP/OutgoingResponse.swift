@@ -26,12 +26,14 @@ struct OutgoingResponse: Sendable {
 
     /// `text/html; charset=utf-8`
     static func html(_ text: String, status: Int = 200) -> OutgoingResponse {
-        OutgoingResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(text.utf8))
+        OutgoingResponse(
+            status: status, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(text.utf8))
     }
 
     /// `text/plain; charset=utf-8`
     static func text(_ text: String, status: Int = 200) -> OutgoingResponse {
-        OutgoingResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(text.utf8))
+        OutgoingResponse(
+            status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(text.utf8))
     }
 
     /// A 302 redirect.
@@ -82,7 +84,8 @@ struct ArcGISError: Error, Sendable, Equatable {
     /// 498 Invalid token.
     static let invalidToken = ArcGISError(code: 498, message: "Invalid token.")
     /// 403 SSL Required (token operations over plain HTTP).
-    static let sslRequired = ArcGISError(code: 403, message: "SSL Required", details: ["Token requests must use HTTPS."])
+    static let sslRequired = ArcGISError(
+        code: 403, message: "SSL Required", details: ["Token requests must use HTTPS."])
     /// 400 from generateToken for bad credentials.
     static let badCredentials = ArcGISError(
         code: 400, message: "Unable to generate token.", details: ["Invalid username or password."])

@@ -10,7 +10,9 @@ enum Rendering {
         case .prettyJSON: return .json(value, pretty: true)
         case .html: return .html(page(heading: request.path, json: value))
         case .unsupported(let format):
-            return .json(ArcGISError(code: 400, message: "Invalid format.", details: ["Format '\(format)' is not supported."]).json)
+            return .json(
+                ArcGISError(code: 400, message: "Invalid format.", details: ["Format '\(format)' is not supported."])
+                    .json)
         }
     }
 
@@ -21,11 +23,13 @@ enum Rendering {
 
     /// A minimal "ArcGIS Portal Directory" page showing the resource.
     static func page(heading: String, json: JSONValue) -> String {
-        htmlPage(title: directoryTitle, body: """
-            <table width="100%" class="userTable"><tr><td class="titlecell">\(directoryTitle)</td></tr></table>
-            <h2>\(escapeHTML(heading))</h2>
-            <pre>\(escapeHTML(json.serialized(pretty: true)))</pre>
-            """)
+        htmlPage(
+            title: directoryTitle,
+            body: """
+                <table width="100%" class="userTable"><tr><td class="titlecell">\(directoryTitle)</td></tr></table>
+                <h2>\(escapeHTML(heading))</h2>
+                <pre>\(escapeHTML(json.serialized(pretty: true)))</pre>
+                """)
     }
 
     /// A small HTML page (sign-in, approval and sign-out pages); `title` is escaped, `body` is HTML.
@@ -44,7 +48,9 @@ enum Rendering {
 
     /// A sign-in form posting to `action`: the `carried` request parameters as hidden fields,
     /// username, password, and approve/deny buttons (what scripts/scripted-browser.py fills in).
-    static func signInForm(_ request: IncomingRequest, action: String, carried: [String], usernameLabel: String, message: String?) -> String {
+    static func signInForm(
+        _ request: IncomingRequest, action: String, carried: [String], usernameLabel: String, message: String?
+    ) -> String {
         let hidden = carried.compactMap { name -> String? in
             guard let value = request.parameter(name) else { return nil }
             return "<input type=\"hidden\" name=\"\(name)\" value=\"\(escapeHTML(value))\">"

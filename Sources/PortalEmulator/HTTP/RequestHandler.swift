@@ -42,7 +42,8 @@ struct RequestHandler: Sendable {
         case "server":
             return ServerRoutes(realm: .server, context: context).handle(request, rest: Array(components.dropFirst()))
         case "standalone":
-            return ServerRoutes(realm: .standalone, context: context).handle(request, rest: Array(components.dropFirst()))
+            return ServerRoutes(realm: .standalone, context: context).handle(
+                request, rest: Array(components.dropFirst()))
         case "emulator":
             return AdminRoutes(context: context).handle(request)
         case "entra" where !request.viaProxy:

@@ -13,10 +13,15 @@ struct OAuthError: Error, Sendable, Equatable {
     var description: String
 
     var json: JSONValue {
-        .object([("error", .object([
-            ("code", .number(code)), ("error", .string(error)), ("error_description", .string(description)),
-            ("message", .string(description)), ("details", .array([])),
-        ]))])
+        .object([
+            (
+                "error",
+                .object([
+                    ("code", .number(code)), ("error", .string(error)), ("error_description", .string(description)),
+                    ("message", .string(description)), ("details", .array([])),
+                ])
+            )
+        ])
     }
 
     static func invalidRequest(_ description: String) -> OAuthError {
@@ -36,8 +41,10 @@ struct OAuthTokenService: Sendable {
     func token(_ request: IncomingRequest) -> OutgoingResponse {
         guard request.isSecure else { return Rendering.error(.sslRequired, for: request) }
         guard request.method == "POST" else {
-            return Rendering.error(ArcGISError(code: 405, message: "Method not supported.",
-                                               details: ["oauth2/token only accepts POST requests."]), for: request)
+            return Rendering.error(
+                ArcGISError(
+                    code: 405, message: "Method not supported.",
+                    details: ["oauth2/token only accepts POST requests."]), for: request)
         }
         let result: Result<JSONValue, OAuthError>
         switch request.parameter("grant_type") {
@@ -47,14 +54,17 @@ struct OAuthTokenService: Sendable {
         case "client_credentials": result = clientCredentials(request)
         case nil: result = .failure(.invalidRequest("grant_type is required"))
         case let other?:
-            result = .failure(OAuthError(code: 400, error: "unsupported_grant_type",
-                                         description: "Unsupported grant_type '\(other)'"))
+            result = .failure(
+                OAuthError(
+                    code: 400, error: "unsupported_grant_type",
+                    description: "Unsupported grant_type '\(other)'"))
         }
         switch result {
         case .success(let body): return .json(body)
         case .failure(let error):
             context.counters.update { $0.oauthTokenErrors += 1 }
-            context.logger.debug("oauth2/token refused", metadata: ["error": "\(error.error)", "why": "\(error.description)"])
+            context.logger.debug(
+                "oauth2/token refused", metadata: ["error": "\(error.error)", "why": "\(error.description)"])
             return .json(error.json)
         }
     }
@@ -64,8 +74,10 @@ struct OAuthTokenService: Sendable {
         context.counters.update { $0.revokeRequests += 1 }
         guard request.isSecure else { return Rendering.error(.sslRequired, for: request) }
         guard request.method == "POST" else {
-            return Rendering.error(ArcGISError(code: 405, message: "Method not supported.",
-                                               details: ["oauth2/revokeToken only accepts POST requests."]), for: request)
+            return Rendering.error(
+                ArcGISError(
+                    code: 405, message: "Method not supported.",
+                    details: ["oauth2/revokeToken only accepts POST requests."]), for: request)
         }
         guard let clientID = request.parameter("client_id"), context.app(clientID: clientID) != nil else {
             return .json(OAuthError.invalidClientID.json)
@@ -83,9 +95,15 @@ struct OAuthTokenService: Sendable {
         }
         guard let code = request.parameter("code") else { return .failure(.invalidRequest("code is required")) }
         // Single use: the code is gone whatever happens next.
-        guard let grant = context.grants.redeemCode(code) else { return .failure(.invalidGrant("Invalid authorization code")) }
-        guard grant.expires > TokenStore.nowMilliseconds() else { return .failure(.invalidGrant("Authorization code expired")) }
-        guard grant.clientID == app.clientId else { return .failure(.invalidGrant("The code was issued to another application")) }
+        guard let grant = context.grants.redeemCode(code) else {
+            return .failure(.invalidGrant("Invalid authorization code"))
+        }
+        guard grant.expires > TokenStore.nowMilliseconds() else {
+            return .failure(.invalidGrant("Authorization code expired"))
+        }
+        guard grant.clientID == app.clientId else {
+            return .failure(.invalidGrant("The code was issued to another application"))
+        }
         guard request.parameter("redirect_uri") == grant.redirectURI else {
             return .failure(.invalidGrant("redirect_uri does not match the one the code was issued for"))
         }
@@ -125,11 +143,14 @@ struct OAuthTokenService: Sendable {
             }
             context.grants.revokeRefreshToken(refreshToken)
             context.counters.update { $0.exchangeRefreshTokenGrants += 1 }
-            return .success(issue(username: grant.username, clientID: app.clientId,
-                                  refreshSeconds: context.configuration.refreshTokenLifetimeSeconds))
+            return .success(
+                issue(
+                    username: grant.username, clientID: app.clientId,
+                    refreshSeconds: context.configuration.refreshTokenLifetimeSeconds))
         }
         context.counters.update { $0.refreshTokenGrants += 1 }
-        return .success(issue(username: grant.username, clientID: app.clientId, refreshSeconds: nil, from: refreshToken))
+        return .success(
+            issue(username: grant.username, clientID: app.clientId, refreshSeconds: nil, from: refreshToken))
     }
 
     private func clientCredentials(_ request: IncomingRequest) -> Result<JSONValue, OAuthError> {
@@ -137,27 +158,35 @@ struct OAuthTokenService: Sendable {
             return .failure(.invalidClientID)
         }
         guard let secret = app.clientSecret, request.parameter("client_secret") == secret else {
-            return .failure(OAuthError(code: 400, error: "invalid_client", description: "Invalid client_id or client_secret"))
+            return .failure(
+                OAuthError(code: 400, error: "invalid_client", description: "Invalid client_id or client_secret"))
         }
         var minutes = 120
         if let text = request.parameter("expiration"), let requested = Int(text), requested > 0 { minutes = requested }
         minutes = min(minutes, context.configuration.maxTokenLifetimeMinutes)
-        let token = context.tokens.issue(TokenRecord(
-            username: "", kind: .app, expires: TokenStore.nowMilliseconds() + Int64(minutes) * 60_000, ssl: true))
-        context.counters.update { $0.clientCredentialsGrants += 1; $0.tokensIssued += 1 }
-        return .success(.object([
-            ("access_token", .string(token)), ("expires_in", .int(Int64(minutes) * 60)),
-        ]))
+        let token = context.tokens.issue(
+            TokenRecord(
+                username: "", kind: .app, expires: TokenStore.nowMilliseconds() + Int64(minutes) * 60_000, ssl: true))
+        context.counters.update {
+            $0.clientCredentialsGrants += 1; $0.tokensIssued += 1
+        }
+        return .success(
+            .object([
+                ("access_token", .string(token)), ("expires_in", .int(Int64(minutes) * 60)),
+            ]))
     }
 
     /// Issues an access token (and, with `refreshSeconds`, a refresh token) and returns the
     /// token response. `from` names an existing refresh token the access token belongs to.
-    func issue(username: String, clientID: String, refreshSeconds: Int?, from existing: String? = nil,
-               accessSeconds: Int? = nil) -> JSONValue {
+    func issue(
+        username: String, clientID: String, refreshSeconds: Int?, from existing: String? = nil,
+        accessSeconds: Int? = nil
+    ) -> JSONValue {
         let now = TokenStore.nowMilliseconds()
-        let refreshToken = refreshSeconds.map {
-            issueRefreshToken(username: username, clientID: clientID, seconds: $0, now: now)
-        } ?? existing
+        let refreshToken =
+            refreshSeconds.map {
+                issueRefreshToken(username: username, clientID: clientID, seconds: $0, now: now)
+            } ?? existing
         let seconds = accessSeconds ?? context.oauthAccessTokenLifetimeSeconds
         let access = issueAccessToken(username: username, seconds: seconds, refreshToken: refreshToken, now: now)
         var members: [(String, JSONValue)] = [
@@ -174,7 +203,9 @@ struct OAuthTokenService: Sendable {
     /// Issues a refresh token and an access token belonging to it, as a sign-in does, and
     /// returns both (what ``issue(username:clientID:refreshSeconds:from:accessSeconds:)`` puts
     /// in its token response).
-    func issueTokens(username: String, clientID: String, refreshSeconds: Int, accessSeconds: Int? = nil)
+    func issueTokens(
+        username: String, clientID: String, refreshSeconds: Int, accessSeconds: Int? = nil
+    )
         -> (accessToken: String, refreshToken: String)
     {
         let now = TokenStore.nowMilliseconds()
@@ -187,15 +218,17 @@ struct OAuthTokenService: Sendable {
 
     /// Remembers a new refresh token valid for `seconds` from `now` (epoch milliseconds).
     private func issueRefreshToken(username: String, clientID: String, seconds: Int, now: Int64) -> String {
-        context.grants.issueRefreshToken(RefreshTokenGrant(
-            username: username, clientID: clientID, expires: now + Int64(seconds) * 1000))
+        context.grants.issueRefreshToken(
+            RefreshTokenGrant(
+                username: username, clientID: clientID, expires: now + Int64(seconds) * 1000))
     }
 
     /// Issues (and counts) an OAuth access token valid for `seconds` from `now`, tied to `refreshToken`.
     private func issueAccessToken(username: String, seconds: Int, refreshToken: String?, now: Int64) -> String {
-        let access = context.tokens.issue(TokenRecord(
-            username: username, kind: .oauth, expires: now + Int64(seconds) * 1000, ssl: true,
-            refreshToken: refreshToken))
+        let access = context.tokens.issue(
+            TokenRecord(
+                username: username, kind: .oauth, expires: now + Int64(seconds) * 1000, ssl: true,
+                refreshToken: refreshToken))
         context.counters.update { $0.tokensIssued += 1 }
         return access
     }

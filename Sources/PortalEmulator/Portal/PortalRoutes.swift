@@ -33,7 +33,8 @@ struct PortalRoutes: Sendable {
         case 5 where lower[0] == "community" && lower[1] == "users" && lower[3] == "info":
             return thumbnail(request, username: rest[2], file: rest[4])
         default:
-            return Rendering.error(ArcGISError(code: 400, message: "Invalid URL", details: ["Invalid URL"]), for: request)
+            return Rendering.error(
+                ArcGISError(code: 400, message: "Invalid URL", details: ["Invalid URL"]), for: request)
         }
     }
 
@@ -42,10 +43,13 @@ struct PortalRoutes: Sendable {
         let urls = context.urls(for: request)
         return .object([
             ("owningSystemUrl", .string(urls.portalURL)),
-            ("authInfo", .object([
-                ("isTokenBasedSecurity", .bool(true)),
-                ("tokenServicesUrl", .string(urls.portalURL + "/sharing/rest/generateToken")),
-            ])),
+            (
+                "authInfo",
+                .object([
+                    ("isTokenBasedSecurity", .bool(true)),
+                    ("tokenServicesUrl", .string(urls.portalURL + "/sharing/rest/generateToken")),
+                ])
+            ),
         ])
     }
 
@@ -70,15 +74,26 @@ struct PortalRoutes: Sendable {
             ("supportsOAuth", .bool(true)),
             ("authorizedCrossOriginDomains", .array([])),
             ("currentVersion", .string(Self.currentVersion)),
-            ("helperServices", .object([
-                ("geocode", .array([.object([
-                    ("url", .string(urls.serverURL + "/rest/services/World/GeocodeServer")),
-                    ("name", .string("ArcGIS World Geocoding Service")),
-                    ("batch", .bool(true)),
-                    ("suggest", .bool(true)),
-                ])])),
-                ("route", .object([("url", .string(urls.serverURL + "/rest/services/World/Route/NAServer/Route_World"))])),
-            ])),
+            (
+                "helperServices",
+                .object([
+                    (
+                        "geocode",
+                        .array([
+                            .object([
+                                ("url", .string(urls.serverURL + "/rest/services/World/GeocodeServer")),
+                                ("name", .string("ArcGIS World Geocoding Service")),
+                                ("batch", .bool(true)),
+                                ("suggest", .bool(true)),
+                            ])
+                        ])
+                    ),
+                    (
+                        "route",
+                        .object([("url", .string(urls.serverURL + "/rest/services/World/Route/NAServer/Route_World"))])
+                    ),
+                ])
+            ),
         ]
         if let viewer { members.append(("user", UserProfile.json(viewer, viewer: viewer))) }
         return Rendering.resource(.object(members), for: request)
@@ -88,7 +103,9 @@ struct PortalRoutes: Sendable {
         switch context.requireToken(request, realm: .portal) {
         case .failure(let error): return Rendering.error(error, for: request)
         case .success(let record):
-            guard let user = context.user(named: record.username) else { return Rendering.error(.invalidToken, for: request) }
+            guard let user = context.user(named: record.username) else {
+                return Rendering.error(.invalidToken, for: request)
+            }
             return Rendering.resource(UserProfile.json(user, viewer: user), for: request)
         }
     }
@@ -100,7 +117,8 @@ struct PortalRoutes: Sendable {
             guard let user = context.user(named: username) else {
                 return Rendering.error(Self.userNotFound(username), for: request)
             }
-            return Rendering.resource(UserProfile.json(user, viewer: context.user(named: record.username)), for: request)
+            return Rendering.resource(
+                UserProfile.json(user, viewer: context.user(named: record.username)), for: request)
         }
     }
 
@@ -123,8 +141,9 @@ struct PortalRoutes: Sendable {
 
     /// 400 COM_0019 User not found.
     static func userNotFound(_ username: String) -> ArcGISError {
-        ArcGISError(code: 400, message: "User not found", messageCode: "COM_0019",
-                    details: ["User '\(username)' does not exist or is inaccessible."])
+        ArcGISError(
+            code: 400, message: "User not found", messageCode: "COM_0019",
+            details: ["User '\(username)' does not exist or is inaccessible."])
     }
 }
 

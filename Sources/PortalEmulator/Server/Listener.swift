@@ -111,7 +111,9 @@ final class Listener: Sendable {
         }
         var fields = HTTPFields()
         for (name, value) in response.headers {
-            if let fieldName = HTTPFields.Element.Name(name) { fields.append(HTTPFields.Element(name: fieldName, value: value)) }
+            if let fieldName = HTTPFields.Element.Name(name) {
+                fields.append(HTTPFields.Element(name: fieldName, value: value))
+            }
         }
         fields[.contentLength] = String(response.body.count)
         let head = HTTPResponse(status: .init(code: response.status), headerFields: fields)

@@ -35,7 +35,8 @@ extension EmulatorContext {
         return check(token, request: request, realm: realm).map { Optional($0) }
     }
 
-    private func check(_ token: String, request: IncomingRequest, realm: TokenRealm) -> Result<TokenRecord, ArcGISError> {
+    private func check(_ token: String, request: IncomingRequest, realm: TokenRealm) -> Result<TokenRecord, ArcGISError>
+    {
         switch tokens.validate(token, referer: request.headers["referer"], remoteIP: request.remoteIP) {
         case .failure(let problem):
             logger.debug("token rejected", metadata: ["problem": "\(problem)", "path": "\(request.path)"])

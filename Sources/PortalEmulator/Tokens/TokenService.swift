@@ -9,7 +9,8 @@ struct TokenService: Sendable {
 
     /// Answers one generateToken request.
     func generate(_ request: IncomingRequest) -> OutgoingResponse {
-        let wantsServerToken = kind == .portal && request.parameter("username") == nil
+        let wantsServerToken =
+            kind == .portal && request.parameter("username") == nil
             && request.parameter("token") != nil
         context.counters.update { c in
             switch kind {
@@ -21,8 +22,9 @@ struct TokenService: Sendable {
         guard request.isSecure else { return Rendering.error(.sslRequired, for: request) }
         guard request.method == "POST" else {
             return Rendering.error(
-                ArcGISError(code: 405, message: "Method not supported.",
-                            details: ["generateToken only accepts POST requests."]),
+                ArcGISError(
+                    code: 405, message: "Method not supported.",
+                    details: ["generateToken only accepts POST requests."]),
                 for: request)
         }
         let result = wantsServerToken ? serverToken(request) : credentialToken(request)
@@ -39,8 +41,10 @@ struct TokenService: Sendable {
     /// username + password → a token of this service's kind.
     private func credentialToken(_ request: IncomingRequest) -> Result<(String, TokenRecord), ArcGISError> {
         guard let username = request.parameter("username"), let password = request.parameter("password") else {
-            return .failure(ArcGISError(code: 400, message: "Unable to generate token.",
-                                        details: ["'username' and 'password' must be specified."]))
+            return .failure(
+                ArcGISError(
+                    code: 400, message: "Unable to generate token.",
+                    details: ["'username' and 'password' must be specified."]))
         }
         guard let user = context.user(named: username), user.password == password else {
             context.logger.debug("generateToken: bad credentials", metadata: ["username": "\(username)"])
@@ -63,13 +67,19 @@ struct TokenService: Sendable {
             return .failure(.invalidToken)
         }
         guard let serverURL = request.parameter("serverurl") else {
-            return .failure(ArcGISError(code: 400, message: "Unable to generate token.",
-                                        details: ["'serverUrl' must be specified."]))
+            return .failure(
+                ArcGISError(
+                    code: 400, message: "Unable to generate token.",
+                    details: ["'serverUrl' must be specified."]))
         }
-        guard Self.isFederated(serverURL, with: context.urls.serverURL)
-            || Self.isFederated(serverURL, with: context.urls(for: request).serverURL) else {
-            return .failure(ArcGISError(code: 400, message: "Unable to generate token.",
-                                        details: ["serverUrl is not federated with this portal"]))
+        guard
+            Self.isFederated(serverURL, with: context.urls.serverURL)
+                || Self.isFederated(serverURL, with: context.urls(for: request).serverURL)
+        else {
+            return .failure(
+                ArcGISError(
+                    code: 400, message: "Unable to generate token.",
+                    details: ["serverUrl is not federated with this portal"]))
         }
         return binding(request).map { referer, ip in
             let record = TokenRecord(
@@ -85,21 +95,27 @@ struct TokenService: Sendable {
         case nil: return .success((nil, nil))
         case "referer":
             guard let referer = request.parameter("referer") else {
-                return .failure(ArcGISError(code: 400, message: "Unable to generate token.",
-                                            details: ["'referer' must be specified."]))
+                return .failure(
+                    ArcGISError(
+                        code: 400, message: "Unable to generate token.",
+                        details: ["'referer' must be specified."]))
             }
             return .success((referer, nil))
         case "ip":
             guard let ip = request.parameter("ip") else {
-                return .failure(ArcGISError(code: 400, message: "Unable to generate token.",
-                                            details: ["'ip' must be specified."]))
+                return .failure(
+                    ArcGISError(
+                        code: 400, message: "Unable to generate token.",
+                        details: ["'ip' must be specified."]))
             }
             return .success((nil, ip))
         case "requestip":
             return .success((nil, request.remoteIP))
         case let other?:
-            return .failure(ArcGISError(code: 400, message: "Unable to generate token.",
-                                        details: ["Invalid client type '\(other)'."]))
+            return .failure(
+                ArcGISError(
+                    code: 400, message: "Unable to generate token.",
+                    details: ["Invalid client type '\(other)'."]))
         }
     }
 

@@ -56,8 +56,12 @@ enum Curl {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let bodyFile = directory.appendingPathComponent("body")
-        let result = try await Subprocess.run("/usr/bin/curl", ["-sS", "--max-time", "30", "-o", bodyFile.path,
-                                                                "-w", "%{http_code}\n%{content_type}\n%{redirect_url}\n"] + arguments)
+        let result = try await Subprocess.run(
+            "/usr/bin/curl",
+            [
+                "-sS", "--max-time", "30", "-o", bodyFile.path,
+                "-w", "%{http_code}\n%{content_type}\n%{redirect_url}\n",
+            ] + arguments)
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         return CurlResult(
             exitCode: result.status,
@@ -69,7 +73,9 @@ enum Curl {
     }
 
     /// GET with optional CA file and headers.
-    static func get(_ url: String, ca: String?, headers: [String: String] = [:], extra: [String] = []) async throws
+    static func get(
+        _ url: String, ca: String?, headers: [String: String] = [:], extra: [String] = []
+    ) async throws
         -> CurlResult
     {
         try await run(caArguments(ca) + headerArguments(headers) + extra + [url])

@@ -63,7 +63,9 @@ extension PortalEmulator {
 
 /// The OBJECTIDs of a query answer's features, in order.
 func objectIDs(_ answer: [String: Any]) throws -> [Int] {
-    guard let features = answer["features"] as? [[String: Any]] else { throw CurlError.missing("features in \(answer)") }
+    guard let features = answer["features"] as? [[String: Any]] else {
+        throw CurlError.missing("features in \(answer)")
+    }
     return try features.map { feature in
         guard let attributes = feature["attributes"] as? [String: Any],
             let id = (attributes["OBJECTID"] as? NSNumber)?.intValue
