@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs the whole test suite once under ThreadSanitizer and once under AddressSanitizer, each in its
+# own build folder (.build-tsan, .build-asan). Too slow for CI; run it before calling a change to
+# concurrency or C code done. Prints one line per sanitizer and exits non-zero when either failed.
+#   scripts/sanitize.sh [thread|address ...] [-- extra swift test arguments]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh || exit 1
+sanitizers=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do sanitizers+=("$1"); shift; done
+[ "${1:-}" = "--" ] && shift
+[ ${#sanitizers[@]} -gt 0 ] || sanitizers=(thread address)
+logs=$(mktemp -d)
+status=0
+for s in "${sanitizers[@]}"; do
+  scratch=".build-${s:0:1}san"
+  log="$logs/$s.log"
+  # libcurl, libsecret and OpenSSL are not instrumented: TSan's reports inside them are not ours.
+  export TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
+  export ASAN_OPTIONS="detect_leaks=0 ${ASAN_OPTIONS:-}"
+  if swift build --build-tests --sanitize="$s" --scratch-path "$scratch" >"$log" 2>&1 \
+    && scripts/with-keyring.sh swift test --skip-build --sanitize="$s" --scratch-path "$scratch" "$@" >>"$log" 2>&1 \
+    && ! grep -qE "WARNING: ThreadSanitizer|ERROR: AddressSanitizer" "$log"; then
+    echo "sanitize $s: passed (log: $log)"
+  else
+    status=1
+    echo "sanitize $s: FAILED (log: $log)"
+    grep -E "WARNING: ThreadSanitizer|ERROR: AddressSanitizer|✘ Test .* failed" "$log" | sort | uniq -c | head -n 20
+  fi
+done
+exit $status

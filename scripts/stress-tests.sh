@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs the whole test suite N times (default 5) with the machine busy: `stress-ng --cpu 2` runs
+# beside each run, as on a user's or a packager's loaded machine. Prints each run's result and the
+# passes/failures at the end; exits non-zero when any run failed. Logs: $STRESS_LOG_DIR (a temp folder).
+#   scripts/stress-tests.sh [N] [extra swift test arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+shift || true
+scripts/setup.sh
+dpkg-query -W -f='${Status}' stress-ng 2>/dev/null | grep -q "ok installed" || {
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends stress-ng >/dev/null
+}
+swift build --build-tests
+logs=${STRESS_LOG_DIR:-$(mktemp -d)}
+mkdir -p "$logs"
+stress_pid=""
+trap '[ -n "$stress_pid" ] && kill "$stress_pid" 2>/dev/null; wait 2>/dev/null || true' EXIT
+passed=0
+failed=0
+for i in $(seq 1 "$runs"); do
+  stress-ng --cpu 2 --timeout 0 --quiet &
+  stress_pid=$!
+  start=$(date +%s)
+  if scripts/with-keyring.sh swift test --skip-build "$@" >"$logs/run-$i.log" 2>&1; then
+    passed=$((passed + 1)); result=passed
+  else
+    failed=$((failed + 1)); result="FAILED ($(grep -cE '✘|error:' "$logs/run-$i.log" || true) failure lines)"
+  fi
+  kill "$stress_pid" 2>/dev/null || true
+  wait "$stress_pid" 2>/dev/null || true
+  stress_pid=""
+  echo "run $i: $result in $(( $(date +%s) - start )) s (log: $logs/run-$i.log)"
+  grep -E '✘ Test .* failed|Test Case .* failed' "$logs/run-$i.log" | head -n 10 | sed 's/^/  /' || true
+done
+echo "stress: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
