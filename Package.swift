@@ -14,6 +14,10 @@ let pluginNames = [
     "Token", "PregeneratedToken", "OAuthUser", "OAuthApplication", "IAP", "Password", "Certificate", "ServerTrust",
 ]
 
+/// One libFuzzer executable per parser of untrusted input (Fuzz/FuzzNAME/main.swift, bodies in
+/// Fuzz/FuzzTargets, seeds and kept crashes in Fuzz/Corpus/NAME).
+let fuzzTargets = ["ArcGISJSON", "PKCS12"]
+
 let package = Package(
     name: "portal-auth",
     platforms: [.macOS(.v15)],
@@ -114,7 +118,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PortalAuthTests",
-            dependencies: ["PortalAuth", "PortalEmulator", "TestSupport"]
+            dependencies: ["PortalAuth", "PortalEmulator", "TestSupport", "FuzzTargets"]
                 + pluginNames.map { .target(name: "PortalAuth\($0)") },
             path: "Tests/PortalAuthTests",
             swiftSettings: strict
@@ -132,6 +136,17 @@ let package = Package(
             swiftSettings: strict
         ),
     ]
+        + [
+            // libFuzzer's driver, called from each target's main (PA_FUZZING, set by scripts/fuzz.sh).
+            .target(name: "CPortalAuthFuzz", path: "Fuzz/CPortalAuthFuzz"),
+            .target(name: "FuzzTargets", dependencies: ["PortalAuth"], path: "Fuzz/FuzzTargets", swiftSettings: strict),
+        ]
+        + fuzzTargets.map { name in
+            // A plain build makes an executable that says to use scripts/fuzz.sh.
+            .executableTarget(
+                name: "Fuzz\(name)", dependencies: ["CPortalAuthFuzz", "FuzzTargets"], path: "Fuzz/Fuzz\(name)",
+                swiftSettings: strict)
+        }
         + pluginNames.map {
             .target(
                 name: "PortalAuth\($0)",

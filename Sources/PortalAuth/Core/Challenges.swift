@@ -32,10 +32,12 @@ public struct ArcGISError: Sendable, Equatable, Codable {
             String(decoding: body.prefix(64), as: UTF8.self).contains("\"error\"")
         else { return nil }
         guard let json = try? JSONValue.parse(body, source: ""), let error = json["error"] else { return nil }
-        guard let code = error["code"]?.doubleValue else { return nil }
+        guard let number = error["code"]?.doubleValue else { return nil }
+        // A code is a small integer; a server's 1e300 or 4.5 is kept as 0 (unknown), never trapped on.
+        let code = number.isFinite && number.rounded() == number && abs(number) < 1e9 ? Int(number) : 0
         let details = error["details"]?.arrayValue?.compactMap(\.stringValue) ?? []
         return ArcGISError(
-            code: Int(code), message: error["message"]?.stringValue ?? error["error_description"]?.stringValue ?? "",
+            code: code, message: error["message"]?.stringValue ?? error["error_description"]?.stringValue ?? "",
             messageCode: error["messageCode"]?.stringValue, details: details)
     }
 
