@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Prints portal-auth's performance figures side by side with their references. Figures, not tests.
-#  1. `portal-auth token URL` with a valid credential in the keyring vs `secret-tool lookup` of an item
-#     of the same size: wall time per call (hyperfine) and the ratio (target <= 1.3).
-#  2. Peak memory of `portal-auth token` (target < 25 MiB).
+#  1. `portal-auth token URL --format F` for every format with a valid credential in the keyring vs
+#     `secret-tool lookup` of an item of the same size, in alternating pairs (Benchmarks/pairs.py):
+#     median wall and CPU time per call and peak memory, each as a ratio (targets: wall <= 1.2x,
+#     peak memory <= 2x), on the build the README's install command makes.
+#  2. The same with 10,000 other portal-auth items in the keyring: token's time against its time
+#     with one item (target <= 1.2x).
 #  3. 1,000 concurrent requests through one AuthenticationManager against portal-emulator.
 #  4. Cross-process refresh: 100 `portal-auth token` processes started together with an OAuth
 #     access token inside the 5-minute window: refresh requests counted by portal-emulator (target 1)
@@ -13,6 +16,7 @@ if [ -z "${PORTAL_AUTH_BENCH_IN_KEYRING:-}" ]; then
   scripts/setup.sh
   for p in hyperfine time; do dpkg-query -W -f='${Status}' $p 2>/dev/null | grep -q "ok installed" || \
     { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $p >/dev/null; }; done
+  # portal-auth as the README's install command builds it.
   swift build -c release --static-swift-stdlib --product portal-auth
   swift build -c release --product portal-auth-benchmark
   swift build -c release --product portal-emulator
@@ -20,6 +24,9 @@ if [ -z "${PORTAL_AUTH_BENCH_IN_KEYRING:-}" ]; then
 fi
 bin=$(swift build -c release --show-bin-path)
 pa="$bin/portal-auth"
+status=0
+work=$(mktemp -d)
+trap 'kill "${emu_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 # A credential in the keyring: a pregenerated token (no server needed for the cached path).
 url="https://bench.portal-auth.invalid/portal"
@@ -30,19 +37,32 @@ secret=$(secret-tool lookup application portal-auth store arcgis server "$url")
 printf %s "$secret" | secret-tool store --label="bench reference" application portal-auth-bench server "$url"
 [ "$("$pa" token "$url")" = "$token" ] || { echo "portal-auth token did not print the stored token" >&2; exit 1; }
 
-echo "== portal-auth token vs secret-tool lookup (secret of ${#secret} bytes)"
-hyperfine -N --warmup 20 --runs 300 --export-json /tmp/portal-auth-bench.json \
-  "secret-tool lookup application portal-auth-bench server $url" \
-  "$pa token $url" | sed -n '/Time\|±\|Summary\|faster/p'
-python3 - <<'PY'
-import json
-r = json.load(open("/tmp/portal-auth-bench.json"))["results"]
-ref, pa = r[0]["mean"], r[1]["mean"]
-print(f"  secret-tool lookup: {ref*1000:.2f} ms/call   portal-auth token: {pa*1000:.2f} ms/call   ratio {pa/ref:.2f} (target <= 1.30)")
-PY
+echo "== portal-auth token vs secret-tool lookup (secret of ${#secret} bytes), every format"
+ref="secret-tool lookup application portal-auth-bench server $url"
+formats=(plain json header env)
+commands=()
+for f in "${formats[@]}"; do commands+=(--command "token --format $f" "$pa token $url --format $f"); done
+python3 Benchmarks/pairs.py --runs "${BENCH_PAIRS:-60}" --reference "$ref" --reference-label "secret-tool lookup" \
+  "${commands[@]}" --target-time 1.2 --target-memory 2.0 --json "$work/one.json" || status=1
 
-echo "== peak memory of portal-auth token"
-/usr/bin/time -f "  maximum resident set size: %M KiB (target < 25600 KiB)" "$pa" token "$url" >/dev/null
+echo "== the same with 10,000 other portal-auth items in the keyring"
+seq 1 10000 | xargs -P 8 -I{} sh -c \
+  'printf x | secret-tool store --label="portal-auth bench filler" application portal-auth store arcgis server "https://filler-{}.invalid/portal" filler yes'
+python3 Benchmarks/pairs.py --runs "${BENCH_PAIRS:-60}" --reference "$ref" --reference-label "secret-tool lookup" \
+  "${commands[@]}" --json "$work/many.json" >/dev/null || true
+python3 - "$work/one.json" "$work/many.json" <<'PY' || status=1
+import json, sys
+one, many = (json.load(open(p)) for p in sys.argv[1:3])
+ok = True
+for label in one:
+    if not label.startswith("token"):
+        continue
+    ratio = many[label]["wall_ms"] / one[label]["wall_ms"]
+    ok &= ratio <= 1.2
+    print(f"  {label:<28} {one[label]['wall_ms']:7.2f} ms with 1 item, {many[label]['wall_ms']:7.2f} ms with 10,000: ratio {ratio:.2f} (target <= 1.20)")
+sys.exit(0 if ok else 1)
+PY
+secret-tool clear filler yes
 
 "$pa" logout --portal "$url" >/dev/null
 secret-tool clear application portal-auth-bench server "$url"
@@ -51,8 +71,6 @@ echo "== AuthenticationManager burst"
 "$bin/portal-auth-benchmark"
 
 echo "== cross-process OAuth refresh: 100 concurrent portal-auth token"
-work=$(mktemp -d)
-trap 'kill "${emu_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 "$bin/portal-emulator" --state-file "$work/emulator.json" --ca-out "$work/ca.pem" --oauth-access-token-lifetime 120 >/dev/null &
 emu_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/emulator.json" ] && break; sleep 0.1; done
@@ -80,3 +98,4 @@ read -r ms distinct < <(batch)
 refreshes=$(curl -sS --cacert "$work/ca.pem" "$base/emulator/counters" | python3 -c 'import json,sys; print(json.load(sys.stdin)["refreshTokenGrants"])')
 echo "  fresh token (reference): ${ms} ms for the batch, ${refreshes} refresh request(s), ${distinct} distinct token(s)"
 "$pa" logout --portal "$portal" >/dev/null
+exit $status

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Times commands against a reference, in alternating pairs, so that a busy machine's drift
+affects both sides alike. For each command: the median wall time and CPU time (user + system)
+per call, the peak resident memory (the maximum of 5 runs under /usr/bin/time), and each as a ratio to the
+reference's. Output goes to /dev/null; a command that fails stops the run.
+
+  pairs.py --runs 60 --label NAME --reference 'CMD' --command LABEL 'CMD' [--command LABEL 'CMD' ...]
+  [--target-time 1.2] [--target-memory 2.0] [--json FILE]
+"""
+import argparse, json, os, shlex, statistics, subprocess, sys, time
+
+
+def run_once(argv):
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    stderr = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"pairs.py: {shlex.join(argv)} failed ({os.waitstatus_to_exitcode(status)}): {stderr.strip()}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def peak_memory(argv):
+    """Peak resident memory in KiB, measured by /usr/bin/time: a child of this Python process
+    would inherit Python's own high-water mark through fork, a child of time(1) inherits its few."""
+    result = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, check=True)
+    return int(result.stderr.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=60)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--reference", required=True)
+    parser.add_argument("--reference-label", default="reference")
+    parser.add_argument("--command", nargs=2, action="append", metavar=("LABEL", "CMD"), required=True)
+    parser.add_argument("--target-time", type=float)
+    parser.add_argument("--target-memory", type=float)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    commands = [(args.reference_label, shlex.split(args.reference))] + [(l, shlex.split(c)) for l, c in args.command]
+    samples = {label: [] for label, _ in commands}
+    for _ in range(args.warmup):
+        for _, argv in commands:
+            run_once(argv)
+    for i in range(args.runs):
+        # Alternate the order so neither side always runs right after the other.
+        order = commands if i % 2 == 0 else list(reversed(commands))
+        for label, argv in order:
+            samples[label].append(run_once(argv))
+    ref = samples[args.reference_label]
+    ref_wall = statistics.median(s[0] for s in ref)
+    ref_cpu = statistics.median(s[1] for s in ref)
+    memory = {label: max(peak_memory(argv) for _ in range(5)) for label, argv in commands}
+    ref_rss = memory[args.reference_label]
+    results = {}
+    print(f"  {'command':<28} {'wall ms':>8} {'ratio':>6} {'cpu ms':>7} {'ratio':>6} {'peak KiB':>9} {'ratio':>6}")
+    ok = True
+    for label, _ in commands:
+        s = samples[label]
+        wall = statistics.median(x[0] for x in s)
+        cpu = statistics.median(x[1] for x in s)
+        rss = memory[label]
+        r_wall, r_cpu, r_rss = wall / ref_wall, cpu / ref_cpu if ref_cpu else 0, rss / ref_rss
+        marks = ""
+        if label != args.reference_label:
+            if args.target_time and r_wall > args.target_time:
+                marks += f"  wall over {args.target_time}x"
+                ok = False
+            if args.target_memory and r_rss > args.target_memory:
+                marks += f"  memory over {args.target_memory}x"
+                ok = False
+        print(f"  {label:<28} {wall*1000:8.2f} {r_wall:6.2f} {cpu*1000:7.2f} {r_cpu:6.2f} {rss:9d} {r_rss:6.2f}{marks}")
+        results[label] = {"wall_ms": wall * 1000, "cpu_ms": cpu * 1000, "peak_kib": rss,
+                          "wall_ratio": r_wall, "cpu_ratio": r_cpu, "memory_ratio": r_rss}
+    targets = []
+    if args.target_time:
+        targets.append(f"wall <= {args.target_time}x")
+    if args.target_memory:
+        targets.append(f"peak memory <= {args.target_memory}x")
+    if targets:
+        print(f"  ({args.runs} alternating pairs, medians; targets: {', '.join(targets)} the reference): "
+              + ("met" if ok else "NOT met"))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
