@@ -3,8 +3,9 @@
 # through portal-emulator's identity-aware proxy with tokens renewing, then the count of exit
 # statuses and of signals. The figure to meet: 0 signals.
 #   scripts/stress-exit.sh [N] [PARALLEL]        (default 2000 and 50)
-# Builds the release configuration (the README's install); PORTAL_AUTH_STRESS_CONFIGURATION=debug
-# uses the debug build instead. Runs on a private keyring and a throwaway emulator.
+# portal-auth is built in the release configuration (the README's install; what is measured),
+# PORTAL_AUTH_STRESS_CONFIGURATION=debug takes the debug build instead; portal-emulator, only the
+# server here, is the debug build the tests use. Runs on a private keyring and a throwaway emulator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 total=${1:-2000}
@@ -13,7 +14,7 @@ configuration=${PORTAL_AUTH_STRESS_CONFIGURATION:-release}
 
 if [ -z "${PORTAL_AUTH_STRESS_BUILT:-}" ]; then
   swift build -c "$configuration" --product portal-auth
-  swift build -c "$configuration" --product portal-emulator
+  swift build --product portal-emulator
   export PORTAL_AUTH_STRESS_BUILT=1
 fi
 if [ "${PORTAL_AUTH_KEYRING_STARTED:-}" != 1 ]; then
@@ -23,6 +24,7 @@ if [ "${PORTAL_AUTH_KEYRING_STARTED:-}" != 1 ]; then
 fi
 
 bin=$(swift build -c "$configuration" --show-bin-path)
+emulator_bin=$(swift build --show-bin-path)
 work=$(mktemp -d /tmp/portal-auth-stress.XXXXXX)
 chmod 700 "$work"
 emulator_pid=
@@ -41,7 +43,7 @@ config = json.load(open("config/emulator.json"))
 config.update(proxyPort=0, entraTokenLifetimeSeconds=150, tokenLifetimeMinutes=1)
 json.dump(config, open(sys.argv[1], "w"))
 EOF
-"$bin/portal-emulator" --config "$work/emulator.json" --state-file "$work/state.json" --ca-out "$work/ca.pem" \
+"$emulator_bin/portal-emulator" --config "$work/emulator.json" --state-file "$work/state.json" --ca-out "$work/ca.pem" \
   > "$work/emulator.log" 2>&1 &
 emulator_pid=$!
 for _ in $(seq 1 300); do [ -s "$work/state.json" ] && break; sleep 0.1; done

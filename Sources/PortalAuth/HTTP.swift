@@ -189,9 +189,11 @@ public struct TransportConfiguration: Sendable {
     /// The most response header lines, all response blocks together; 500.
     public var maxHeaderCount: Int
     /// A transfer slower than this many bytes per second for ``lowSpeedTime`` seconds is
-    /// stopped (a server that trickles); 0 turns the check off.
+    /// stopped (a stalled or trickling server); 1024 by default, 0 turns the check off.
     public var lowSpeedLimit: Int
-    /// How long, in seconds, a transfer may stay below ``lowSpeedLimit``.
+    /// How long, in seconds, a transfer may stay below ``lowSpeedLimit``; 60 by default, as long
+    /// as the default ``timeout``, so that a server that thinks for a while before it answers (a
+    /// long ArcGIS query) is not cut off sooner than the deadline unless a program chooses to.
     public var lowSpeedTime: Double
 
     /// The default of ``maxResponseSize``: 64 MiB.
@@ -201,7 +203,7 @@ public struct TransportConfiguration: Sendable {
     public init(
         caBundlePath: String? = nil, timeout: Double = 60, connectTimeout: Double = 15, maxConnectionsPerHost: Int = 8,
         userAgent: String = "portal-auth/0.1", maxResponseSize: Int = TransportConfiguration.defaultMaxResponseSize,
-        maxHeaderSize: Int = 256 << 10, maxHeaderCount: Int = 500, lowSpeedLimit: Int = 1024, lowSpeedTime: Double = 30
+        maxHeaderSize: Int = 256 << 10, maxHeaderCount: Int = 500, lowSpeedLimit: Int = 1024, lowSpeedTime: Double = 60
     ) {
         self.caBundlePath = caBundlePath
         self.timeout = timeout

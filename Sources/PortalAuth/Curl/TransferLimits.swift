@@ -31,6 +31,8 @@ struct TransferLimits: Sendable {
     var timeout: Double
     var lowSpeedLimit: Int
     var lowSpeedTime: Double
+    /// The request's method: a HEAD answer announces a length it does not send.
+    var method: HTTPRequest.Method
 
     init(_ request: HTTPRequest, _ configuration: TransportConfiguration) {
         maxResponseSize = max(0, request.maxResponseSize ?? configuration.maxResponseSize)
@@ -40,6 +42,7 @@ struct TransferLimits: Sendable {
         timeout = request.timeout ?? configuration.timeout
         lowSpeedLimit = max(0, configuration.lowSpeedLimit)
         lowSpeedTime = configuration.lowSpeedTime
+        method = request.method
     }
 
     /// Sets the deadline, the low-speed limit, and the size bounds on `transfer`.
@@ -52,7 +55,7 @@ struct TransferLimits: Sendable {
                 pa_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(lowSpeedTime.rounded(.up)))),
                 "LOW_SPEED_TIME")
         }
-        if maxResponseSize > 0 {
+        if maxResponseSize > 0, method != .head {
             // An announced Content-Length over the limit is refused before any of the body is read.
             try check(
                 pa_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxResponseSize)), "MAXFILESIZE")
