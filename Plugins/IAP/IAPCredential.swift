@@ -145,7 +145,9 @@ struct EntraTokenEndpoint {
     func request(_ parameters: [(String, String)], services: AuthenticationServices) async throws -> EntraTokenResponse
     {
         let where_ = ServerContext.describe(url)
-        var request = HTTPRequest(url: url, method: .post, body: Array(FormEncoding.encode(parameters).utf8))
+        var request = HTTPRequest(
+            url: url, method: .post, body: Array(FormEncoding.encode(parameters).utf8),
+            maxResponseSize: HTTPRequest.maxJSONResponseSize)
         request.setHeader("Content-Type", "application/x-www-form-urlencoded")
         request.setHeader("Accept", "application/json")
         let response: HTTPResponse

@@ -1,5 +1,5 @@
 #include "pa_crypto.h"
-#include <dlfcn.h>
+#include "pa_dl.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,51 +53,41 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int status = -1;
 static char error[512];
 
-#define RESOLVE(field, name)                                                      \
-    do {                                                                          \
-        *(void **)(&api.field) = dlsym(lib, name);                                \
-        if (!api.field) { snprintf(error, sizeof error, "libcrypto lacks %s", name); return; } \
-    } while (0)
-
 static void load(void) {
-    void *lib = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *e = dlerror();
-        snprintf(error, sizeof error, "%s", e ? e : "libcrypto.so.3 not found");
-        return;
-    }
-    RESOLVE(rand_bytes, "RAND_bytes");
-    RESOLVE(evp_sha256, "EVP_sha256");
-    RESOLVE(evp_digest, "EVP_Digest");
-    RESOLVE(version, "OpenSSL_version");
-    RESOLVE(provider_load, "OSSL_PROVIDER_load");
-    RESOLVE(d2i_pkcs12, "d2i_PKCS12");
-    RESOLVE(pkcs12_mac_present, "PKCS12_mac_present");
-    RESOLVE(pkcs12_verify_mac, "PKCS12_verify_mac");
-    RESOLVE(pkcs12_parse, "PKCS12_parse");
-    RESOLVE(pkcs12_free, "PKCS12_free");
-    RESOLVE(x509_free, "X509_free");
-    RESOLVE(pkey_free, "EVP_PKEY_free");
-    RESOLVE(sk_pop_free, "OPENSSL_sk_pop_free");
-    RESOLVE(i2d_x509, "i2d_X509");
-    RESOLVE(x509_get_pubkey, "X509_get_X509_PUBKEY");
-    RESOLVE(i2d_pubkey, "i2d_X509_PUBKEY");
-    RESOLVE(subject_name, "X509_get_subject_name");
-    RESOLVE(issuer_name, "X509_get_issuer_name");
-    RESOLVE(name_print, "X509_NAME_print_ex");
-    RESOLVE(not_before, "X509_get0_notBefore");
-    RESOLVE(not_after, "X509_get0_notAfter");
-    RESOLVE(time_to_tm, "ASN1_TIME_to_tm");
-    RESOLVE(bio_new_mem_buf, "BIO_new_mem_buf");
-    RESOLVE(bio_new, "BIO_new");
-    RESOLVE(bio_s_mem, "BIO_s_mem");
-    RESOLVE(bio_read, "BIO_read");
-    RESOLVE(bio_free, "BIO_free");
-    RESOLVE(pem_read_x509, "PEM_read_bio_X509");
-    RESOLVE(err_get, "ERR_get_error");
-    RESOLVE(err_string, "ERR_error_string_n");
-    RESOLVE(err_clear, "ERR_clear_error");
-    RESOLVE(crypto_free, "CRYPTO_free");
+    pa_dl lib = {NULL, "libcrypto", error, sizeof error};
+    if (pa_dl_open(&lib, (const char *const[]){"libcrypto.so.3", NULL}, NULL) != 0) return;
+    PA_RESOLVE(&lib, api.rand_bytes, "RAND_bytes");
+    PA_RESOLVE(&lib, api.evp_sha256, "EVP_sha256");
+    PA_RESOLVE(&lib, api.evp_digest, "EVP_Digest");
+    PA_RESOLVE(&lib, api.version, "OpenSSL_version");
+    PA_RESOLVE(&lib, api.provider_load, "OSSL_PROVIDER_load");
+    PA_RESOLVE(&lib, api.d2i_pkcs12, "d2i_PKCS12");
+    PA_RESOLVE(&lib, api.pkcs12_mac_present, "PKCS12_mac_present");
+    PA_RESOLVE(&lib, api.pkcs12_verify_mac, "PKCS12_verify_mac");
+    PA_RESOLVE(&lib, api.pkcs12_parse, "PKCS12_parse");
+    PA_RESOLVE(&lib, api.pkcs12_free, "PKCS12_free");
+    PA_RESOLVE(&lib, api.x509_free, "X509_free");
+    PA_RESOLVE(&lib, api.pkey_free, "EVP_PKEY_free");
+    PA_RESOLVE(&lib, api.sk_pop_free, "OPENSSL_sk_pop_free");
+    PA_RESOLVE(&lib, api.i2d_x509, "i2d_X509");
+    PA_RESOLVE(&lib, api.x509_get_pubkey, "X509_get_X509_PUBKEY");
+    PA_RESOLVE(&lib, api.i2d_pubkey, "i2d_X509_PUBKEY");
+    PA_RESOLVE(&lib, api.subject_name, "X509_get_subject_name");
+    PA_RESOLVE(&lib, api.issuer_name, "X509_get_issuer_name");
+    PA_RESOLVE(&lib, api.name_print, "X509_NAME_print_ex");
+    PA_RESOLVE(&lib, api.not_before, "X509_get0_notBefore");
+    PA_RESOLVE(&lib, api.not_after, "X509_get0_notAfter");
+    PA_RESOLVE(&lib, api.time_to_tm, "ASN1_TIME_to_tm");
+    PA_RESOLVE(&lib, api.bio_new_mem_buf, "BIO_new_mem_buf");
+    PA_RESOLVE(&lib, api.bio_new, "BIO_new");
+    PA_RESOLVE(&lib, api.bio_s_mem, "BIO_s_mem");
+    PA_RESOLVE(&lib, api.bio_read, "BIO_read");
+    PA_RESOLVE(&lib, api.bio_free, "BIO_free");
+    PA_RESOLVE(&lib, api.pem_read_x509, "PEM_read_bio_X509");
+    PA_RESOLVE(&lib, api.err_get, "ERR_get_error");
+    PA_RESOLVE(&lib, api.err_string, "ERR_error_string_n");
+    PA_RESOLVE(&lib, api.err_clear, "ERR_clear_error");
+    PA_RESOLVE(&lib, api.crypto_free, "CRYPTO_free");
     status = 0;
 }
 

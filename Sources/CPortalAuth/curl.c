@@ -1,5 +1,5 @@
 #include "pa_curl.h"
-#include <dlfcn.h>
+#include "pa_dl.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,58 +8,61 @@
 pa_curl_api pa_curl;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int load_status = -1;
+static pthread_mutex_t unload_lock = PTHREAD_MUTEX_INITIALIZER;
 static char load_error[512];
 static const char *version_text;
 
-#define RESOLVE(field, name)                                                         \
-    do {                                                                             \
-        *(void **)(&pa_curl.field) = dlsym(lib, name);                               \
-        if (!pa_curl.field) {                                                        \
-            snprintf(load_error, sizeof load_error, "libcurl lacks %s", name);       \
-            return;                                                                  \
-        }                                                                            \
-    } while (0)
-
 static void load(void) {
-    void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) lib = dlopen("libcurl.so", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *e = dlerror();
-        snprintf(load_error, sizeof load_error, "%s", e ? e : "libcurl.so.4 not found");
-        return;
-    }
-    RESOLVE(global_init, "curl_global_init");
-    RESOLVE(easy_setopt, "curl_easy_setopt");
-    RESOLVE(easy_getinfo, "curl_easy_getinfo");
-    RESOLVE(easy_init, "curl_easy_init");
-    RESOLVE(easy_perform, "curl_easy_perform");
-    RESOLVE(easy_cleanup, "curl_easy_cleanup");
-    RESOLVE(easy_reset, "curl_easy_reset");
-    RESOLVE(easy_strerror, "curl_easy_strerror");
-    RESOLVE(multi_init, "curl_multi_init");
-    RESOLVE(multi_cleanup, "curl_multi_cleanup");
-    RESOLVE(multi_add_handle, "curl_multi_add_handle");
-    RESOLVE(multi_remove_handle, "curl_multi_remove_handle");
-    RESOLVE(multi_perform, "curl_multi_perform");
-    RESOLVE(multi_poll, "curl_multi_poll");
-    RESOLVE(multi_wakeup, "curl_multi_wakeup");
-    RESOLVE(multi_info_read, "curl_multi_info_read");
-    RESOLVE(multi_setopt, "curl_multi_setopt");
-    RESOLVE(slist_append, "curl_slist_append");
-    RESOLVE(slist_free_all, "curl_slist_free_all");
-    RESOLVE(version, "curl_version");
+    pa_dl lib = {NULL, "libcurl", load_error, sizeof load_error};
+    if (pa_dl_open(&lib, (const char *const[]){"libcurl.so.4", "libcurl.so", NULL}, NULL) != 0) return;
+    PA_RESOLVE(&lib, pa_curl.global_init, "curl_global_init");
+    PA_RESOLVE(&lib, pa_curl.global_cleanup, "curl_global_cleanup");
+    PA_RESOLVE(&lib, pa_curl.easy_setopt, "curl_easy_setopt");
+    PA_RESOLVE(&lib, pa_curl.easy_getinfo, "curl_easy_getinfo");
+    PA_RESOLVE(&lib, pa_curl.easy_init, "curl_easy_init");
+    PA_RESOLVE(&lib, pa_curl.easy_perform, "curl_easy_perform");
+    PA_RESOLVE(&lib, pa_curl.easy_cleanup, "curl_easy_cleanup");
+    PA_RESOLVE(&lib, pa_curl.easy_reset, "curl_easy_reset");
+    PA_RESOLVE(&lib, pa_curl.easy_strerror, "curl_easy_strerror");
+    PA_RESOLVE(&lib, pa_curl.multi_init, "curl_multi_init");
+    PA_RESOLVE(&lib, pa_curl.multi_cleanup, "curl_multi_cleanup");
+    PA_RESOLVE(&lib, pa_curl.multi_add_handle, "curl_multi_add_handle");
+    PA_RESOLVE(&lib, pa_curl.multi_remove_handle, "curl_multi_remove_handle");
+    PA_RESOLVE(&lib, pa_curl.multi_perform, "curl_multi_perform");
+    PA_RESOLVE(&lib, pa_curl.multi_poll, "curl_multi_poll");
+    PA_RESOLVE(&lib, pa_curl.multi_wakeup, "curl_multi_wakeup");
+    PA_RESOLVE(&lib, pa_curl.multi_info_read, "curl_multi_info_read");
+    PA_RESOLVE(&lib, pa_curl.multi_setopt, "curl_multi_setopt");
+    PA_RESOLVE(&lib, pa_curl.slist_append, "curl_slist_append");
+    PA_RESOLVE(&lib, pa_curl.slist_free_all, "curl_slist_free_all");
+    PA_RESOLVE(&lib, pa_curl.version, "curl_version");
     if (pa_curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         snprintf(load_error, sizeof load_error, "curl_global_init failed");
         return;
     }
     version_text = pa_curl.version();
+    pthread_mutex_lock(&unload_lock);
     load_status = 0;
+    pthread_mutex_unlock(&unload_lock);
 }
 
 int pa_curl_load(char *err, size_t errlen) {
     pthread_once(&load_once, load);
-    if (load_status != 0 && err && errlen) snprintf(err, errlen, "%s", load_error);
-    return load_status;
+    pthread_mutex_lock(&unload_lock);
+    int status = load_status;
+    pthread_mutex_unlock(&unload_lock);
+    if (status != 0 && err && errlen) snprintf(err, errlen, "%s", load_error);
+    return status;
+}
+
+void pa_curl_unload(void) {
+    pthread_mutex_lock(&unload_lock);
+    if (load_status == 0) {
+        pa_curl.global_cleanup();
+        load_status = -1;
+        snprintf(load_error, sizeof load_error, "libcurl was shut down (the process is ending)");
+    }
+    pthread_mutex_unlock(&unload_lock);
 }
 
 const char *pa_curl_version(void) { return load_status == 0 ? version_text : NULL; }
@@ -71,13 +74,19 @@ struct pa_transfer {
     size_t body_len, body_cap;
     char *head;
     size_t head_len, head_cap;
+    /* Limits on what the server sends (0: none) and what was received against them. */
+    size_t max_body, max_head_bytes, max_head_lines;
+    size_t head_total, head_lines;
+    pa_limit limit_hit;
     char error[CURL_ERROR_SIZE];
 };
 
-static int append(unsigned char **buf, size_t *len, size_t *cap, const void *data, size_t n) {
+/* Appends n bytes (and a NUL); the buffer doubles but never past limit + 1 (limit 0: none). */
+static int append(unsigned char **buf, size_t *len, size_t *cap, size_t limit, const void *data, size_t n) {
     if (*len + n + 1 > *cap) {
         size_t want = *cap ? *cap : 4096;
         while (want < *len + n + 1) want *= 2;
+        if (limit && want > limit + 1) want = limit + 1;
         unsigned char *grown = realloc(*buf, want);
         if (!grown) return -1;
         *buf = grown;
@@ -89,18 +98,34 @@ static int append(unsigned char **buf, size_t *len, size_t *cap, const void *dat
     return 0;
 }
 
+/* libcurl hands the body here decoded (after Content-Encoding), so a compressed answer counts
+ * with the size it expands to. Returning less than n ends the transfer (CURLE_WRITE_ERROR) at
+ * once: nothing past the limit is ever stored. */
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata) {
     pa_transfer *t = userdata;
     size_t n = size * nmemb;
-    return append(&t->body, &t->body_len, &t->body_cap, data, n) == 0 ? n : 0;
+    if (t->max_body && n > t->max_body - t->body_len) {
+        t->limit_hit = PA_LIMIT_BODY;
+        return 0;
+    }
+    return append(&t->body, &t->body_len, &t->body_cap, t->max_body, data, n) == 0 ? n : 0;
 }
 
+/* Header lines count across every block (1xx, redirects, the final one), so neither endless
+ * lines nor endless interim responses get past the limits. */
 static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
     pa_transfer *t = userdata;
     size_t n = size * nmemb;
+    t->head_total += n;
+    t->head_lines += 1;
+    if ((t->max_head_bytes && t->head_total > t->max_head_bytes)
+        || (t->max_head_lines && t->head_lines > t->max_head_lines)) {
+        t->limit_hit = PA_LIMIT_HEADERS;
+        return 0;
+    }
     /* A new status line starts a new block: keep only the final response's headers. */
     if (n >= 5 && memcmp(data, "HTTP/", 5) == 0) t->head_len = 0;
-    return append((unsigned char **)&t->head, &t->head_len, &t->head_cap, data, n) == 0 ? n : 0;
+    return append((unsigned char **)&t->head, &t->head_len, &t->head_cap, 0, data, n) == 0 ? n : 0;
 }
 
 static void install(pa_transfer *t) {
@@ -125,15 +150,26 @@ void pa_transfer_wipe(pa_transfer *t) {
     if (t->body) memset(t->body, 0, t->body_cap);
     if (t->head) memset(t->head, 0, t->head_cap);
     t->body_len = t->head_len = 0;
+    t->head_total = t->head_lines = 0;
+    t->limit_hit = PA_LIMIT_NONE;
 }
 
 void pa_transfer_reset(pa_transfer *t) {
     pa_curl.easy_reset(t->easy);
     if (t->headers) { pa_curl.slist_free_all(t->headers); t->headers = NULL; }
     pa_transfer_wipe(t);
+    t->max_body = t->max_head_bytes = t->max_head_lines = 0;
     t->error[0] = 0;
     install(t);
 }
+
+void pa_transfer_set_limits(pa_transfer *t, size_t max_body, size_t max_header_bytes, size_t max_header_lines) {
+    t->max_body = max_body;
+    t->max_head_bytes = max_header_bytes;
+    t->max_head_lines = max_header_lines;
+}
+
+pa_limit pa_transfer_limit_hit(const pa_transfer *t) { return t->limit_hit; }
 
 void pa_transfer_free(pa_transfer *t) {
     if (!t) return;

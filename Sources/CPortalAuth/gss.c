@@ -1,5 +1,5 @@
 #include "pa_gss.h"
-#include <dlfcn.h>
+#include "pa_dl.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -52,29 +52,22 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int status = -1;
 static char load_error[256];
 
-#define RESOLVE(field, name)                                                          \
-    do {                                                                              \
-        *(void **)(&api.field) = dlsym(lib, name);                                    \
-        if (!api.field) { snprintf(load_error, sizeof load_error, "libgssapi_krb5 lacks %s", name); return; } \
-    } while (0)
-
 static void load(void) {
-    void *lib = dlopen("libgssapi_krb5.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        snprintf(load_error, sizeof load_error, "libgssapi_krb5.so.2 is not installed (apt-get install libgssapi-krb5-2)");
+    pa_dl lib = {NULL, "libgssapi_krb5", load_error, sizeof load_error};
+    if (pa_dl_open(&lib, (const char *const[]){"libgssapi_krb5.so.2", NULL},
+                   "libgssapi_krb5.so.2 is not installed (apt-get install libgssapi-krb5-2)") != 0)
         return;
-    }
-    RESOLVE(import_name, "gss_import_name");
-    RESOLVE(acquire_cred, "gss_acquire_cred");
-    RESOLVE(acquire_cred_with_password, "gss_acquire_cred_with_password");
-    RESOLVE(store_cred_into, "gss_store_cred_into");
-    RESOLVE(inquire_cred, "gss_inquire_cred");
-    RESOLVE(display_name, "gss_display_name");
-    RESOLVE(display_status, "gss_display_status");
-    RESOLVE(release_name, "gss_release_name");
-    RESOLVE(release_cred, "gss_release_cred");
-    RESOLVE(release_buffer, "gss_release_buffer");
-    RESOLVE(krb5_ccache_name, "gss_krb5_ccache_name");
+    PA_RESOLVE(&lib, api.import_name, "gss_import_name");
+    PA_RESOLVE(&lib, api.acquire_cred, "gss_acquire_cred");
+    PA_RESOLVE(&lib, api.acquire_cred_with_password, "gss_acquire_cred_with_password");
+    PA_RESOLVE(&lib, api.store_cred_into, "gss_store_cred_into");
+    PA_RESOLVE(&lib, api.inquire_cred, "gss_inquire_cred");
+    PA_RESOLVE(&lib, api.display_name, "gss_display_name");
+    PA_RESOLVE(&lib, api.display_status, "gss_display_status");
+    PA_RESOLVE(&lib, api.release_name, "gss_release_name");
+    PA_RESOLVE(&lib, api.release_cred, "gss_release_cred");
+    PA_RESOLVE(&lib, api.release_buffer, "gss_release_buffer");
+    PA_RESOLVE(&lib, api.krb5_ccache_name, "gss_krb5_ccache_name");
     status = 0;
 }
 

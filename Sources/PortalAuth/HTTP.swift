@@ -18,19 +18,29 @@ public struct HTTPRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body, for POST and PUT.
     public var body: [UInt8]?
-    /// A per-request timeout in seconds; `nil` uses the transport's.
+    /// A per-request deadline in seconds for the whole exchange, from connecting to the body's
+    /// last byte (a body that never ends stops here); `nil` uses the transport's.
     public var timeout: Double?
+    /// The most bytes of body this request accepts, counted after decompression; the transfer
+    /// stops as soon as the answer is larger. `nil` uses the transport's
+    /// (``TransportConfiguration/maxResponseSize``).
+    public var maxResponseSize: Int?
+
+    /// The limit for token endpoints and the small JSON answers that plugins read (4 MiB): they
+    /// are a few kilobytes, and nothing larger is legitimate.
+    public static let maxJSONResponseSize = 4 << 20
 
     /// Creates a request.
     public init(
         url: URL, method: Method = .get, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
-        timeout: Double? = nil
+        timeout: Double? = nil, maxResponseSize: Int? = nil
     ) {
         self.url = url
         self.method = method
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.maxResponseSize = maxResponseSize
     }
 
     /// The value of the first header with this name (case-insensitive).
@@ -162,7 +172,8 @@ public struct TransportOptions: Sendable, Equatable {
 public struct TransportConfiguration: Sendable {
     /// A PEM file of CA certificates to trust instead of the system's.
     public var caBundlePath: String?
-    /// The default timeout of a request, in seconds.
+    /// The default deadline of a request, in seconds, for the whole exchange: connecting,
+    /// sending, and receiving the body to its last byte.
     public var timeout: Double
     /// The connect timeout, in seconds.
     public var connectTimeout: Double
@@ -170,17 +181,40 @@ public struct TransportConfiguration: Sendable {
     public var maxConnectionsPerHost: Int
     /// The User-Agent header.
     public var userAgent: String
+    /// The default maximum response size in bytes (after decompression) of a request that sets
+    /// none (``HTTPRequest/maxResponseSize``); 64 MiB.
+    public var maxResponseSize: Int
+    /// The most bytes of response headers, all lines of all response blocks together; 256 KiB.
+    public var maxHeaderSize: Int
+    /// The most response header lines, all response blocks together; 500.
+    public var maxHeaderCount: Int
+    /// A transfer slower than this many bytes per second for ``lowSpeedTime`` seconds is
+    /// stopped (a stalled or trickling server); 1024 by default, 0 turns the check off.
+    public var lowSpeedLimit: Int
+    /// How long, in seconds, a transfer may stay below ``lowSpeedLimit``; 60 by default, as long
+    /// as the default ``timeout``, so that a server that thinks for a while before it answers (a
+    /// long ArcGIS query) is not cut off sooner than the deadline unless a program chooses to.
+    public var lowSpeedTime: Double
+
+    /// The default of ``maxResponseSize``: 64 MiB.
+    public static let defaultMaxResponseSize = 64 << 20
 
     /// Creates a configuration. Proxies come from `http_proxy`, `https_proxy` and `no_proxy`, as libcurl reads them.
     public init(
         caBundlePath: String? = nil, timeout: Double = 60, connectTimeout: Double = 15, maxConnectionsPerHost: Int = 8,
-        userAgent: String = "portal-auth/0.1"
+        userAgent: String = "portal-auth/0.1", maxResponseSize: Int = TransportConfiguration.defaultMaxResponseSize,
+        maxHeaderSize: Int = 256 << 10, maxHeaderCount: Int = 500, lowSpeedLimit: Int = 1024, lowSpeedTime: Double = 60
     ) {
         self.caBundlePath = caBundlePath
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.maxConnectionsPerHost = maxConnectionsPerHost
         self.userAgent = userAgent
+        self.maxResponseSize = maxResponseSize
+        self.maxHeaderSize = maxHeaderSize
+        self.maxHeaderCount = maxHeaderCount
+        self.lowSpeedLimit = lowSpeedLimit
+        self.lowSpeedTime = lowSpeedTime
     }
 }
 

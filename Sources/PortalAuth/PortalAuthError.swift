@@ -16,7 +16,7 @@ public struct PortalAuthError: Error, Sendable, CustomStringConvertible, Equatab
         private enum Base: String, Sendable {
             case invalidArgument, invalidURL, invalidConfiguration
             case hostNotFound, connectionFailed, timedOut, tlsFailure, untrustedServer
-            case httpError, invalidResponse, arcGISError
+            case httpError, invalidResponse, responseTooLarge, arcGISError
             case authenticationRequired, authenticationFailed, invalidToken, noCredential
             case credentialExpired, cancelled, insecureTransport, notFederated
             case keyringUnavailable, keyringLocked, storeFailure, secretMissing
@@ -37,6 +37,9 @@ public struct PortalAuthError: Error, Sendable, CustomStringConvertible, Equatab
         public static let connectionFailed = Code(.connectionFailed)
         /// The request did not finish in time.
         public static let timedOut = Code(.timedOut)
+        /// The server sent more than a limit allows (the body's maximum response size, or its
+        /// header lines and bytes); the transfer was stopped there.
+        public static let responseTooLarge = Code(.responseTooLarge)
         /// The TLS handshake failed for a reason other than trust.
         public static let tlsFailure = Code(.tlsFailure)
         /// The server's certificate does not verify against the trusted CAs.

@@ -100,6 +100,11 @@ struct GlobalOptions: ParsableArguments {
         CurlTransport(configuration: TransportConfiguration(caBundlePath: caBundlePath(cacert: cacert)))
     }
 
+    /// The transport configuration these options make (a command may raise its limits).
+    var transportConfiguration: TransportConfiguration {
+        TransportConfiguration(caBundlePath: caBundlePath)
+    }
+
     /// ``makeManager(transport:)`` from the option values (`nil`: not given), for the `token`
     /// fast path too, which reads them without the argument parser.
     static func makeManager(store: String?, verbose: Int, transport: CurlTransport) throws -> AuthenticationManager {
@@ -130,6 +135,25 @@ struct GlobalOptions: ParsableArguments {
 /// into a dictionary first, which `portal-auth token` can do without).
 func environmentVariable(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }
+}
+
+/// Ends the process with `code`: every way out of `portal-auth` comes here (the end of a command,
+/// an error, a usage error or help, the `token` fast path).
+///
+/// First the HTTP transport is shut down in order: its libcurl thread is stopped and joined, its
+/// connections closed (`curl_multi_cleanup`) and libcurl ended (`curl_global_cleanup`). Then
+/// `_exit`, after flushing stdio, instead of `exit`: `exit` runs the atexit handlers and the
+/// shared libraries' destructors (OpenSSL's `OPENSSL_cleanup`, GLib's, libcurl's) while threads
+/// this program does not own still run — libsecret's GDBus worker, Swift's cooperative pool, a
+/// detached handshake probe — and freeing what one of them uses is the crash at exit that 2 runs
+/// in 1,900 showed (`double free or corruption` in `OPENSSL_cleanup`, `malloc_consolidate` in
+/// `_dl_fini`). Nothing those destructors do matters to the result: output goes out with
+/// `write(2)` (or stdio, flushed here), keyring writes are finished before a command returns,
+/// and files are written and renamed before it does.
+func exitProcess(_ code: Int32) -> Never {
+    CurlTransport.shutdownAll()
+    fflush(nil)
+    _exit(code)
 }
 
 /// Runs a command body and turns errors into one line on stderr and an exit code.
@@ -180,6 +204,24 @@ func printWarning(_ message: String) {
 func output(_ text: String) {
     var line = text + "\n"
     writeAll(1, &line)
+}
+
+/// A size in bytes: digits, optionally followed by K, M or G (binary units; `KiB`, `KB` and
+/// lower case too). Nil when it is not one or does not fit.
+func parseByteSize(_ text: String) -> Int? {
+    let trimmed = String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
+    guard !digits.isEmpty, let value = Int(digits) else { return nil }
+    let shift: Int
+    switch trimmed.dropFirst(digits.count).lowercased() {
+    case "", "b": shift = 0
+    case "k", "kb", "kib": shift = 10
+    case "m", "mb", "mib": shift = 20
+    case "g", "gb", "gib": shift = 30
+    default: return nil
+    }
+    let (bytes, overflow) = value.multipliedReportingOverflow(by: 1 << shift)
+    return overflow ? nil : bytes
 }
 
 /// Parses a URL argument, requiring an http(s) scheme and a host.

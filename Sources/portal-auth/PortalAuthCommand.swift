@@ -1,12 +1,41 @@
 import ArgumentParser
+import PortalAuth
 
 /// The program: `portal-auth token` with a stored credential ready for use is answered at once
-/// (``TokenFastPath``); every other command line goes to ``PortalAuthCommand``.
+/// (``TokenFastPath``); every other command line goes to ``PortalAuthCommand``. Every way out
+/// ends in ``exitProcess(_:)``.
 @main
 enum PortalAuthMain {
     static func main() async {
-        if TokenFastPath.answer(Array(CommandLine.arguments.dropFirst())) { return }
-        await PortalAuthCommand.main()
+        // Before any secret is read: a crash must leave no core file with tokens in it. (Where the
+        // system refuses, as in some sandboxes, the command still runs: nothing to tell the user.)
+        try? ProcessProtection.disableCoreDumps()
+        if TokenFastPath.answer(Array(CommandLine.arguments.dropFirst())) { exitProcess(0) }
+        exitProcess(await PortalAuthCommand.run())
+    }
+}
+
+extension PortalAuthCommand {
+    /// What ArgumentParser's `main()` does (parse, run, print help or the usage error), returning
+    /// the exit code instead of calling `exit` itself, so that the process ends in ``exitProcess(_:)``.
+    static func run() async -> Int32 {
+        do {
+            var command = try await asyncParseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch {
+            let code = exitCode(for: error).rawValue
+            let text = fullMessage(for: error)
+            if !text.isEmpty {
+                var line = text + "\n"
+                writeAll(code == 0 ? 1 : 2, &line)
+            }
+            return code
+        }
     }
 }
 
@@ -18,7 +47,8 @@ struct PortalAuthCommand: AsyncParsableCommand {
         discussion: """
             Secrets never come from the command line: use --password-stdin, --token-stdin, or the prompt.
             Environment: PORTAL_AUTH_STORE (keyring|file|memory), PORTAL_AUTH_CA_BUNDLE (PEM file), \
-            PORTAL_AUTH_FILE_STORE (file store path), http_proxy/https_proxy/no_proxy.
+            PORTAL_AUTH_FILE_STORE (file store path), PORTAL_AUTH_MAX_RESPONSE_SIZE (request), \
+            http_proxy/https_proxy/no_proxy.
             Exit codes: 0 ok, 1 error, 2 usage, 3 sign-in needed or refused, 4 network or TLS, 5 credential store.
             """,
         version: "0.1.0",

@@ -33,6 +33,61 @@ struct Request: AsyncParsableCommand {
     @Flag(help: "Print the body as received instead of pretty-printed JSON.")
     var raw = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The largest answer accepted, after decompression: bytes, or with K, M or G (binary units); default 64M (env PORTAL_AUTH_MAX_RESPONSE_SIZE).",
+            valueName: "size"))
+    var maxResponseSize: String?
+
+    @Option(help: ArgumentHelp("The deadline of each HTTP exchange, in seconds (default 60).", valueName: "seconds"))
+    var timeout: Double?
+
+    /// The transport with this command's limits.
+    func makeTransport() throws -> CurlTransport {
+        var configuration = global.transportConfiguration
+        if let size = try maxResponseSizeInEffect() { configuration.maxResponseSize = size }
+        if let timeout {
+            guard timeout > 0, timeout.isFinite else {
+                throw PortalAuthError(
+                    .invalidArgument, "--timeout expects a positive number of seconds, got \(timeout)")
+            }
+            configuration.timeout = timeout
+        }
+        return CurlTransport(configuration: configuration)
+    }
+
+    /// `--max-response-size`, else `PORTAL_AUTH_MAX_RESPONSE_SIZE`, in bytes; nil when neither is given.
+    func maxResponseSizeInEffect() throws -> Int? {
+        let (text, source): (String, String)
+        if let maxResponseSize {
+            (text, source) = (maxResponseSize, "--max-response-size")
+        } else if let env = environmentVariable("PORTAL_AUTH_MAX_RESPONSE_SIZE"), !env.isEmpty {
+            (text, source) = (env, "PORTAL_AUTH_MAX_RESPONSE_SIZE")
+        } else {
+            return nil
+        }
+        guard let bytes = parseByteSize(text), bytes > 0 else {
+            throw PortalAuthError(
+                .invalidArgument, "\(source) expects a size such as 64M, 512K or 1048576, got '\(text)'")
+        }
+        return bytes
+    }
+
+    /// Adds the options of this command that raise the limit an error names.
+    func withRemedy(_ error: PortalAuthError) -> PortalAuthError {
+        let hint: String
+        if error.code == .responseTooLarge, error.message.contains("transport's maximum response size") {
+            hint = "raise it with --max-response-size SIZE or PORTAL_AUTH_MAX_RESPONSE_SIZE"
+        } else if error.code == .timedOut, error.message.contains("request's deadline") {
+            hint = "raise it with --timeout SECONDS"
+        } else {
+            return error
+        }
+        var error = error
+        error.message += " (\(hint))"
+        return error
+    }
+
     func run() async throws {
         try await runReportingErrors {
             let target = try parseURL(url)
@@ -42,9 +97,14 @@ struct Request: AsyncParsableCommand {
                 }
                 return (String(field[..<equals]), String(field[field.index(after: equals)...]))
             }
-            let manager = try global.makeManager()
-            let response = try await manager.send(
-                ArcGISRequest(url: target, parameters: parameters, method: post ? .post : .automatic))
+            let manager = try global.makeManager(transport: makeTransport())
+            let response: ArcGISResponse
+            do {
+                response = try await manager.send(
+                    ArcGISRequest(url: target, parameters: parameters, method: post ? .post : .automatic))
+            } catch let error as PortalAuthError {
+                throw withRemedy(error)
+            }
             if raw || response.json == nil {
                 output(response.http.text)
             } else {

@@ -95,7 +95,7 @@ enum TokenFastPath {
         } catch let error as PortalAuthError where error.code != .noCredential && error.code != .authenticationRequired
         {
             // (Those two ``Token`` answers with a proxy credential, when there is one.)
-            exit(report(error))
+            exitProcess(report(error))
         } catch {
             return false
         }

@@ -6,10 +6,13 @@
  *   pa_gss.h     GSS-API (MIT Kerberos), loaded with dlopen on first use: tickets for Negotiate
  *   pa_secret.h  libsecret: the portal-auth SecretSchema and GHashTable helpers
  *   pa_spawn.h   child processes that inherit exactly three descriptors (browser, tests)
+ *   pa_process.h core dumps off for a process that holds secrets
+ *   pa_dl.h      the dlopen/dlsym helper the curl, crypto and gss loaders share
  */
 #include "pa_curl.h"
 #include "pa_crypto.h"
 #include "pa_gss.h"
 #include "pa_secret.h"
 #include "pa_spawn.h"
+#include "pa_process.h"
 #endif

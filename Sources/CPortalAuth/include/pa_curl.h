@@ -15,6 +15,7 @@
 
 typedef struct {
     CURLcode (*global_init)(long flags);
+    void (*global_cleanup)(void);
     CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
     CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
     CURLcode (*easy_perform)(CURL *);
@@ -40,6 +41,10 @@ extern pa_curl_api pa_curl;
 
 /* Loads libcurl once (thread-safe). Returns 0, or -1 with a reason in err. */
 int pa_curl_load(char *err, size_t errlen);
+/* Ends libcurl for the rest of the process (curl_global_cleanup, which also ends the TLS
+ * library's use by libcurl): call it once every multi and easy handle is cleaned up and their
+ * threads joined. pa_curl_load fails afterwards. */
+void pa_curl_unload(void);
 /* "libcurl/7.88.1 OpenSSL/3.0.x ..." once loaded, else NULL. */
 const char *pa_curl_version(void);
 
@@ -51,6 +56,8 @@ static const long PA_CURLAUTH_NEGOTIATE = (long)CURLAUTH_NEGOTIATE;
 
 /* A reusable transfer: an easy handle plus the buffers its callbacks fill. */
 typedef struct pa_transfer pa_transfer;
+/* Which limit of pa_transfer_set_limits ended a transfer. */
+typedef enum { PA_LIMIT_NONE = 0, PA_LIMIT_BODY = 1, PA_LIMIT_HEADERS = 2 } pa_limit;
 pa_transfer *pa_transfer_new(void);
 void pa_transfer_free(pa_transfer *t);
 /* Resets every option (curl_easy_reset), clears the buffers and re-installs the callbacks. */
@@ -58,6 +65,11 @@ void pa_transfer_reset(pa_transfer *t);
 CURL *pa_transfer_easy(pa_transfer *t);
 /* Adds a request header line ("Name: value"); applied by pa_transfer_apply_headers. */
 int pa_transfer_add_header(pa_transfer *t, const char *line);
+/* Bounds what the server may send (0: no bound): the body's decoded bytes, the header bytes and
+ * header lines of all response blocks together. A transfer that exceeds one ends at once with
+ * CURLE_WRITE_ERROR and pa_transfer_limit_hit says which. pa_transfer_reset clears them. */
+void pa_transfer_set_limits(pa_transfer *t, size_t max_body, size_t max_header_bytes, size_t max_header_lines);
+pa_limit pa_transfer_limit_hit(const pa_transfer *t);
 CURLcode pa_transfer_apply_headers(pa_transfer *t);
 const unsigned char *pa_transfer_body(const pa_transfer *t, size_t *length);
 /* The header block of the final response (earlier 1xx/3xx blocks are dropped). */

@@ -131,7 +131,8 @@ public struct AuthenticationServices: Sendable {
         var parameters = parameters
         if !parameters.contains(where: { $0.0 == "f" }) { parameters.append(("f", "json")) }
         var request = HTTPRequest(
-            url: url, method: .post, headers: headers, body: Array(FormEncoding.encode(parameters).utf8))
+            url: url, method: .post, headers: headers, body: Array(FormEncoding.encode(parameters).utf8),
+            maxResponseSize: HTTPRequest.maxJSONResponseSize)
         request.setHeader("Content-Type", "application/x-www-form-urlencoded")
         let response = try await sendWithoutCredential(request)
         let where_ = ServerContext.describe(url)
@@ -175,7 +176,8 @@ public struct AuthenticationServices: Sendable {
             throw PortalAuthError(
                 .invalidURL, "cannot build a request URL from \(URLRedaction.redact(url.absoluteString))")
         }
-        let response = try await sendWithoutCredential(HTTPRequest(url: full))
+        let response = try await sendWithoutCredential(
+            HTTPRequest(url: full, maxResponseSize: HTTPRequest.maxJSONResponseSize))
         let where_ = ServerContext.describe(url)
         if let error = ArcGISError.parse(response.body) {
             throw PortalAuthError(

@@ -29,7 +29,28 @@ public final class CurlTransport: HTTPTransport, Sendable {
     }
 
     deinit {
-        loop.withLock { $0?.stop() }
+        loop.withLock { $0 }?.shutdown()
+    }
+
+    /// Ends this transport's event-loop thread and waits for it: requests still in flight fail
+    /// with ``PortalAuthError/Code/cancelled``, connections are closed, and the thread is joined
+    /// before this returns. A later request starts a new loop. Call it from outside a request.
+    public func shutdown() {
+        loop.withLock { current in
+            defer { current = nil }
+            return current
+        }?.shutdown()
+    }
+
+    /// Ends every transport of the process (``shutdown()``) and then libcurl itself
+    /// (`curl_global_cleanup`), for the end of a program: after it no thread of the transport
+    /// runs, so `exit` can run the TLS library's clean-up without racing one, and requests fail.
+    ///
+    /// A program that sends requests on other threads until it exits should call this before
+    /// `exit`; the `portal-auth` command does on every way out.
+    public static func shutdownAll() {
+        CurlEventLoop.shutdownAll()
+        pa_curl_unload()
     }
 
     /// The libcurl version line (loads libcurl), for diagnostics.
@@ -84,17 +105,18 @@ public final class CurlTransport: HTTPTransport, Sendable {
             }
         }
         let loop = try eventLoop()
+        let limits = TransferLimits(request, configuration)
         let transfer = loop.takeTransfer()
         guard let transfer else {
             throw PortalAuthError(.internalError, "libcurl could not create a transfer (out of memory?)")
         }
         do {
-            try configure(transfer, request, options)
+            try configure(transfer, request, options, limits)
         } catch {
             loop.returnTransfer(transfer)
             throw error
         }
-        let job = CurlJob(transfer: transfer, url: request.url, host: host, port: port)
+        let job = CurlJob(transfer: transfer, url: request.url, host: host, port: port, limits: limits)
         let outcome = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CurlOutcome, any Error>) in
                 job.continuation = continuation
@@ -117,46 +139,50 @@ public final class CurlTransport: HTTPTransport, Sendable {
         let timeout = Int(configuration.connectTimeout * 1000)
         // Blocking handshakes: on a thread of their own, off the concurrency pool.
         let (verified, inspected) = await withCheckedContinuation {
-            (continuation: CheckedContinuation<((Int32, String), (Int32, String, String?)), Never>) in
+            (continuation: CheckedContinuation<((CURLcode, String), (CURLcode, String, String?)), Never>) in
             BlockingIO.detached {
-                func probe(verify: Bool) -> (Int32, String, String?) {
+                func probe(verify: Bool) -> (CURLcode, String, String?) {
                     var pem: UnsafeMutablePointer<CChar>?
                     var error = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE))
                     let code = pa_curl_peer_certificate(url, caBundle, verify ? 1 : 0, timeout, &pem, &error)
                     let text = pem.map { String(cString: $0) }
                     free(pem)
-                    return (Int32(code.rawValue), CString.text(error), text)
+                    return (code, CString.text(error), text)
                 }
                 let checked = probe(verify: true)
                 continuation.resume(
                     returning: (
-                        (checked.0, checked.1), checked.0 == 0 && checked.2 != nil ? checked : probe(verify: false)
+                        (checked.0, checked.1),
+                        checked.0 == CURLE_OK && checked.2 != nil ? checked : probe(verify: false)
                     ))
             }
         }
-        guard inspected.0 == 0, let pem = inspected.2 else {
-            if inspected.0 == 0 {
+        guard inspected.0 == CURLE_OK, let pem = inspected.2 else {
+            if inspected.0 == CURLE_OK {
                 throw PortalAuthError(
                     .tlsFailure, "\(host):\(port) presented no certificate: check that it speaks HTTPS on this port")
             }
-            throw CurlErrors.error(code: inspected.0, text: inspected.1, host: host, port: port)
+            throw CurlErrors.error(code: inspected.0.number, text: inspected.1, host: host, port: port)
         }
         let certificate = try CertificateSummary(pem: pem)
         let failure: ServerTrustFailure? =
-            verified.0 == 0
-            ? nil : (verified.0 == 60 || verified.0 == 51 ? CurlErrors.trustFailure(verified.1) : .other)
+            verified.0 == CURLE_OK
+            ? nil
+            : (CurlErrors.untrusted.contains(verified.0) ? CurlErrors.trustFailure(verified.1) : .other)
         return ServerCertificateReport(
             host: host, port: port, certificate: certificate, failure: failure,
-            failureText: verified.0 == 0 ? "" : verified.1)
+            failureText: verified.0 == CURLE_OK ? "" : verified.1)
     }
 
-    private func configure(_ transfer: OpaquePointer, _ request: HTTPRequest, _ options: TransportOptions) throws {
+    private func configure(
+        _ transfer: OpaquePointer, _ request: HTTPRequest, _ options: TransportOptions, _ limits: TransferLimits
+    ) throws {
         let easy = pa_transfer_easy(transfer)
         func check(_ code: CURLcode, _ what: String) throws {
             guard code == CURLE_OK else {
                 throw PortalAuthError(
                     .internalError, "libcurl refused the option \(what): \(String(cString: pa_easy_strerror(code)))",
-                    cause: .curl(code: Int32(code.rawValue), message: String(cString: pa_easy_strerror(code))))
+                    cause: .curl(code: code.number, message: String(cString: pa_easy_strerror(code))))
             }
         }
         try check(pa_easy_setopt_str(easy, CURLOPT_URL, request.url.absoluteString), "URL")
@@ -164,9 +190,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
         try check(pa_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0), "FOLLOWLOCATION")
         try check(pa_easy_setopt_str(easy, CURLOPT_ACCEPT_ENCODING, ""), "ACCEPT_ENCODING")
         try check(pa_easy_setopt_str(easy, CURLOPT_USERAGENT, configuration.userAgent), "USERAGENT")
-        try check(
-            pa_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int((request.timeout ?? configuration.timeout) * 1000)),
-            "TIMEOUT_MS")
+        try limits.apply(to: transfer, check: check)
         try check(
             pa_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout * 1000)),
             "CONNECTTIMEOUT_MS")
@@ -240,15 +264,17 @@ final class CurlJob: @unchecked Sendable {
     let url: URL
     let host: String
     let port: Int
+    let limits: TransferLimits
     // Touched by the submitting task before submission, then only by the loop thread.
     var continuation: CheckedContinuation<CurlOutcome, any Error>?
     let cancelled = Atomic<Bool>(false)
 
-    init(transfer: OpaquePointer, url: URL, host: String, port: Int) {
+    init(transfer: OpaquePointer, url: URL, host: String, port: Int, limits: TransferLimits) {
         self.transfer = transfer
         self.url = url
         self.host = host
         self.port = port
+        self.limits = limits
     }
 }
 
@@ -260,9 +286,17 @@ struct CurlOutcome: Sendable {
     var body: [UInt8]
     var errorText: String
     var effectiveURL: String?
+    /// The size bound the transfer was stopped at, if any.
+    var exceeded: TransferLimits.Exceeded? = nil
 
     func response(for request: HTTPRequest, job: CurlJob) throws -> HTTPResponse {
-        guard code == 0 else { throw CurlErrors.error(code: code, text: errorText, host: job.host, port: job.port) }
+        if exceeded != nil || code == CURLE_FILESIZE_EXCEEDED.number {
+            throw job.limits.tooLarge(
+                exceeded, place: "\(job.host):\(job.port)", cause: .curl(code: code, message: errorText))
+        }
+        guard code == 0 else {
+            throw CurlErrors.error(code: code, text: errorText, host: job.host, port: job.port, limits: job.limits)
+        }
         var headers: [(name: String, value: String)] = []
         for line in headerBlock.split(separator: "\r\n") {
             guard let colon = line.firstIndex(of: ":"), !line.hasPrefix("HTTP/") else { continue }
@@ -284,6 +318,10 @@ final class CurlEventLoop: @unchecked Sendable {
     }
     private let state = PThreadLocked(State())
     private var thread = pthread_t()
+    /// Set by the first ``shutdown()``; the thread is joined once.
+    private let ended = Atomic<Bool>(false)
+    /// Every loop whose thread has not been joined, for ``shutdownAll()``.
+    private static let live = PThreadLocked<[ObjectIdentifier: CurlEventLoop]>([:])
 
     init(maxConnectionsPerHost: Int) throws {
         guard let multi = pa_multi_init() else {
@@ -304,7 +342,27 @@ final class CurlEventLoop: @unchecked Sendable {
             unmanaged.release()
             throw PortalAuthError(.internalError, "cannot start the HTTP event-loop thread (\(result))")
         }
-        pthread_detach(thread)
+        // Joinable, not detached: a detached thread could still be closing TLS connections
+        // (curl_multi_cleanup) while the process exits and OpenSSL frees what it uses.
+        Self.live.withLock { $0[ObjectIdentifier(self)] = self }
+    }
+
+    /// Stops the thread and joins it (once): when this returns, the multi handle is cleaned up
+    /// and no libcurl call of this loop is running.
+    func shutdown() {
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        stop()
+        if pthread_equal(pthread_self(), thread) != 0 {
+            pthread_detach(thread)  // (never expected: the loop thread runs no code that ends a transport)
+        } else {
+            pthread_join(thread, nil)
+        }
+        _ = Self.live.withLock { $0.removeValue(forKey: ObjectIdentifier(self)) }
+    }
+
+    /// ``shutdown()`` for every loop of the process.
+    static func shutdownAll() {
+        for loop in live.withLock({ Array($0.values) }) { loop.shutdown() }
     }
 
     func takeTransfer() -> OpaquePointer? {
@@ -326,7 +384,13 @@ final class CurlEventLoop: @unchecked Sendable {
     }
 
     func submit(_ job: CurlJob) {
-        state.withLock { $0.pending.append(job) }
+        let accepted = state.withLock { state -> Bool in
+            guard state.running else { return false }
+            state.pending.append(job)
+            return true
+        }
+        // A loop that has stopped would never answer: the request fails at once instead.
+        guard accepted else { return finish(job, cancelled: true) }
         _ = pa_multi_wakeup(multi)
     }
 
@@ -358,7 +422,7 @@ final class CurlEventLoop: @unchecked Sendable {
                     finish(
                         job,
                         outcome: CurlOutcome(
-                            code: Int32(CURLE_FAILED_INIT.rawValue), status: 0, headerBlock: "", body: [],
+                            code: CURLE_FAILED_INIT.number, status: 0, headerBlock: "", body: [],
                             errorText: "could not add the transfer", effectiveURL: nil))
                 }
             }
@@ -398,8 +462,9 @@ final class CurlEventLoop: @unchecked Sendable {
         let easy = pa_transfer_easy(job.transfer)
         var status = 0
         _ = pa_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        let exceeded = TransferLimits.Exceeded(pa_transfer_limit_hit(job.transfer))
         var length = 0
-        let bodyPointer = pa_transfer_body(job.transfer, &length)
+        let bodyPointer = exceeded == nil ? pa_transfer_body(job.transfer, &length) : nil
         let body = bodyPointer.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
         var headLength = 0
         let headPointer = pa_transfer_headers(job.transfer, &headLength)
@@ -409,8 +474,8 @@ final class CurlEventLoop: @unchecked Sendable {
         var text = String(cString: pa_transfer_error(job.transfer))
         if text.isEmpty, code != CURLE_OK { text = String(cString: pa_easy_strerror(code)) }
         return CurlOutcome(
-            code: Int32(code.rawValue), status: status, headerBlock: head, body: body, errorText: text,
-            effectiveURL: nil)
+            code: code.number, status: status, headerBlock: head, body: body, errorText: text,
+            effectiveURL: nil, exceeded: exceeded)
     }
 
     private func finish(_ job: CurlJob, outcome: CurlOutcome) {
@@ -431,6 +496,17 @@ final class CurlEventLoop: @unchecked Sendable {
 
 /// CURLcode → PortalAuthError, with the host and port and what to do.
 enum CurlErrors {
+    /// The codes of a server certificate that does not verify (51 is what libcurl before 7.62 used).
+    static let untrusted: [CURLcode] = [CURLE_PEER_FAILED_VERIFICATION, CURLE_OBSOLETE51]
+    /// The connection ended early: nothing, or not all, of the answer came.
+    static let closedEarly: [CURLcode] = [CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR]
+    /// The codes a failed TLS handshake ends with, a client certificate demand among them.
+    static let handshakeFailures: [CURLcode] = [
+        CURLE_SSL_CONNECT_ERROR, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+        CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS,
+        CURLE_SSL_CLIENTCERT,
+    ]
+
     /// Why a certificate did not verify, from libcurl's (OpenSSL's) words.
     static func trustFailure(_ text: String) -> ServerTrustFailure {
         let lower = text.lowercased()
@@ -445,35 +521,42 @@ enum CurlErrors {
         return .other
     }
 
-    static func error(code: Int32, text: String, host: String, port: Int) -> any Error {
-        let cause = PortalAuthError.Cause.curl(code: code, message: text)
+    static func error(
+        code number: Int32, text: String, host: String, port: Int, limits: TransferLimits? = nil
+    ) -> any Error {
+        let cause = PortalAuthError.Cause.curl(code: number, message: text)
         let place = "\(host):\(port)"
         let lower = text.lowercased()
+        let code = CURLcode(rawValue: UInt32(bitPattern: number))
         switch code {
-        case 3:
+        case CURLE_URL_MALFORMAT:
             return PortalAuthError(.invalidURL, "the URL for \(place) is malformed: check it", cause: cause)
-        case 5:
+        case CURLE_COULDNT_RESOLVE_PROXY:
             return PortalAuthError(
                 .hostNotFound, "cannot resolve the proxy for \(place): check https_proxy/http_proxy", cause: cause)
-        case 6:
+        case CURLE_COULDNT_RESOLVE_HOST:
             return PortalAuthError(
                 .hostNotFound, "cannot resolve host '\(host)': check the URL, your DNS, or the proxy settings",
                 cause: cause)
-        case 7:
+        case CURLE_COULDNT_CONNECT:
             let why = lower.contains("refused") ? "connection refused" : "no route"
             return PortalAuthError(
                 .connectionFailed,
                 "could not connect to \(place) (\(why)): is the server running, and is the port right?", cause: cause)
-        case 28:
-            return PortalAuthError(
-                .timedOut, "\(place) did not answer in time: try again, or check the network and proxy", cause: cause)
+        case CURLE_OPERATION_TIMEDOUT:
+            guard let limits else {
+                return PortalAuthError(
+                    .timedOut, "\(place) did not answer in time: try again, or check the network and proxy",
+                    cause: cause)
+            }
+            return limits.timedOut(text: text, place: place, cause: cause)
         case _
-        where [52, 55, 56].contains(code) && !(lower.contains("certificate required") || lower.contains("alert")):
+        where closedEarly.contains(code) && !(lower.contains("certificate required") || lower.contains("alert")):
             return PortalAuthError(
                 .connectionFailed,
                 "the connection to \(place) was closed or reset before a full answer: try again; if it persists the server is failing",
                 cause: cause)
-        case 60, 51:
+        case _ where untrusted.contains(code):
             let reason = trustFailure(text)
             let error = PortalAuthError(
                 .untrustedServer,
@@ -481,14 +564,14 @@ enum CurlErrors {
                 cause: cause)
             return TransportChallengeError(
                 challenge: .serverTrust(host: host, port: port, reason: reason, message: text), error: error)
-        case 90:
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             let error = PortalAuthError(
                 .untrustedServer,
                 "the public key of \(place) does not match the pinned key: the server's certificate changed; if that is expected, run portal-auth untrust \(place) and trust it again",
                 cause: cause)
             return TransportChallengeError(
                 challenge: .serverTrust(host: host, port: port, reason: .pinMismatch, message: text), error: error)
-        case 35, 55, 56, 58, 59, 66, 80, 83, 91, 98:
+        case _ where handshakeFailures.contains(code):
             if lower.contains("certificate required") || lower.contains("alert handshake failure")
                 || lower.contains("alert bad certificate")
             {
@@ -499,7 +582,7 @@ enum CurlErrors {
                 return TransportChallengeError(
                     challenge: .clientCertificate(host: host, port: port, message: text), error: error)
             }
-            if code == 58 {
+            if code == CURLE_SSL_CERTPROBLEM {
                 return PortalAuthError(
                     .tlsFailure,
                     "the client certificate for \(place) could not be used (\(text)): check the PKCS#12 file and its password",
@@ -511,7 +594,7 @@ enum CurlErrors {
                 cause: cause)
         default:
             return PortalAuthError(
-                .connectionFailed, "the request to \(place) failed (\(text.isEmpty ? "CURLcode \(code)" : text))",
+                .connectionFailed, "the request to \(place) failed (\(text.isEmpty ? "CURLcode \(number)" : text))",
                 cause: cause)
         }
     }
@@ -535,4 +618,9 @@ final class PThreadLocked<Value>: @unchecked Sendable {
         defer { pthread_mutex_unlock(&mutex) }
         return try body(&value)
     }
+}
+
+extension CURLcode {
+    /// The code as the number libcurl documents (``PortalAuthError/Cause/curl(code:message:)`` carries it).
+    var number: Int32 { Int32(bitPattern: rawValue) }
 }

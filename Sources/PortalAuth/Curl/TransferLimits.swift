@@ -1,0 +1,118 @@
+internal import CPortalAuth
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The bounds one transfer runs under: what a server may send (body after decompression, header
+/// bytes and lines) and for how long (an overall deadline and a low-speed limit), with the
+/// errors that name the limit that stopped it.
+struct TransferLimits: Sendable {
+    /// Which bound the C write callbacks stopped a transfer at.
+    enum Exceeded: Sendable {
+        case body, headers
+
+        init?(_ limit: pa_limit) {
+            switch limit {
+            case PA_LIMIT_BODY: self = .body
+            case PA_LIMIT_HEADERS: self = .headers
+            default: return nil
+            }
+        }
+    }
+
+    var maxResponseSize: Int
+    /// Whether ``maxResponseSize`` is the request's own (a token endpoint's, say), not the transport's.
+    var requestSetMaxResponseSize: Bool
+    var maxHeaderSize: Int
+    var maxHeaderCount: Int
+    var timeout: Double
+    var lowSpeedLimit: Int
+    var lowSpeedTime: Double
+    /// The request's method: a HEAD answer announces a length it does not send.
+    var method: HTTPRequest.Method
+
+    init(_ request: HTTPRequest, _ configuration: TransportConfiguration) {
+        maxResponseSize = max(0, request.maxResponseSize ?? configuration.maxResponseSize)
+        requestSetMaxResponseSize = request.maxResponseSize != nil
+        maxHeaderSize = max(0, configuration.maxHeaderSize)
+        maxHeaderCount = max(0, configuration.maxHeaderCount)
+        timeout = request.timeout ?? configuration.timeout
+        lowSpeedLimit = max(0, configuration.lowSpeedLimit)
+        lowSpeedTime = configuration.lowSpeedTime
+        method = request.method
+    }
+
+    /// Sets the deadline, the low-speed limit, and the size bounds on `transfer`.
+    func apply(to transfer: OpaquePointer, check: (CURLcode, String) throws -> Void) throws {
+        let easy = pa_transfer_easy(transfer)
+        try check(pa_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout * 1000)), "TIMEOUT_MS")
+        if lowSpeedLimit > 0 {
+            try check(pa_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, lowSpeedLimit), "LOW_SPEED_LIMIT")
+            try check(
+                pa_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(lowSpeedTime.rounded(.up)))),
+                "LOW_SPEED_TIME")
+        }
+        if maxResponseSize > 0, method != .head {
+            // An announced Content-Length over the limit is refused before any of the body is read.
+            try check(
+                pa_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxResponseSize)), "MAXFILESIZE")
+        }
+        pa_transfer_set_limits(transfer, maxResponseSize, maxHeaderSize, maxHeaderCount)
+    }
+
+    /// The error for an answer stopped at a size bound (`nil`: the body's, announced by
+    /// Content-Length).
+    func tooLarge(_ exceeded: Exceeded?, place: String, cause: PortalAuthError.Cause) -> PortalAuthError {
+        switch exceeded {
+        case .headers:
+            return PortalAuthError(
+                .responseTooLarge,
+                "\(place) sent more response headers than allowed (at most \(maxHeaderCount) lines and \(Self.size(maxHeaderSize))): the transfer was stopped; the server or a proxy in front of it is misbehaving",
+                cause: cause)
+        case .body, nil:
+            let limit =
+                requestSetMaxResponseSize
+                ? "this request's maximum response size of \(Self.size(maxResponseSize))"
+                : "the transport's maximum response size of \(Self.size(maxResponseSize))"
+            return PortalAuthError(
+                .responseTooLarge,
+                "the answer from \(place) is larger than \(limit) (counted after decompression): the transfer was stopped; if an answer this large is expected, raise the limit",
+                cause: cause)
+        }
+    }
+
+    /// The error for CURLE_OPERATION_TIMEDOUT: the low-speed limit, the overall deadline, or
+    /// (neither) the connect timeout.
+    func timedOut(text: String, place: String, cause: PortalAuthError.Cause) -> PortalAuthError {
+        let lower = text.lowercased()
+        if lower.contains("too slow") {
+            return PortalAuthError(
+                .timedOut,
+                "\(place) sent less than \(lowSpeedLimit) bytes per second for \(Self.seconds(lowSpeedTime)) (the low-speed limit): the transfer was stopped; try again, or check the network and proxy",
+                cause: cause)
+        }
+        if lower.contains("operation timed out") {
+            return PortalAuthError(
+                .timedOut,
+                "\(place) did not finish its answer within the request's deadline of \(Self.seconds(timeout)): the transfer was stopped; try again, check the network and proxy, or raise the timeout",
+                cause: cause)
+        }
+        return PortalAuthError(
+            .timedOut, "\(place) did not answer in time: try again, or check the network and proxy", cause: cause)
+    }
+
+    /// "64 MiB", "512 KiB", "100 bytes".
+    static func size(_ bytes: Int) -> String {
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
+    }
+
+    /// "60 s", "2.5 s".
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}
