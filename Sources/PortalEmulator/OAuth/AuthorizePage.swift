@@ -55,7 +55,7 @@ struct AuthorizePage: Sendable {
         let code = context.grants.issueCode(
             AuthorizationCodeGrant(
                 clientID: app.clientId, redirectURI: redirectURI, codeChallenge: challenge, username: user.username,
-                expires: TokenStore.nowMilliseconds() + Int64(context.configuration.authorizationCodeLifetimeSeconds)
+                expires: context.nowMilliseconds + Int64(context.configuration.authorizationCodeLifetimeSeconds)
                     * 1000,
                 expirationMinutes: expirationMinutes))
         return redirect(redirectURI, parameters: [("code", code)], state: state)

@@ -31,8 +31,12 @@ struct RefreshTokenGrant: Sendable, Equatable {
 
 /// Authorization codes and refresh tokens. Thread-safe. Access tokens live in ``TokenStore``.
 final class OAuthGrants: Sendable {
+    private let clock: EmulatorClock
     private let codes = Mutex<[String: AuthorizationCodeGrant]>([:])
     private let refreshTokens = Mutex<[String: RefreshTokenGrant]>([:])
+
+    /// Codes and refresh tokens whose expiry `clock` judges.
+    init(clock: EmulatorClock) { self.clock = clock }
 
     /// Remembers a new code and returns it.
     func issueCode(_ grant: AuthorizationCodeGrant) -> String {
@@ -48,7 +52,7 @@ final class OAuthGrants: Sendable {
 
     /// Makes every outstanding code expired.
     func expireCodes() {
-        let past = TokenStore.nowMilliseconds() - 1
+        let past = clock.nowMilliseconds - 1
         codes.withLock { codes in
             for key in codes.keys { codes[key]?.expires = past }
         }
