@@ -79,6 +79,13 @@ struct IncomingRequest: Sendable {
         return host
     }
 
+    /// True when the peer is on this machine (127.0.0.0/8 or ::1, also IPv4-mapped).
+    var isFromLoopback: Bool {
+        guard var ip = remoteIP?.lowercased() else { return false }
+        if ip.hasPrefix("::ffff:") { ip = String(ip.dropFirst("::ffff:".count)) }
+        return ip == "::1" || ip.hasPrefix("127.")
+    }
+
     /// The response format asked for by `f`.
     var format: ResponseFormat {
         switch parameter("f")?.lowercased() {

@@ -37,7 +37,11 @@ struct RequestHandler: Sendable {
         let lower = components.map { $0.lowercased() }
         switch lower.first {
         case "portal":
-            guard lower.count >= 3, lower[1] == "sharing", lower[2] == "rest" else { return .notFound(request.path) }
+            guard lower.count >= 3, lower[1] == "sharing" else { return .notFound(request.path) }
+            if lower[2] == "oauth2" {  // the sign-in pages also live at /sharing/oauth2/...
+                return PortalRoutes(context: context).handle(request, rest: Array(components.dropFirst(2)))
+            }
+            guard lower[2] == "rest" else { return .notFound(request.path) }
             return PortalRoutes(context: context).handle(request, rest: Array(components.dropFirst(3)))
         case "server":
             return ServerRoutes(realm: .server, context: context).handle(request, rest: Array(components.dropFirst()))

@@ -18,6 +18,8 @@ struct PortalRoutes: Sendable {
             return TokenService(kind: .portal, context: context).generate(request)
         case 2 where lower == ["oauth2", "authorize"]:
             return AuthorizePage(context: context).authorize(request)
+        case 2 where lower == ["oauth2", "signin"]:
+            return AuthorizePage(context: context).signIn(request)
         case 2 where lower == ["oauth2", "approval"]:
             return AuthorizePage(context: context).approval(request)
         case 2 where lower == ["oauth2", "token"]:
