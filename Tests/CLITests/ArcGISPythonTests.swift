@@ -80,7 +80,7 @@ func expectParcelQueries(_ report: [String: Any], sourceLocation: SourceLocation
             #expect(me?["username"] as? String == "alice", "me: \(report["me"] ?? "none")")
             #expect(me?["fullName"] as? String == "Alice Anderson")
             let helpers = report["helperServices"] as? [String] ?? []
-            #expect(helpers.contains("geometry"), "helperServices: \(report["helperServices"] ?? "none")")
+            #expect(helpers.contains("geocode"), "helperServices: \(report["helperServices"] ?? "none")")
             let user = report["user"] as? [String: Any]
             #expect(user?["username"] as? String == "alice", "user: \(report["user"] ?? "none")")
             let users = report["usersSearch"] as? [String] ?? []
