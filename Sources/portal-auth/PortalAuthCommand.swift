@@ -26,7 +26,8 @@ enum PortalAuthMain {
     /// for usage errors, where ArgumentParser uses 64 (EX_USAGE).
     static func exitReportingUsage(_ error: any Error) -> Never {
         let code = PortalAuthCommand.exitCode(for: error)
-        guard code == .validationFailure else { PortalAuthCommand.exit(withError: error) }
+        // An ExitCode is a status to pass on as it is (exec returns its command's, 64 included).
+        guard code == .validationFailure, !(error is ExitCode) else { PortalAuthCommand.exit(withError: error) }
         var message = PortalAuthCommand.fullMessage(for: error) + "\n"
         writeAll(2, &message)
         exit(2)
@@ -46,7 +47,8 @@ struct PortalAuthCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Login.self, Token.self, Request.self, WhoAmI.self, Status.self, Logout.self, Trust.self, Untrust.self,
+            Login.self, Token.self, Exec.self, Request.self, WhoAmI.self, Status.self, Logout.self, Trust.self,
+            Untrust.self,
             Doctor.self,
         ]
     )

@@ -40,23 +40,30 @@ struct Token: AsyncParsableCommand {
         try await runReportingErrors {
             let manager = try global.makeManager()
             let target = try await resolveTarget(url, manager: manager)
-            // A host behind an identity-aware proxy needs the proxy's token too (header, json, env),
-            // and with no ArcGIS sign-in there, the proxy's token is the one to print.
-            let proxy = format == .plain ? nil : try await manager.proxyCredential(for: target)
-            let credential: (any ArcGISCredential)?
-            do {
-                credential = try await manager.credential(for: target, interactive: stdinIsTerminal && proxy == nil)
-            } catch let error as PortalAuthError
-                where error.code == .noCredential || error.code == .authenticationRequired
-            {
-                // (json, header and env asked for the proxy's credential already.)
-                var usable = proxy
-                if usable == nil, format == .plain { usable = try await manager.proxyCredential(for: target) }
-                guard let usable else { throw error }
-                Self.print(nil, proxy: usable, format: format)
-                return
-            }
+            let (credential, proxy) = try await Self.credentials(for: target, manager: manager, format: format)
             Self.print(credential, proxy: proxy, format: format)
+        }
+    }
+
+    /// The ArcGIS credential for `target` (renewed or federated as needed) and, except for the
+    /// plain format, the identity-aware proxy's credential for its host. With no ArcGIS sign-in
+    /// there, the proxy's credential alone (plain prints its token); with neither, the error.
+    /// `interactive`: a sign-in may prompt (never when there is a proxy credential).
+    static func credentials(
+        for target: URL, manager: AuthenticationManager, format: Format, interactive: Bool = stdinIsTerminal
+    ) async throws -> ((any ArcGISCredential)?, (any ProxyAuthorizationCredential)?) {
+        let proxy = format == .plain ? nil : try await manager.proxyCredential(for: target)
+        do {
+            let credential = try await manager.credential(for: target, interactive: interactive && proxy == nil)
+            return (credential, proxy)
+        } catch let error as PortalAuthError
+            where error.code == .noCredential || error.code == .authenticationRequired
+        {
+            // (json, header and env asked for the proxy's credential already.)
+            var usable = proxy
+            if usable == nil, format == .plain { usable = try await manager.proxyCredential(for: target) }
+            guard let usable else { throw error }
+            return (nil, usable)
         }
     }
 
