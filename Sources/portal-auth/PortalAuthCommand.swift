@@ -1,12 +1,36 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The program: `portal-auth token` with a stored credential ready for use is answered at once
 /// (``TokenFastPath``); every other command line goes to ``PortalAuthCommand``.
 @main
 enum PortalAuthMain {
     static func main() async {
         if TokenFastPath.answer(Array(CommandLine.arguments.dropFirst())) { return }
-        await PortalAuthCommand.main()
+        do {
+            var command = try PortalAuthCommand.parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exitReportingUsage(error)
+        }
+    }
+
+    /// Exits as ArgumentParser does (help, version, messages), but with the documented exit code 2
+    /// for usage errors, where ArgumentParser uses 64 (EX_USAGE).
+    static func exitReportingUsage(_ error: any Error) -> Never {
+        let code = PortalAuthCommand.exitCode(for: error)
+        // An ExitCode is a status to pass on as it is (exec returns its command's, 64 included).
+        guard code == .validationFailure, !(error is ExitCode) else { PortalAuthCommand.exit(withError: error) }
+        var message = PortalAuthCommand.fullMessage(for: error) + "\n"
+        writeAll(2, &message)
+        exit(2)
     }
 }
 
@@ -23,7 +47,8 @@ struct PortalAuthCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Login.self, Token.self, Request.self, WhoAmI.self, Status.self, Logout.self, Trust.self, Untrust.self,
+            Login.self, Token.self, Exec.self, Request.self, WhoAmI.self, Status.self, Logout.self, Trust.self,
+            Untrust.self,
             Doctor.self,
         ]
     )
