@@ -54,6 +54,16 @@ func withHeadlessBrowser(
     return (result, BrowserVisit(report: object))
 }
 
+/// Runs portal-auth with the headless browser's environment, trusting the emulator's CA, with
+/// room for chromium to start on a loaded machine (CLI.portalAuth allows 90 s).
+func portalAuthWithBrowser(
+    _ arguments: [String], _ emulator: PortalEmulator, browser: [String: String], environment: [String: String]
+) async throws -> CLIResult {
+    var env = browser.merging(environment) { $1 }
+    env["PORTAL_AUTH_CA_BUNDLE"] = emulator.caCertificatePath
+    return try await CLI.run(CLI.portalAuth, arguments, environment: env, timeout: 240)
+}
+
 /// Gives the FIFO's reader an end of file when no browser will write to it.
 private func releaseReader(_ fifo: String) {
     let fd = open(fifo, O_WRONLY | O_NONBLOCK)
@@ -92,7 +102,9 @@ func expectSignedInThroughTheLoopback(
         do {
             try await withDefaultEmulator { emulator in
                 let (signIn, visit) = try await withHeadlessBrowser(emulator) { browser in
-                    try await oauthLogin(emulator, environment: keyring.environment, browser: browser)
+                    try await portalAuthWithBrowser(
+                        ["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-cli"], emulator,
+                        browser: browser, environment: keyring.environment)
                 }
                 #expect(signIn.status == 0, "\(signIn.stderr)")
                 #expect(signIn.stdout.contains("Signed in to \(emulator.portalURL) as alice with OAuth"))
@@ -120,8 +132,8 @@ func expectSignedInThroughTheLoopback(
                 defer { try? FileManager.default.removeItem(atPath: config) }
                 let env = keyring.environment
                 let (signIn, visit) = try await withHeadlessBrowser(emulator) { browser in
-                    try await CLI.portalAuth(
-                        ["login", "--config", config], emulator: emulator, environment: browser.merging(env) { $1 })
+                    try await portalAuthWithBrowser(
+                        ["login", "--config", config], emulator, browser: browser, environment: env)
                 }
                 #expect(signIn.status == 0, "\(signIn.stderr)")
                 #expect(signIn.stdout.contains("as alice@example.com"), "\(signIn.stdout)")
@@ -134,8 +146,7 @@ func expectSignedInThroughTheLoopback(
                 #expect(request.stdout.contains("Emulated Portal"), "\(request.stderr)")
 
                 let (logout, signOut) = try await withHeadlessBrowser(emulator) { browser in
-                    try await CLI.portalAuth(
-                        ["logout", "--all"], emulator: emulator, environment: browser.merging(env) { $1 })
+                    try await portalAuthWithBrowser(["logout", "--all"], emulator, browser: browser, environment: env)
                 }
                 #expect(logout.status == 0, "\(logout.stderr)")
                 #expect(logout.stdout.contains("Signed out of the identity-aware proxy (alice@example.com)"))
