@@ -28,6 +28,16 @@ struct PortalRoutes: Sendable {
             return OAuthTokenService(context: context).revoke(request)
         case 2 where lower == ["portals", "self"]:
             return portalSelf(request)
+        case 1 where lower[0] == "search":
+            return PortalSearch(context: context).items(request)
+        case 3 where lower == ["portals", "self", "users"], 4 where lower == ["portals", "self", "users", "search"]:
+            return PortalSearch(context: context).users(request, key: "users")
+        case 3 where lower == ["portals", "self", "roles"]:
+            return PortalSearch(context: context).roles(request)
+        case 2 where lower == ["community", "users"]:
+            return PortalSearch(context: context).users(request, key: "results")
+        case 3 where lower[0] == "content" && lower[1] == "items":
+            return PortalSearch(context: context).item(request, id: rest[2])
         case 2 where lower == ["community", "self"]:
             return communitySelf(request)
         case 3 where lower[0] == "community" && lower[1] == "users":
