@@ -87,7 +87,8 @@ final class EmulatorContext: Sendable {
     /// The registered OAuth app with this `client_id` (configured apps first, then the built-in
     /// ones every portal has), if any.
     func app(clientID: String) -> EmulatorApp? {
-        configuration.apps.first { $0.clientId == clientID } ?? EmulatorApp.builtInApps.first { $0.clientId == clientID }
+        configuration.apps.first { $0.clientId == clientID }
+            ?? EmulatorApp.builtInApps.first { $0.clientId == clientID }
     }
 
     /// Revokes a refresh token (and the access tokens issued from it) or an access token.

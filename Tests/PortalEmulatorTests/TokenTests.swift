@@ -86,17 +86,14 @@ struct TokenTests {
     @Test("tokens expire: a short-lived token turns into 498")
     func tokenExpiry() async throws {
         try await withEmulator { emulator in
-            // Long enough to survive a loaded machine before the first request, short enough to wait out.
-            let token = emulator.issueToken(username: "alice", lifetimeSeconds: 4)
-            let issued = Date()
-            let fresh = try await Curl.get(
-                emulator.portalURL + "/sharing/rest/community/self?f=json", ca: emulator.caCertificatePath,
-                headers: ["X-Esri-Authorization": "Bearer \(token)"])
+            let token = emulator.issueToken(username: "alice", lifetimeSeconds: 60)
+            let url = emulator.portalURL + "/sharing/rest/community/self?f=json"
+            let headers = ["X-Esri-Authorization": "Bearer \(token)"]
+            emulator.clock.advance(by: .seconds(59))
+            let fresh = try await Curl.get(url, ca: emulator.caCertificatePath, headers: headers)
             #expect(try fresh.json()["username"] as? String == "alice")
-            try await Task.sleep(for: .seconds(max(0, 4.3 - Date().timeIntervalSince(issued))))
-            let stale = try await Curl.get(
-                emulator.portalURL + "/sharing/rest/community/self?f=json", ca: emulator.caCertificatePath,
-                headers: ["X-Esri-Authorization": "Bearer \(token)"])
+            emulator.clock.advance(by: .seconds(2))
+            let stale = try await Curl.get(url, ca: emulator.caCertificatePath, headers: headers)
             #expect(stale.errorCode == 498)
         }
     }

@@ -93,7 +93,8 @@ enum QueryRunner {
             return .object(["xmin", "ymin", "xmax", "ymax"].map { ($0, JSONValue.string("NaN")) } + [reference])
         }
         return .object([
-            ("xmin", .double(xmin)), ("ymin", .double(ymin)), ("xmax", .double(xmax)), ("ymax", .double(ymax)), reference,
+            ("xmin", .double(xmin)), ("ymin", .double(ymin)), ("xmax", .double(xmax)), ("ymax", .double(ymax)),
+            reference,
         ])
     }
 

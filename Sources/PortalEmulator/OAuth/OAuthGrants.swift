@@ -90,7 +90,9 @@ final class OAuthGrants: Sendable {
         let key = TokenStore.randomToken().replacingOccurrences(of: ".", with: "")
         signIns.withLock { signIns in
             signIns = signIns.filter { $0.value.expires > now }
-            while signIns.count >= Self.maximumPendingSignIns, let oldest = signIns.min(by: { $0.value.expires < $1.value.expires }) {
+            while signIns.count >= Self.maximumPendingSignIns,
+                let oldest = signIns.min(by: { $0.value.expires < $1.value.expires })
+            {
                 signIns.removeValue(forKey: oldest.key)
             }
             signIns[key] = pending
