@@ -93,8 +93,9 @@ func expectSignedInThroughTheLoopback(
 
 /// portal-auth's browser sign-in and sign-out pages in a real browser: headless Debian chromium
 /// driven by Selenium (Tests/Clients/headless_browser.py) as `$BROWSER`, on the sign-in pages of
-/// portal-emulator's portal and of its Entra ID.
-@Suite struct BrowserSignInTests {
+/// portal-emulator's portal and of its Entra ID. One chromium at a time: the suite runs beside
+/// every other test on two cores, and some of those still time things with the wall clock.
+@Suite(.serialized) struct BrowserSignInTests {
     /// `login --client-id`: the portal's authorize page with PKCE, signed in and approved in the
     /// browser, back to the loopback page; the credential then answers `token` and `whoami`.
     @Test func oauthSignInThroughThePortalsPage() async throws {
