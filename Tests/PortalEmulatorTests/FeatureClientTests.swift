@@ -132,6 +132,17 @@ struct FeatureClientTests {
 
             let anonymous = try await Curl.get(rest + "/search?q=Parcels&f=json", ca: emulator.caCertificatePath)
             #expect(anonymous.errorCode == 499)
+
+            let portal = try await Curl.get(
+                rest + "/portals/self?f=json", ca: emulator.caCertificatePath, headers: headers
+            ).json()
+            for key in [
+                "id", "urlKey", "customBaseUrl", "isPortal", "portalHostname", "portalMode", "supportsOAuth",
+                "helperServices", "user", "currentVersion", "allSSL", "portalDeploymentType", "culture", "region",
+                "recycleBinSupported", "defaultExtent",
+            ] {
+                #expect(portal[key] != nil, "portals/self lacks \(key)")
+            }
         }
     }
 }

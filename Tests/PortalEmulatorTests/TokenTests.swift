@@ -86,13 +86,14 @@ struct TokenTests {
     @Test("tokens expire: a short-lived token turns into 498")
     func tokenExpiry() async throws {
         try await withEmulator { emulator in
-            let token = emulator.issueToken(username: "alice", lifetimeSeconds: 60)
+            // An hour of margin for a loaded machine between issuing and the first use; then the
+            // clock, not the wall, moves past the expiry.
+            let token = emulator.issueToken(username: "alice", lifetimeSeconds: 3600)
             let url = emulator.portalURL + "/sharing/rest/community/self?f=json"
             let headers = ["X-Esri-Authorization": "Bearer \(token)"]
-            emulator.clock.advance(by: .seconds(59))
             let fresh = try await Curl.get(url, ca: emulator.caCertificatePath, headers: headers)
             #expect(try fresh.json()["username"] as? String == "alice")
-            emulator.clock.advance(by: .seconds(2))
+            emulator.clock.advance(by: .seconds(3601))
             let stale = try await Curl.get(url, ca: emulator.caCertificatePath, headers: headers)
             #expect(stale.errorCode == 498)
         }

@@ -86,29 +86,43 @@ struct PortalRoutes: Sendable {
             ("supportsOAuth", .bool(true)),
             ("authorizedCrossOriginDomains", .array([])),
             ("currentVersion", .string(Self.currentVersion)),
-            (
-                "helperServices",
-                .object([
-                    (
-                        "geocode",
-                        .array([
-                            .object([
-                                ("url", .string(urls.serverURL + "/rest/services/World/GeocodeServer")),
-                                ("name", .string("ArcGIS World Geocoding Service")),
-                                ("batch", .bool(true)),
-                                ("suggest", .bool(true)),
-                            ])
-                        ])
-                    ),
-                    (
-                        "route",
-                        .object([("url", .string(urls.serverURL + "/rest/services/World/Route/NAServer/Route_World"))])
-                    ),
-                ])
-            ),
+            ("portalDeploymentType", .string("ArcGISEnterprise")),
+            ("access", .string("private")),
+            ("culture", .string("en")),
+            ("region", .string("US")),
+            ("units", .string("english")),
+            ("thumbnail", .null),
+            ("created", .int(1_700_000_000_000)),
+            ("modified", .int(1_700_086_400_000)),
+            ("canSearchPublic", .bool(true)),
+            ("canSharePublic", .bool(true)),
+            ("supportsHostedServices", .bool(true)),
+            ("recycleBinSupported", .bool(false)),
+            ("recycleBinEnabled", .bool(false)),
+            ("hasMemberCategorySchema", .bool(false)),
+            ("featuredGroups", .array([])),
+            ("defaultExtent", ParcelsDataset.extentJSON),
+            ("helperServices", helperServices(urls)),
         ]
         if let viewer { members.append(("user", UserProfile.json(viewer, viewer: viewer))) }
         return Rendering.resource(.object(members), for: request)
+    }
+
+    /// `portals/self.helperServices`: a geocoder and a route service on the federated server.
+    private func helperServices(_ urls: EmulatorURLs) -> JSONValue {
+        .object([
+            (
+                "geocode",
+                .array([
+                    .object([
+                        ("url", .string(urls.serverURL + "/rest/services/World/GeocodeServer")),
+                        ("name", .string("ArcGIS World Geocoding Service")), ("batch", .bool(true)),
+                        ("suggest", .bool(true)),
+                    ])
+                ])
+            ),
+            ("route", .object([("url", .string(urls.serverURL + "/rest/services/World/Route/NAServer/Route_World"))])),
+        ])
     }
 
     private func communitySelf(_ request: IncomingRequest) -> OutgoingResponse {
