@@ -27,6 +27,7 @@ version="$("$python" -c 'import sys; print(sys.version)')"
 hash="$( { cat "$requirements"; echo "$version"; } | sha256sum | cut -c1-16)"
 venv="$cache/venv-$hash"
 if [ -f "$venv/.complete" ]; then
+  touch "$venv/.complete" # last used: environments unused for 30 days are removed (below)
   echo "$venv"
   exit 0
 fi
@@ -37,6 +38,11 @@ exec 9>"$cache/venv.lock"
 flock -w 900 9 || { echo "setup-python: another run has held $cache/venv.lock for 15 minutes" >&2; exit 1; }
 if [ ! -f "$venv/.complete" ]; then
   started=$(date +%s)
+  # Whoever built in a .venv-* folder held this lock: one left now was a run that was killed.
+  rm -rf "$cache"/.venv-*
+  for old in "$cache"/venv-*; do
+    [ -n "$(find "$old/.complete" -mtime +30 2>/dev/null)" ] && rm -rf "$old"
+  done
   echo "setup-python: making the client tests' virtual environment $venv (ArcGIS API for Python, Selenium)" >&2
   work="$(mktemp -d "$cache/.venv-$hash.XXXXXX")"
   trap 'rm -rf "$work"' EXIT
