@@ -66,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "portal-auth",
             dependencies: [
-                "PortalAuth",
+                "PortalAuth", "CPortalAuth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ] + pluginNames.map { .target(name: "PortalAuth\($0)") },

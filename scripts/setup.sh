@@ -14,6 +14,9 @@ packages=(
   curl openssl ca-certificates pkg-config
   procps                 # ps/pkill used by the scripts
   python3                # the scripted browser of the sign-in tests (scripts/scripted-browser.py)
+  python3-venv           # the real-client tests' virtual environment (scripts/setup-python.sh)
+  chromium               # the real headless browser of Tests/CLITests/BrowserSignInTests.swift
+  chromium-driver        # chromedriver: Selenium drives chromium through it
   # Real servers the network-credential tests start on loopback (Tests/TestSupport/WebTier.swift);
   # none of them runs as a system service: the install below keeps their daemons from starting.
   nginx                  # https blocks: self-signed, client certificates, Basic (auth_basic)
@@ -50,4 +53,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     [ -x "/etc/init.d/$service" ] && $SUDO "/etc/init.d/$service" stop >/dev/null 2>&1 || true
   done
 fi
+# The ArcGIS API for Python and Selenium, pinned in Tests/Clients/requirements.txt: a virtual
+# environment cached under ~/.cache/portal-auth, built again only when the requirements change.
+"$(dirname "$0")/setup-python.sh" >/dev/null
 command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6.2 or later is needed)" >&2; exit 1; }

@@ -183,7 +183,8 @@ struct EntraTokenEndpoint {
         let claims = idToken.flatMap(Self.claims)
         let idExpiry = claims?["exp"]?.doubleValue.map { Date(timeIntervalSince1970: $0) } ?? expiry
         return EntraTokenResponse(
-            accessToken: TokenInfo(accessToken: access, expirationDate: expiry, isSSLRequired: true),
+            accessToken: try TokenInfo(accessToken: access, expirationDate: expiry, isSSLRequired: true)
+                .checkedAsIssued(by: where_),
             idToken: idToken.map { TokenInfo(accessToken: $0, expirationDate: idExpiry, isSSLRequired: true) },
             refreshToken: json["refresh_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
             scopes: json["scope"]?.stringValue?.split(separator: " ").map(String.init) ?? [],

@@ -42,9 +42,11 @@ public struct PregeneratedTokenCredential: ArcGISCredential, Equatable {
                 "the token is empty: pipe it to --token-stdin, for example printf %s \"$TOKEN\" | portal-auth login --url URL --token-stdin"
             )
         }
-        guard token.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\"" }) else {
+        guard TokenInfo.isUsableToken(token), token.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\"" }) else {
             throw PortalAuthError(
-                .invalidArgument, "the token on stdin contains spaces or non-ASCII characters: pass exactly one token")
+                .invalidArgument,
+                "the token on stdin contains spaces, control characters (such as NUL) or non-ASCII characters: pass exactly one token"
+            )
         }
         if let expiresIn, expiresIn <= 0 {
             throw PortalAuthError(.invalidArgument, "--expires-in must be a positive number of seconds")

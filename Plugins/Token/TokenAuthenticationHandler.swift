@@ -50,10 +50,12 @@ public struct TokenAuthenticationHandler: AuthenticationChallengeHandler {
     ///
     /// - Parameters:
     ///   - expirationMinutes: the token lifetime to ask for (servers cap it).
+    ///   - referer: the referer to bind tokens to; nil (the default) binds them to the requesting
+    ///     IP address (`client=requestip`), so they work without a `Referer` header.
     ///   - keepPassword: keep the password in memory to regenerate tokens before they expire.
     public init(
         provider: any UsernamePasswordProvider, expirationMinutes: Int = 60,
-        referer: String? = TokenCredential.defaultReferer, keepPassword: Bool = true
+        referer: String? = nil, keepPassword: Bool = true
     ) {
         self.provider = provider
         self.expirationMinutes = expirationMinutes

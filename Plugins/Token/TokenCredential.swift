@@ -22,7 +22,8 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     public let username: String?
     /// The token.
     public let tokenInfo: TokenInfo
-    /// The referer the token is bound to (`client=referer`).
+    /// The referer the token is bound to (`client=referer`), sent as the `Referer` header with it;
+    /// nil for a token bound to the address the requests come from (`client=requestip`).
     public let referer: String?
     /// The lifetime asked for, in minutes.
     public let expirationMinutes: Int
@@ -33,8 +34,10 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         case serverContext, tokenServiceURL, username, tokenInfo, referer, expirationMinutes
     }
 
-    /// The referer sent when none is given.
-    public static let defaultReferer = "portal-auth"
+    /// The referer earlier versions bound every token to when none was given. Credentials stored
+    /// with it keep working: the manager sends a credential's referer with its token and renews it
+    /// with the same binding. New tokens are bound to the requesting IP address unless a referer is given.
+    public static let legacyReferer = "portal-auth"
 
     /// Creates a credential from parts (no request is made).
     public init(
@@ -53,14 +56,20 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     /// Whether the password is held in memory (so the token can be regenerated silently).
     public var hasPassword: Bool { password != nil }
 
-    /// Generates a token: `POST {tokenServiceURL}` with `username`, `password`, `client=referer`,
-    /// `referer`, `expiration` and `f=json`, over HTTPS only.
+    /// Generates a token: `POST {tokenServiceURL}` with `username`, `password`, the binding,
+    /// `expiration` and `f=json`, over HTTPS only.
+    ///
+    /// Without a referer the token is bound to the address the request comes from
+    /// (`client=requestip`): it works as it is in `?token=`, `X-Esri-Authorization` and
+    /// `Authorization` from any program on this machine (curl, GDAL, python), with no other header.
+    /// With a referer (`client=referer`) it works only when that `Referer` is sent with it.
     ///
     /// - Parameters:
+    ///   - referer: the referer to bind the token to; nil binds it to the requesting IP address.
     ///   - keepPassword: keep the password in memory so the token is regenerated before expiry.
     public static func generate(
         serverContext: ServerContext, tokenServiceURL: URL, username: String, password: String,
-        referer: String? = defaultReferer, expirationMinutes: Int = 60, keepPassword: Bool = true,
+        referer: String? = nil, expirationMinutes: Int = 60, keepPassword: Bool = true,
         services: AuthenticationServices
     ) async throws -> TokenCredential {
         guard !username.isEmpty else {
@@ -70,6 +79,7 @@ public struct TokenCredential: ArcGISCredential, Equatable {
             throw PortalAuthError(
                 .secretMissing, "the password is empty: pipe it to --password-stdin or type it at the prompt")
         }
+        if let referer { try checkReferer(referer) }
         // The password goes only to the server's own scheme, host and port (or ArcGIS Online's service).
         guard serverContext.acceptsTokenService(tokenServiceURL) else {
             throw PortalAuthError(
@@ -109,11 +119,29 @@ public struct TokenCredential: ArcGISCredential, Equatable {
             )
         }
         let expires = json["expires"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) }
-        let info = TokenInfo(
-            accessToken: token, expirationDate: expires, isSSLRequired: json["ssl"]?.boolValue ?? false)
+        let info = try TokenInfo(
+            accessToken: token, expirationDate: expires, isSSLRequired: json["ssl"]?.boolValue ?? false
+        ).checkedAsIssued(by: "the token service \(ServerContext.describe(tokenServiceURL))")
         return TokenCredential(
             serverContext: serverContext, tokenServiceURL: tokenServiceURL, username: username, tokenInfo: info,
             referer: referer, expirationMinutes: expirationMinutes, password: keepPassword ? password : nil)
+    }
+
+    /// Refuses a referer that cannot bind a token: empty (servers answer "'referer' must be
+    /// specified"), or with control characters (it travels in the `Referer` header).
+    public static func checkReferer(_ referer: String) throws {
+        guard !referer.isEmpty else {
+            throw PortalAuthError(
+                .invalidArgument,
+                "the referer is empty: a token bound to a referer needs one (the server refuses an empty referer); give a referer, or none to bind the token to this machine's IP address"
+            )
+        }
+        guard !referer.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw PortalAuthError(
+                .invalidArgument,
+                "the referer contains control characters (CR, LF or NUL), which cannot be sent in the Referer header: give it on one line"
+            )
+        }
     }
 
     /// Regenerates the token when the password is in memory; otherwise `nil` (the plugin is challenged).

@@ -22,12 +22,14 @@ struct EmulatorURLs: Sendable, Equatable {
 final class EmulatorContext: Sendable {
     /// The configuration the emulator started with.
     let configuration: EmulatorConfiguration
+    /// The clock every expiry decision reads.
+    let clock: EmulatorClock
     /// Issued tokens.
-    let tokens = TokenStore()
+    let tokens: TokenStore
     /// OAuth authorization codes and refresh tokens.
-    let grants = OAuthGrants()
+    let grants: OAuthGrants
     /// The emulated Entra ID's tokens, codes and refresh tokens.
-    let entra = EntraTokens()
+    let entra: EntraTokens
     /// Request counters.
     let counters = CounterBook()
     /// Injected faults.
@@ -43,6 +45,10 @@ final class EmulatorContext: Sendable {
     init(configuration: EmulatorConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        self.clock = EmulatorClock()
+        self.tokens = TokenStore(clock: clock)
+        self.grants = OAuthGrants(clock: clock)
+        self.entra = EntraTokens(clock: clock)
         self.accessTokenLifetime = Mutex(configuration.oauthAccessTokenLifetimeSeconds)
         self.entraLifetime = Mutex(configuration.entraTokenLifetimeSeconds)
         var users: [String: EmulatorUser] = [:]
@@ -78,9 +84,11 @@ final class EmulatorContext: Sendable {
         set { entraLifetime.withLock { $0 = newValue } }
     }
 
-    /// The registered OAuth app with this `client_id`, if any.
+    /// The registered OAuth app with this `client_id` (configured apps first, then the built-in
+    /// ones every portal has), if any.
     func app(clientID: String) -> EmulatorApp? {
         configuration.apps.first { $0.clientId == clientID }
+            ?? EmulatorApp.builtInApps.first { $0.clientId == clientID }
     }
 
     /// Revokes a refresh token (and the access tokens issued from it) or an access token.
@@ -92,6 +100,9 @@ final class EmulatorContext: Sendable {
     func revokeAllRefreshTokens() {
         for token in grants.revokeAllRefreshTokens() { tokens.revoke(token, isRefreshToken: true) }
     }
+
+    /// The current time in epoch milliseconds, by the emulator's clock.
+    var nowMilliseconds: Int64 { clock.nowMilliseconds }
 
     /// The user with this name (case-insensitive), if any.
     func user(named name: String) -> EmulatorUser? {

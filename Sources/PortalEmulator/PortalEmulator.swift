@@ -130,6 +130,10 @@ public final class PortalEmulator: Sendable {
         }
     }
 
+    /// The clock every expiry decision reads; move it forward (``EmulatorClock/advance(by:)``) to
+    /// let tokens, codes and refresh tokens expire without waiting.
+    public var clock: EmulatorClock { context.clock }
+
     /// A copy of the counters.
     public func counters() -> EmulatorCounters { context.counters.snapshot }
 
@@ -149,7 +153,7 @@ public final class PortalEmulator: Sendable {
     ) -> String {
         let record = TokenRecord(
             username: context.user(named: username)?.username ?? username, kind: kind,
-            expires: TokenStore.nowMilliseconds() + Int64(lifetimeSeconds) * 1000, ssl: ssl, referer: referer, ip: nil)
+            expires: context.nowMilliseconds + Int64(lifetimeSeconds) * 1000, ssl: ssl, referer: referer, ip: nil)
         return context.tokens.issue(record)
     }
 

@@ -66,7 +66,10 @@ struct Login: AsyncParsableCommand {
     @Option(help: ArgumentHelp("When the pregenerated token expires, in seconds from now.", valueName: "seconds"))
     var expiresIn: Int?
 
-    @Option(help: "The referer the token is bound to (sent as the Referer header with it).")
+    @Option(
+        help:
+            "Bind the token to this referer (client=referer): it then works only with a Referer header of this value. Without it, the token is bound to this machine's IP address (client=requestip) and works as it is."
+    )
     var referer: String?
 
     @Option(help: ArgumentHelp("The client ID of the app registered in the portal (OAuth sign-in).", valueName: "id"))
@@ -132,6 +135,16 @@ struct Login: AsyncParsableCommand {
             throw ValidationError("--expiration must be a positive number of minutes")
         }
         if let timeout, timeout <= 0 { throw ValidationError("--timeout must be a positive number of seconds") }
+        if let referer {
+            guard !referer.isEmpty else {
+                throw ValidationError(
+                    "--referer \"\" would bind the token to no referer, which the server refuses: give a referer (then send it as the Referer header with the token), or drop --referer to bind the token to this machine's IP address"
+                )
+            }
+            do { try TokenCredential.checkReferer(referer) } catch let error as PortalAuthError {
+                throw ValidationError("--referer: \(error.message)")
+            }
+        }
         let browserOptions = redirectURL != nil || oob || noBrowser
         switch mode {
         case .configFile:
@@ -361,7 +374,7 @@ struct Login: AsyncParsableCommand {
         let tokenServiceURL = await manager.services.tokenServiceURL(for: context, isPortal: isPortal)
         let credential = try await TokenCredential.generate(
             serverContext: context, tokenServiceURL: tokenServiceURL, username: username!, password: password,
-            referer: referer ?? TokenCredential.defaultReferer, expirationMinutes: expiration ?? 60,
+            referer: referer, expirationMinutes: expiration ?? 60,
             keepPassword: false, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
         output(

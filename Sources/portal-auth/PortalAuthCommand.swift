@@ -1,6 +1,10 @@
 import ArgumentParser
 import PortalAuth
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The program: `portal-auth token` with a stored credential ready for use is answered at once
 /// (``TokenFastPath``); every other command line goes to ``PortalAuthCommand``. Every way out
 /// ends in ``exitProcess(_:)``.
@@ -28,7 +32,10 @@ extension PortalAuthCommand {
             }
             return 0
         } catch {
-            let code = exitCode(for: error).rawValue
+            var code = exitCode(for: error).rawValue
+            // The documented exit code of a usage error is 2, where ArgumentParser uses 64 (EX_USAGE);
+            // an ExitCode is a status to pass on as it is (exec returns its command's, 64 included).
+            if code == ExitCode.validationFailure.rawValue, !(error is ExitCode) { code = 2 }
             let text = fullMessage(for: error)
             if !text.isEmpty {
                 var line = text + "\n"
@@ -53,7 +60,8 @@ struct PortalAuthCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Login.self, Token.self, Request.self, WhoAmI.self, Status.self, Logout.self, Trust.self, Untrust.self,
+            Login.self, Token.self, Exec.self, Request.self, WhoAmI.self, Status.self, Logout.self, Trust.self,
+            Untrust.self,
             Doctor.self,
         ]
     )

@@ -14,12 +14,16 @@ struct Token: AsyncParsableCommand {
         discussion: """
             For a service on an ArcGIS Server federated with a signed-in portal, a server token is obtained \
             from the portal and cached. Never prompts when stdin is not a terminal.
-              curl -H "$(portal-auth token URL --format header)" "URL?f=json"
+              portal-auth token URL --format header | curl -H @- "URL?f=json"
+              GDAL_HTTP_HEADERS="$(portal-auth token URL --format gdal)" ogrinfo "ESRIJSON:URL/query?where=1=1&f=json"
               eval "$(portal-auth token --format env)"
+            --format json prints a versioned object ("version": 1) described in the README; \
+            portal-auth exec runs a command with a token that stays valid.
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case plain, json, header, env }
+    /// How the token is printed (see ``render(_:proxy:format:)``).
+    enum Format: String, ExpressibleByArgument, CaseIterable { case plain, json, header, gdal, env }
 
     @OptionGroup var global: GlobalOptions
 
@@ -28,7 +32,7 @@ struct Token: AsyncParsableCommand {
 
     @Option(
         help:
-            "plain (the token), json (token, expires, ssl, server), header (HTTP header lines) or env (shell exports). For a host behind an identity-aware proxy, json, header and env also give the proxy's token (Authorization: Bearer)."
+            "plain (the token), json (a versioned object: token, expires, ssl, server, referer, headers), header (one 'Name: value' line per header, for curl -H @file), gdal (the headers joined with CRLF, for GDAL_HTTP_HEADERS) or env (shell exports). For a host behind an identity-aware proxy, all but plain also give the proxy's token (Authorization: Bearer)."
     )
     var format: Format = .plain
 
@@ -36,82 +40,36 @@ struct Token: AsyncParsableCommand {
         try await runReportingErrors {
             let manager = try global.makeManager()
             let target = try await resolveTarget(url, manager: manager)
-            // A host behind an identity-aware proxy needs the proxy's token too (header, json, env),
-            // and with no ArcGIS sign-in there, the proxy's token is the one to print.
-            let proxy = format == .plain ? nil : try await manager.proxyCredential(for: target)
-            let credential: (any ArcGISCredential)?
-            do {
-                credential = try await manager.credential(for: target, interactive: stdinIsTerminal && proxy == nil)
-            } catch let error as PortalAuthError
-                where error.code == .noCredential || error.code == .authenticationRequired
-            {
-                // (json, header and env asked for the proxy's credential already.)
-                var usable = proxy
-                if usable == nil, format == .plain { usable = try await manager.proxyCredential(for: target) }
-                guard let usable else { throw error }
-                output(render(nil, proxy: usable))
-                return
-            }
-            output(render(credential, proxy: proxy))
+            let (credential, proxy) = try await Self.credentials(for: target, manager: manager, format: format)
+            Self.print(credential, proxy: proxy, format: format)
+        }
+    }
+
+    /// The ArcGIS credential for `target` (renewed or federated as needed) and, except for the
+    /// plain format, the identity-aware proxy's credential for its host. With no ArcGIS sign-in
+    /// there, the proxy's credential alone (plain prints its token); with neither, the error.
+    /// `interactive`: a sign-in may prompt (never when there is a proxy credential).
+    static func credentials(
+        for target: URL, manager: AuthenticationManager, format: Format, interactive: Bool = stdinIsTerminal
+    ) async throws -> ((any ArcGISCredential)?, (any ProxyAuthorizationCredential)?) {
+        let proxy = format == .plain ? nil : try await manager.proxyCredential(for: target)
+        do {
+            let credential = try await manager.credential(for: target, interactive: interactive && proxy == nil)
+            return (credential, proxy)
+        } catch let error as PortalAuthError
+            where error.code == .noCredential || error.code == .authenticationRequired
+        {
+            // (json, header and env asked for the proxy's credential already.)
+            var usable = proxy
+            if usable == nil, format == .plain { usable = try await manager.proxyCredential(for: target) }
+            guard let usable else { throw error }
+            return (nil, usable)
         }
     }
 
     /// The ArcGIS credential's part and the proxy's part, either of which may be absent (not both).
     func render(_ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?) -> String {
         Self.render(credential, proxy: proxy, format: format)
-    }
-
-    /// What `token` prints in `format` (the fast path prints through this too).
-    static func render(
-        _ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?, format: Format
-    ) -> String {
-        let info = credential?.tokenInfo
-        let proxyInfo = proxy?.tokenInfo
-        switch format {
-        case .plain:
-            return info?.accessToken ?? proxyInfo?.accessToken ?? ""
-        case .json:
-            var object: [String: JSONValue] = [:]
-            if let credential, let info {
-                object["token"] = .string(info.accessToken)
-                object["expires"] = info.expirationDate.map { .string($0.iso8601) } ?? .null
-                object["ssl"] = .bool(info.isSSLRequired)
-                object["server"] = .string(credential.serverContext.url)
-                if let referer = credential.referer { object["referer"] = .string(referer) }
-            }
-            if let proxyInfo {
-                object["proxyToken"] = .string(proxyInfo.accessToken)
-                object["proxyTokenExpires"] = proxyInfo.expirationDate.map { .string($0.iso8601) } ?? .null
-            }
-            return JSONValue.object(object).description
-        case .header:
-            var lines: [String] = []
-            if let credential, let info {
-                lines.append("X-Esri-Authorization: Bearer \(info.accessToken)")
-                if let referer = credential.referer { lines.append("Referer: \(referer)") }
-            }
-            if let proxyInfo { lines.append("Authorization: Bearer \(proxyInfo.accessToken)") }
-            return lines.joined(separator: "\n")
-        case .env:
-            var lines: [String] = []
-            if let credential, let info {
-                lines.append("export PORTAL_AUTH_TOKEN=\(shellQuote(info.accessToken))")
-                lines.append("export PORTAL_AUTH_SERVER=\(shellQuote(credential.serverContext.url))")
-                if let date = info.expirationDate {
-                    lines.append("export PORTAL_AUTH_TOKEN_EXPIRES=\(shellQuote(date.iso8601))")
-                }
-                if let referer = credential.referer {
-                    lines.append("export PORTAL_AUTH_REFERER=\(shellQuote(referer))")
-                }
-            }
-            if let proxyInfo {
-                lines.append("export PORTAL_AUTH_PROXY_TOKEN=\(shellQuote(proxyInfo.accessToken))")
-                if let date = proxyInfo.expirationDate {
-                    lines.append("export PORTAL_AUTH_PROXY_TOKEN_EXPIRES=\(shellQuote(date.iso8601))")
-                }
-            }
-            return lines.joined(separator: "\n")
-        }
     }
 }
 

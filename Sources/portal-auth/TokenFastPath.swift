@@ -90,7 +90,7 @@ enum TokenFastPath {
                 return false
             }
             guard let credential = try manager.readyStoredCredential(for: url) else { return false }
-            output(Token.render(credential, proxy: nil, format: request.format))
+            Token.print(credential, proxy: nil, format: request.format)
             return true
         } catch let error as PortalAuthError where error.code != .noCredential && error.code != .authenticationRequired
         {

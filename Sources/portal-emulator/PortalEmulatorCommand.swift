@@ -53,8 +53,15 @@ struct PortalEmulatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("latency-ms"), help: "Delay added to every request, in milliseconds.")
     var latencyMs: Int?
 
-    @Flag(name: .customLong("server-accepts-portal-tokens"), help: "Let the federated server accept portal tokens.")
-    var serverAcceptsPortalTokens = false
+    @Flag(
+        name: .customLong("server-accepts-portal-tokens"), inversion: .prefixedNo,
+        help: "Whether the federated server accepts portal tokens (default yes; no = exchange-only).")
+    var serverAcceptsPortalTokens: Bool?
+
+    @Option(
+        name: .customLong("max-record-count"),
+        help: "The most features one query page holds (default 1000); smaller makes clients page.")
+    var maxRecordCount: Int?
 
     @Flag(name: .customLong("print-config"), help: "Print the effective configuration as JSON and exit.")
     var printConfig = false
@@ -75,7 +82,8 @@ struct PortalEmulatorCommand: AsyncParsableCommand {
         if let oauthAccessTokenLifetime { configuration.oauthAccessTokenLifetimeSeconds = oauthAccessTokenLifetime }
         if let refreshTokenLifetime { configuration.refreshTokenLifetimeSeconds = refreshTokenLifetime }
         if let latencyMs { configuration.latencyMilliseconds = latencyMs }
-        if serverAcceptsPortalTokens { configuration.serverAcceptsPortalTokens = true }
+        if let serverAcceptsPortalTokens { configuration.serverAcceptsPortalTokens = serverAcceptsPortalTokens }
+        if let maxRecordCount { configuration.maxRecordCount = maxRecordCount }
 
         if printConfig {
             let encoder = JSONEncoder()

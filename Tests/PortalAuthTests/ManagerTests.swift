@@ -252,7 +252,7 @@ import Testing
             tokenInfo: TokenInfo(
                 accessToken: fresh.tokenInfo.accessToken, expirationDate: Date().addingTimeInterval(120),
                 isSSLRequired: true),
-            referer: TokenCredential.defaultReferer, expirationMinutes: 60, password: "alice-pass-123")
+            referer: nil, expirationMinutes: 60, password: "alice-pass-123")
         try await f.manager.arcGISCredentialStore.add(expiring)
         f.emulator.resetCounters()
         _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))

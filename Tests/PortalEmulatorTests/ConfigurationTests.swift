@@ -15,7 +15,8 @@ struct ConfigurationTests {
         #expect(configuration.portalName == "Emulated Portal")
         #expect(configuration.tokenLifetimeMinutes == 60)
         #expect(configuration.maxTokenLifetimeMinutes == 20160)
-        #expect(configuration.serverAcceptsPortalTokens == false)
+        #expect(configuration.serverAcceptsPortalTokens == true)
+        #expect(configuration.maxRecordCount == 1000)
         #expect(configuration.latencyMilliseconds == 0)
         #expect(configuration.users.map(\.username) == ["alice", "bob"])
         let alice = configuration.users[0]

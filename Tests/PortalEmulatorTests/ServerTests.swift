@@ -133,9 +133,11 @@ struct ServerTests {
         }
     }
 
-    @Test("a portal token gets 498 on the federated server by default")
+    @Test("exchange-only (serverAcceptsPortalTokens false): a portal token gets 498 on the federated server")
     func portalTokenRejected() async throws {
-        try await withEmulator { emulator in
+        var configuration = EmulatorConfiguration.default
+        configuration.serverAcceptsPortalTokens = false
+        try await withEmulator(configuration) { emulator in
             let token = try await emulator.portalToken()
             let result = try await emulator.query(emulator.serverQueryURL, token: token, [("where", "1=1")])
             #expect(result.errorCode == 498)
@@ -143,11 +145,9 @@ struct ServerTests {
         }
     }
 
-    @Test("with serverAcceptsPortalTokens the portal token works and is counted as portal")
+    @Test("by default the federated server accepts the portal token, counted as portal")
     func portalTokenAccepted() async throws {
-        var configuration = EmulatorConfiguration.default
-        configuration.serverAcceptsPortalTokens = true
-        try await withEmulator(configuration) { emulator in
+        try await withEmulator { emulator in
             let token = try await emulator.portalToken()
             let result = try await emulator.query(
                 emulator.serverQueryURL, token: token, [("where", "1=1"), ("returnCountOnly", "true")])

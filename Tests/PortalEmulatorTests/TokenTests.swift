@@ -86,17 +86,15 @@ struct TokenTests {
     @Test("tokens expire: a short-lived token turns into 498")
     func tokenExpiry() async throws {
         try await withEmulator { emulator in
-            // Long enough to survive a loaded machine before the first request, short enough to wait out.
-            let token = emulator.issueToken(username: "alice", lifetimeSeconds: 4)
-            let issued = Date()
-            let fresh = try await Curl.get(
-                emulator.portalURL + "/sharing/rest/community/self?f=json", ca: emulator.caCertificatePath,
-                headers: ["X-Esri-Authorization": "Bearer \(token)"])
+            // An hour of margin for a loaded machine between issuing and the first use; then the
+            // clock, not the wall, moves past the expiry.
+            let token = emulator.issueToken(username: "alice", lifetimeSeconds: 3600)
+            let url = emulator.portalURL + "/sharing/rest/community/self?f=json"
+            let headers = ["X-Esri-Authorization": "Bearer \(token)"]
+            let fresh = try await Curl.get(url, ca: emulator.caCertificatePath, headers: headers)
             #expect(try fresh.json()["username"] as? String == "alice")
-            try await Task.sleep(for: .seconds(max(0, 4.3 - Date().timeIntervalSince(issued))))
-            let stale = try await Curl.get(
-                emulator.portalURL + "/sharing/rest/community/self?f=json", ca: emulator.caCertificatePath,
-                headers: ["X-Esri-Authorization": "Bearer \(token)"])
+            emulator.clock.advance(by: .seconds(3601))
+            let stale = try await Curl.get(url, ca: emulator.caCertificatePath, headers: headers)
             #expect(stale.errorCode == 498)
         }
     }

@@ -56,9 +56,10 @@ public struct ArcGISOAuthTokenEndpoint: Sendable {
         let expiresIn = json["expires_in"]?.doubleValue
         let refreshExpiresIn = json["refresh_token_expires_in"]?.doubleValue
         return ArcGISOAuthTokenResponse(
-            tokenInfo: TokenInfo(
+            tokenInfo: try TokenInfo(
                 accessToken: token, expirationDate: expiresIn.map { now.addingTimeInterval($0) },
-                isSSLRequired: json["ssl"]?.boolValue ?? true),
+                isSSLRequired: json["ssl"]?.boolValue ?? true
+            ).checkedAsIssued(by: ServerContext.describe(tokenURL), at: now),
             username: json["username"]?.stringValue,
             refreshToken: json["refresh_token"]?.stringValue,
             refreshTokenExpirationDate: refreshExpiresIn.map { now.addingTimeInterval($0) })

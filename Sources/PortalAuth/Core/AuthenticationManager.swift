@@ -624,9 +624,12 @@ public final class AuthenticationManager: Sendable {
             }
             var parameters = [("token", portal.tokenInfo.accessToken), ("serverUrl", server.url)]
             var headers: [(name: String, value: String)] = []
+            // The server token is bound as the portal token is; servers differ without `client`.
             if let referer = portal.referer {
                 parameters += [("client", "referer"), ("referer", referer)]
                 headers.append(("Referer", referer))
+            } else {
+                parameters.append(("client", "requestip"))
             }
             parameters.append(("expiration", "60"))
             let json: JSONValue
@@ -645,10 +648,11 @@ public final class AuthenticationManager: Sendable {
             }
             credential = FederatedTokenCredential(
                 serverContext: server, portal: portal.serverContext,
-                tokenInfo: TokenInfo(
+                tokenInfo: try TokenInfo(
                     accessToken: token,
                     expirationDate: json["expires"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) },
-                    isSSLRequired: json["ssl"]?.boolValue ?? false),
+                    isSSLRequired: json["ssl"]?.boolValue ?? false
+                ).checkedAsIssued(by: "the token service \(ServerContext.describe(serviceURL))"),
                 username: portal.username, referer: portal.referer)
         }
         try await arcGISCredentialStore.add(credential)

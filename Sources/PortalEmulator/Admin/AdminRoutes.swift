@@ -9,7 +9,9 @@ struct AdminRoutes: Sendable {
     /// are neither counted nor subject to faults; nil for every other path.
     func control(_ request: IncomingRequest) -> OutgoingResponse? {
         let lower = request.components.map { $0.lowercased() }
-        guard lower.count == 2, lower[0] == "emulator" else { return nil }
+        guard lower.count == 2, lower[0] == "emulator" || lower[0] == "admin" else { return nil }
+        if lower[1] == "clock" { return clock(request) }
+        guard lower[0] == "emulator" else { return nil }
         switch (lower[1], request.method) {
         case ("counters", "GET"):
             return .json(Self.encode(context.counters.snapshot))
@@ -62,6 +64,33 @@ struct AdminRoutes: Sendable {
         default:
             return nil
         }
+    }
+
+    /// `GET /emulator/clock` (or `/admin/clock`): the clock's time; `POST` with `advance=SECONDS`
+    /// moves it forward. Only from a loopback address: moving time expires everyone's tokens.
+    private func clock(_ request: IncomingRequest) -> OutgoingResponse {
+        guard request.isFromLoopback else {
+            return .json(
+                ArcGISError(code: 403, message: "The clock can only be moved from this machine (a loopback address).")
+                    .json, status: 403)
+        }
+        switch request.method {
+        case "GET": break
+        case "POST":
+            guard let text = request.parameter("advance"), let seconds = Double(text), seconds >= 0, seconds.isFinite
+            else {
+                return .json(
+                    ArcGISError.invalidInput(["advance must be a number of seconds, 0 or more"]).json, status: 400)
+            }
+            context.clock.advance(by: .milliseconds(Int64((seconds * 1000).rounded())))
+        default:
+            return .text("Method \(request.method) not allowed on \(request.path)\n", status: 405)
+        }
+        return .json(
+            .object([
+                ("success", .bool(true)), ("now", .int(context.nowMilliseconds)),
+                ("offsetSeconds", .int(context.clock.offset.components.seconds)),
+            ]))
     }
 
     /// `POST /emulator/oauth-tokens` (form or query: `username`, `clientId`, optional

@@ -17,9 +17,9 @@ struct ServerRoutes: Sendable {
         case ["info"]: return Rendering.resource(info(for: request), for: request)
         case ["services"]: return Rendering.resource(ParcelsService.catalogJSON, for: request)
         case ["services", "parcels", "featureserver"]:
-            return secured(request) { _ in Rendering.resource(ParcelsService.serviceJSON, for: request) }
+            return secured(request) { _ in Rendering.resource(ParcelsService.serviceJSON(limits), for: request) }
         case ["services", "parcels", "featureserver", "0"]:
-            return secured(request) { _ in Rendering.resource(ParcelsService.layerJSON, for: request) }
+            return secured(request) { _ in Rendering.resource(ParcelsService.layerJSON(limits), for: request) }
         case ["services", "parcels", "featureserver", "0", "query"]:
             return query(request)
         default:
@@ -67,14 +67,22 @@ struct ServerRoutes: Sendable {
             if error.code == 498 || error.code == 499 { context.counters.countQuery("rejected") }
             return Rendering.error(error, for: request)
         case .success(let record):
-            switch QueryRunner.run(request) {
-            case .failure(let error): return Rendering.error(error, for: request)
+            let geoJSON = QueryRunner.wantsGeoJSON(request)
+            switch QueryRunner.run(request, maxRecordCount: context.configuration.maxRecordCount) {
+            case .failure(let error):
+                return geoJSON ? .json(error.json) : Rendering.error(error, for: request)
             case .success(let json):
                 context.counters.countQuery(record.kind.rawValue)
-                return Rendering.resource(json, for: request)
+                guard geoJSON else { return Rendering.resource(json, for: request) }
+                var response = OutgoingResponse.json(json)
+                response.headers = [("Content-Type", "application/geo+json; charset=utf-8")]
+                return response
             }
         }
     }
+
+    /// The paging limit the layer and service descriptions report.
+    private var limits: Int { max(1, context.configuration.maxRecordCount) }
 
     private func notFound(_ request: IncomingRequest) -> OutgoingResponse {
         Rendering.error(

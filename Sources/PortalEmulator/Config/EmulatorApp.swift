@@ -12,6 +12,9 @@ public struct EmulatorApp: Codable, Sendable, Equatable {
     /// with a port it admits only that port. `urn:ietf:wg:oauth:2.0:oob` allows the
     /// out-of-band approval page.
     public var redirectUris: [String]
+    /// True for the apps every ArcGIS portal has built in (``pythonAPI``, ``arcGISOnline``): they
+    /// may redirect to any https URL on the portal's own host and sign in without PKCE.
+    public internal(set) var isBuiltIn = false
 
     /// Creates an app.
     public init(clientId: String, clientSecret: String? = nil, name: String? = nil, redirectUris: [String] = []) {
@@ -40,6 +43,23 @@ public struct EmulatorApp: Codable, Sendable, Equatable {
         clientId: "iap-client", clientSecret: nil, name: "ArcGIS Enterprise behind Application Proxy",
         redirectUris: ["http://127.0.0.1/iap/callback", "https://app.example.com/iap/callback"])
 
+    /// `pythonapi`: the app the ArcGIS API for Python signs users in with (built in; public,
+    /// out-of-band or an https page on the portal's host, no PKCE).
+    public static let pythonAPI = builtIn(clientId: "pythonapi", name: "ArcGIS API for Python")
+
+    /// `arcgisonline`: the app the ArcGIS API for Python falls back to when `pythonapi` is unknown
+    /// (built in, like ``pythonAPI``).
+    public static let arcGISOnline = builtIn(clientId: "arcgisonline", name: "ArcGIS Online")
+
+    /// The apps every portal has whatever its configuration registers.
+    public static let builtInApps = [pythonAPI, arcGISOnline]
+
+    private static func builtIn(clientId: String, name: String) -> EmulatorApp {
+        var app = EmulatorApp(clientId: clientId, name: name, redirectUris: ["urn:ietf:wg:oauth:2.0:oob"])
+        app.isBuiltIn = true
+        return app
+    }
+
     private enum CodingKeys: String, CodingKey { case clientId, clientSecret, name, redirectUris }
 
     /// Decodes an app; only `clientId` is required.
@@ -65,6 +85,16 @@ public struct EmulatorApp: Codable, Sendable, Equatable {
     /// port match any port; query strings are not allowed).
     func allows(redirectURI uri: String) -> Bool {
         redirectUris.contains { Self.matches(uri, registered: $0) }
+    }
+
+    /// Like ``allows(redirectURI:)``, and for a built-in app also any https URL on the portal's
+    /// host and port (`portalBaseURL` is "https://HOST:PORT").
+    func allows(redirectURI uri: String, portalBaseURL: String) -> Bool {
+        if allows(redirectURI: uri) { return true }
+        guard isBuiltIn else { return false }
+        let base = portalBaseURL.lowercased()
+        let candidate = uri.lowercased()
+        return candidate == base || candidate.hasPrefix(base + "/") || candidate.hasPrefix(base + "?")
     }
 
     static func matches(_ uri: String, registered: String) -> Bool {

@@ -21,9 +21,13 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     public var tokenLifetimeMinutes: Int
     /// The longest lifetime generateToken grants, in minutes.
     public var maxTokenLifetimeMinutes: Int
-    /// When true the federated server accepts portal tokens directly (like ArcGIS Online
-    /// hosted services); by default it answers 498 to them.
+    /// When true (the default) the federated server accepts the portal's own tokens directly, as
+    /// real federated servers do; false keeps it exchange-only (498 to anything but a server token
+    /// from the portal's generateToken), for tests of the exchange.
     public var serverAcceptsPortalTokens: Bool
+    /// The most features one query page holds (the layer's `maxRecordCount`); a query for more
+    /// gets this many and `exceededTransferLimit`, so clients page with `resultOffset`.
+    public var maxRecordCount: Int
     /// Delay added to every request, in milliseconds.
     public var latencyMilliseconds: Int
     /// Registered OAuth 2.0 applications.
@@ -57,7 +61,8 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         users: [EmulatorUser] = [.alice, .bob],
         tokenLifetimeMinutes: Int = 60,
         maxTokenLifetimeMinutes: Int = 20160,
-        serverAcceptsPortalTokens: Bool = false,
+        serverAcceptsPortalTokens: Bool = true,
+        maxRecordCount: Int = 1000,
         latencyMilliseconds: Int = 0,
         apps: [EmulatorApp] = [.portalAuthCLI, .portalAuthApp],
         oauthAccessTokenLifetimeSeconds: Int = 1800,
@@ -78,6 +83,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         self.tokenLifetimeMinutes = tokenLifetimeMinutes
         self.maxTokenLifetimeMinutes = maxTokenLifetimeMinutes
         self.serverAcceptsPortalTokens = serverAcceptsPortalTokens
+        self.maxRecordCount = maxRecordCount
         self.latencyMilliseconds = latencyMilliseconds
         self.apps = apps
         self.oauthAccessTokenLifetimeSeconds = oauthAccessTokenLifetimeSeconds
@@ -90,7 +96,8 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     }
 
     /// The defaults: 127.0.0.1, a free port, no plain listener, users alice and bob,
-    /// 60-minute tokens capped at 20160 minutes, the OAuth apps `portal-auth-cli` and
+    /// 60-minute tokens capped at 20160 minutes, a federated server that accepts portal tokens,
+    /// 1000 features per query page, the OAuth apps `portal-auth-cli` and
     /// `portal-auth-app`, 30-minute OAuth access tokens, two-week refresh tokens and
     /// 60-second authorization codes; no application proxy, and the Entra app `iap-client`.
     public static var `default`: EmulatorConfiguration { EmulatorConfiguration() }
@@ -103,7 +110,8 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case host, port, httpPort, extraHostnames, caCertificatePath, portalName, users
-        case tokenLifetimeMinutes, maxTokenLifetimeMinutes, serverAcceptsPortalTokens, latencyMilliseconds
+        case tokenLifetimeMinutes, maxTokenLifetimeMinutes, serverAcceptsPortalTokens, maxRecordCount
+        case latencyMilliseconds
         case apps, oauthAccessTokenLifetimeSeconds, refreshTokenLifetimeSeconds, authorizationCodeLifetimeSeconds
         case proxyPort, entraTenant, entraApps, entraTokenLifetimeSeconds
     }
@@ -126,6 +134,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
                 ?? d.maxTokenLifetimeMinutes,
             serverAcceptsPortalTokens: try c.decodeIfPresent(Bool.self, forKey: .serverAcceptsPortalTokens)
                 ?? d.serverAcceptsPortalTokens,
+            maxRecordCount: try c.decodeIfPresent(Int.self, forKey: .maxRecordCount) ?? d.maxRecordCount,
             latencyMilliseconds: try c.decodeIfPresent(Int.self, forKey: .latencyMilliseconds) ?? d.latencyMilliseconds,
             apps: try c.decodeIfPresent([EmulatorApp].self, forKey: .apps) ?? d.apps,
             oauthAccessTokenLifetimeSeconds: try c.decodeIfPresent(Int.self, forKey: .oauthAccessTokenLifetimeSeconds)
@@ -155,6 +164,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         try c.encode(tokenLifetimeMinutes, forKey: .tokenLifetimeMinutes)
         try c.encode(maxTokenLifetimeMinutes, forKey: .maxTokenLifetimeMinutes)
         try c.encode(serverAcceptsPortalTokens, forKey: .serverAcceptsPortalTokens)
+        try c.encode(maxRecordCount, forKey: .maxRecordCount)
         try c.encode(latencyMilliseconds, forKey: .latencyMilliseconds)
         try c.encode(apps, forKey: .apps)
         try c.encode(oauthAccessTokenLifetimeSeconds, forKey: .oauthAccessTokenLifetimeSeconds)

@@ -101,7 +101,7 @@ struct EntraIdentityProvider: Sendable {
         let code = context.entra.grants.issueCode(
             AuthorizationCodeGrant(
                 clientID: app.clientId, redirectURI: redirectURI, codeChallenge: challenge, username: user.username,
-                expires: TokenStore.nowMilliseconds() + Int64(context.configuration.authorizationCodeLifetimeSeconds)
+                expires: context.nowMilliseconds + Int64(context.configuration.authorizationCodeLifetimeSeconds)
                     * 1000,
                 expirationMinutes: nil, scope: request.parameter("scope") ?? ""))
         return .redirect(to: redirectURI, adding: [("code", code)], state: state)
@@ -153,7 +153,7 @@ struct EntraIdentityProvider: Sendable {
                 return tokenError(
                     "invalid_grant", 70000, "AADSTS70000: The provided authorization code is invalid or has been used.")
             }
-            guard grant.expires > TokenStore.nowMilliseconds() else {
+            guard grant.expires > context.nowMilliseconds else {
                 return tokenError(
                     "invalid_grant", 70008,
                     "AADSTS70008: The provided authorization code or refresh token has expired due to inactivity.")
@@ -183,7 +183,7 @@ struct EntraIdentityProvider: Sendable {
                     "invalid_grant", 9002313,
                     "AADSTS9002313: Invalid request. Request is malformed or invalid (refresh_token).")
             }
-            guard grant.expires > TokenStore.nowMilliseconds() else {
+            guard grant.expires > context.nowMilliseconds else {
                 return tokenError(
                     "invalid_grant", 700082, "AADSTS700082: The refresh token has expired due to inactivity.")
             }
@@ -203,7 +203,7 @@ struct EntraIdentityProvider: Sendable {
     func issue(username: String, app: EmulatorApp, scope: String) -> JSONValue {
         let scopes = scope.split(separator: " ").map(String.init)
         let lifetime = context.entraTokenLifetimeSeconds
-        let now = TokenStore.nowMilliseconds()
+        let now = context.nowMilliseconds
         let expires = now + Int64(lifetime) * 1000
         let user = context.user(named: username)
         let identity: [(String, JSONValue)] = [
@@ -237,7 +237,7 @@ struct EntraIdentityProvider: Sendable {
 
     private func tokenError(_ error: String, _ code: Int, _ description: String) -> OutgoingResponse {
         context.counters.update { $0.entraTokenErrors += 1 }
-        let timestamp = ISO8601DateFormatter().string(from: Date())
+        let timestamp = ISO8601DateFormatter().string(from: context.clock.now)
         return .json(
             .object([
                 ("error", .string(error)), ("error_description", .string(description + " Trace ID: emulator")),

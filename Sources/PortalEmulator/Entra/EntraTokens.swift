@@ -17,8 +17,15 @@ struct EntraToken: Sendable, Equatable {
 /// Tokens, codes and refresh tokens of the emulated identity provider. Thread-safe.
 final class EntraTokens: Sendable {
     /// Authorization codes and refresh tokens (the same single-use and expiry rules as the portal's).
-    let grants = OAuthGrants()
+    let grants: OAuthGrants
     private let tokens = Mutex<[String: EntraToken]>([:])
+    private let clock: EmulatorClock
+
+    /// Tokens whose expiry `clock` judges.
+    init(clock: EmulatorClock) {
+        self.clock = clock
+        self.grants = OAuthGrants(clock: clock)
+    }
 
     /// Issues a token.
     func issue(_ token: EntraToken, claims: [(String, JSONValue)]) -> String {
@@ -29,7 +36,7 @@ final class EntraTokens: Sendable {
 
     /// The token, if it was issued and has not expired.
     func valid(_ string: String) -> EntraToken? {
-        guard let token = tokens.withLock({ $0[string] }), token.expires > TokenStore.nowMilliseconds() else {
+        guard let token = tokens.withLock({ $0[string] }), token.expires > clock.nowMilliseconds else {
             return nil
         }
         return token
@@ -40,7 +47,7 @@ final class EntraTokens: Sendable {
 
     /// Makes every access and ID token expired.
     func expireAll() {
-        let past = TokenStore.nowMilliseconds() - 1
+        let past = clock.nowMilliseconds - 1
         tokens.withLock { tokens in for key in tokens.keys { tokens[key]?.expires = past } }
     }
 

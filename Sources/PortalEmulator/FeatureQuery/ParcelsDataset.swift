@@ -106,6 +106,17 @@ struct Parcel: Sendable, Equatable {
     }
 }
 
+extension Parcel {
+    /// The GeoJSON polygon: one counter-clockwise ring (RFC 7946 §3.1.6).
+    var geoJSONGeometry: JSONValue {
+        let ring: [(Double, Double)] = [(xmin, ymin), (xmax, ymin), (xmax, ymax), (xmin, ymax), (xmin, ymin)]
+        return .object([
+            ("type", .string("Polygon")),
+            ("coordinates", .array([.array(ring.map { .array([.double($0.0), .double($0.1)]) })])),
+        ])
+    }
+}
+
 /// The built-in Parcels layer: 24 rectangles in a 6 × 4 grid south-west of
 /// (-117.20, 34.05), separated by 0.0005°–0.001° wide "streets" so that no two touch.
 enum ParcelsDataset {

@@ -79,6 +79,13 @@ struct IncomingRequest: Sendable {
         return host
     }
 
+    /// True when the peer is on this machine (127.0.0.0/8 or ::1, also IPv4-mapped).
+    var isFromLoopback: Bool {
+        guard var ip = remoteIP?.lowercased() else { return false }
+        if ip.hasPrefix("::ffff:") { ip = String(ip.dropFirst("::ffff:".count)) }
+        return ip == "::1" || ip.hasPrefix("127.")
+    }
+
     /// The response format asked for by `f`.
     var format: ResponseFormat {
         switch parameter("f")?.lowercased() {
@@ -89,12 +96,34 @@ struct IncomingRequest: Sendable {
         }
     }
 
-    /// The ArcGIS token this request presents: `X-Esri-Authorization: Bearer <t>` first,
-    /// then the `token` parameter. `Authorization` is not an ArcGIS token carrier here
-    /// (it belongs to identity-aware proxies) but still counts as "carrying a token".
+    /// True when `Authorization` carries a token the emulated Entra ID issued (it is then not an
+    /// ArcGIS token, even outside the proxy).
+    var authorizationIsEntraToken = false
+
+    /// The ArcGIS token this request presents: `X-Esri-Authorization: Bearer <t>` first, then
+    /// `Authorization: Bearer <t>` (as ArcGIS Enterprise 11.x accepts it, except behind the
+    /// application proxy, whose web tier uses that header for its own Entra token), then the
+    /// `token` parameter.
     var token: String? {
         if let header = headers["x-esri-authorization"], let value = Self.bearer(header) { return value }
+        if let value = authorizationBearer { return value }
         return parameter("token")
+    }
+
+    /// Where ``token`` came from: `x-esri-authorization`, `bearer` (the `Authorization` header)
+    /// or `token` (the parameter); nil without one.
+    var tokenCarrier: String? {
+        if let header = headers["x-esri-authorization"], Self.bearer(header) != nil { return "x-esri-authorization" }
+        if authorizationBearer != nil { return "bearer" }
+        return parameter("token") != nil ? "token" : nil
+    }
+
+    /// `Authorization: Bearer <t>` read as an ArcGIS token: not through the proxy and not an Entra token.
+    private var authorizationBearer: String? {
+        guard !viaProxy, !authorizationIsEntraToken, let header = headers["authorization"] else { return nil }
+        let trimmed = header.trimmingWhitespace()
+        guard trimmed.lowercased().hasPrefix("bearer ") else { return nil }
+        return Self.bearer(trimmed)
     }
 
     /// True when the request carries any credential-like token: X-Esri-Authorization,

@@ -6,19 +6,29 @@ struct RequestHandler: Sendable {
     /// True for the application proxy's listener: every request passes its gate first.
     var behindProxy = false
 
-    /// The answer to one request.
+    /// The answer to one request, logged at info level (``RequestLog``).
     func respond(_ incoming: IncomingRequest) async -> OutgoingResponse {
         var request = incoming
         request.viaProxy = behindProxy
+        if !behindProxy, let header = request.headers["authorization"], let presented = IncomingRequest.bearer(header),
+            context.entra.isKnown(presented)
+        {
+            request.authorizationIsEntraToken = true
+        }
+        let response = await answer(request)
+        RequestLog(context: context).record(request, response: response)
+        return response
+    }
+
+    /// The answer: control endpoints, counting, the proxy gate, latency, faults, then routing.
+    private func answer(_ request: IncomingRequest) async -> OutgoingResponse {
         let admin = AdminRoutes(context: context)
         if !behindProxy, let answer = admin.control(request) { return answer }
         let carriesToken = request.carriesAnyToken
         context.counters.countRequest(path: request.path, host: request.host, carriesToken: carriesToken)
         if behindProxy {
             if let refused = ApplicationProxyGate(context: context).check(request) { return refused }
-        } else if let header = request.headers["authorization"], let presented = IncomingRequest.bearer(header),
-            context.entra.isKnown(presented)
-        {
+        } else if request.authorizationIsEntraToken {
             context.counters.update { $0.entraTokensOutsideProxy += 1 }
         }
         let fired = context.faults.fire(path: request.path, carriesToken: carriesToken)
@@ -37,7 +47,11 @@ struct RequestHandler: Sendable {
         let lower = components.map { $0.lowercased() }
         switch lower.first {
         case "portal":
-            guard lower.count >= 3, lower[1] == "sharing", lower[2] == "rest" else { return .notFound(request.path) }
+            guard lower.count >= 3, lower[1] == "sharing" else { return .notFound(request.path) }
+            if lower[2] == "oauth2" {  // the sign-in pages also live at /sharing/oauth2/...
+                return PortalRoutes(context: context).handle(request, rest: Array(components.dropFirst(2)))
+            }
+            guard lower[2] == "rest" else { return .notFound(request.path) }
             return PortalRoutes(context: context).handle(request, rest: Array(components.dropFirst(3)))
         case "server":
             return ServerRoutes(realm: .server, context: context).handle(request, rest: Array(components.dropFirst()))

@@ -19,6 +19,24 @@ struct AuthorizationCodeGrant: Sendable, Equatable {
     var scope: String? = nil
 }
 
+/// A checked authorize request waiting for the user to sign in (what `oauth_state` names).
+struct PendingSignIn: Sendable, Equatable {
+    /// The app that asked.
+    var clientID: String
+    /// Where the answer goes.
+    var redirectURI: String
+    /// `code` (authorization code) or `token` (implicit: the access token in the redirect's fragment).
+    var responseType: String
+    /// The client's `state`, handed back unchanged.
+    var state: String?
+    /// The S256 `code_challenge`, if the client sent one.
+    var codeChallenge: String?
+    /// The `expiration` (minutes) asked for.
+    var expirationMinutes: Int?
+    /// Until when the sign-in may be finished, epoch milliseconds.
+    var expires: Int64 = 0
+}
+
 /// A refresh token issued by `oauth2/token`.
 struct RefreshTokenGrant: Sendable, Equatable {
     /// Who it belongs to.
@@ -31,8 +49,18 @@ struct RefreshTokenGrant: Sendable, Equatable {
 
 /// Authorization codes and refresh tokens. Thread-safe. Access tokens live in ``TokenStore``.
 final class OAuthGrants: Sendable {
+    private let clock: EmulatorClock
     private let codes = Mutex<[String: AuthorizationCodeGrant]>([:])
     private let refreshTokens = Mutex<[String: RefreshTokenGrant]>([:])
+    private let signIns = Mutex<[String: PendingSignIn]>([:])
+
+    /// How long a sign-in page's `oauth_state` stays usable.
+    static let signInLifetimeMilliseconds: Int64 = 15 * 60 * 1000
+    /// The most sign-ins kept waiting at once (the oldest are dropped first).
+    static let maximumPendingSignIns = 1000
+
+    /// Codes and refresh tokens whose expiry `clock` judges.
+    init(clock: EmulatorClock) { self.clock = clock }
 
     /// Remembers a new code and returns it.
     func issueCode(_ grant: AuthorizationCodeGrant) -> String {
@@ -48,10 +76,39 @@ final class OAuthGrants: Sendable {
 
     /// Makes every outstanding code expired.
     func expireCodes() {
-        let past = TokenStore.nowMilliseconds() - 1
+        let past = clock.nowMilliseconds - 1
         codes.withLock { codes in
             for key in codes.keys { codes[key]?.expires = past }
         }
+    }
+
+    /// Remembers a sign-in waiting for the user and returns its `oauth_state`.
+    func issueSignInState(_ pending: PendingSignIn) -> String {
+        var pending = pending
+        let now = clock.nowMilliseconds
+        pending.expires = now + Self.signInLifetimeMilliseconds
+        let key = TokenStore.randomToken().replacingOccurrences(of: ".", with: "")
+        signIns.withLock { signIns in
+            signIns = signIns.filter { $0.value.expires > now }
+            while signIns.count >= Self.maximumPendingSignIns,
+                let oldest = signIns.min(by: { $0.value.expires < $1.value.expires })
+            {
+                signIns.removeValue(forKey: oldest.key)
+            }
+            signIns[key] = pending
+        }
+        return key
+    }
+
+    /// The sign-in an `oauth_state` names, while it has not expired or finished.
+    func pendingSignIn(_ key: String) -> PendingSignIn? {
+        let now = clock.nowMilliseconds
+        return signIns.withLock { $0[key] }.flatMap { $0.expires > now ? $0 : nil }
+    }
+
+    /// Ends a sign-in: its `oauth_state` cannot be used again.
+    func finishSignIn(_ key: String) {
+        _ = signIns.withLock { $0.removeValue(forKey: key) }
     }
 
     /// Remembers a new refresh token and returns it.

@@ -98,7 +98,7 @@ struct OAuthTokenService: Sendable {
         guard let grant = context.grants.redeemCode(code) else {
             return .failure(.invalidGrant("Invalid authorization code"))
         }
-        guard grant.expires > TokenStore.nowMilliseconds() else {
+        guard grant.expires > context.nowMilliseconds else {
             return .failure(.invalidGrant("Authorization code expired"))
         }
         guard grant.clientID == app.clientId else {
@@ -133,7 +133,7 @@ struct OAuthTokenService: Sendable {
         guard let grant = context.grants.refreshToken(refreshToken) else {
             return .failure(.invalidGrant("Invalid refresh_token", code: 498))
         }
-        guard grant.expires > TokenStore.nowMilliseconds() else {
+        guard grant.expires > context.nowMilliseconds else {
             return .failure(OAuthError(code: 498, error: "invalid_request", description: "refresh_token expired"))
         }
         guard grant.clientID == app.clientId else { return .failure(.invalidGrant("Invalid refresh_token", code: 498)) }
@@ -166,7 +166,7 @@ struct OAuthTokenService: Sendable {
         minutes = min(minutes, context.configuration.maxTokenLifetimeMinutes)
         let token = context.tokens.issue(
             TokenRecord(
-                username: "", kind: .app, expires: TokenStore.nowMilliseconds() + Int64(minutes) * 60_000, ssl: true))
+                username: "", kind: .app, expires: context.nowMilliseconds + Int64(minutes) * 60_000, ssl: true))
         context.counters.update {
             $0.clientCredentialsGrants += 1; $0.tokensIssued += 1
         }
@@ -182,7 +182,7 @@ struct OAuthTokenService: Sendable {
         username: String, clientID: String, refreshSeconds: Int?, from existing: String? = nil,
         accessSeconds: Int? = nil
     ) -> JSONValue {
-        let now = TokenStore.nowMilliseconds()
+        let now = context.nowMilliseconds
         let refreshToken =
             refreshSeconds.map {
                 issueRefreshToken(username: username, clientID: clientID, seconds: $0, now: now)
@@ -208,7 +208,7 @@ struct OAuthTokenService: Sendable {
     )
         -> (accessToken: String, refreshToken: String)
     {
-        let now = TokenStore.nowMilliseconds()
+        let now = context.nowMilliseconds
         let refreshToken = issueRefreshToken(username: username, clientID: clientID, seconds: refreshSeconds, now: now)
         let access = issueAccessToken(
             username: username, seconds: accessSeconds ?? context.oauthAccessTokenLifetimeSeconds,

@@ -18,6 +18,8 @@ struct PortalRoutes: Sendable {
             return TokenService(kind: .portal, context: context).generate(request)
         case 2 where lower == ["oauth2", "authorize"]:
             return AuthorizePage(context: context).authorize(request)
+        case 2 where lower == ["oauth2", "signin"]:
+            return AuthorizePage(context: context).signIn(request)
         case 2 where lower == ["oauth2", "approval"]:
             return AuthorizePage(context: context).approval(request)
         case 2 where lower == ["oauth2", "token"]:
@@ -26,6 +28,16 @@ struct PortalRoutes: Sendable {
             return OAuthTokenService(context: context).revoke(request)
         case 2 where lower == ["portals", "self"]:
             return portalSelf(request)
+        case 1 where lower[0] == "search":
+            return PortalSearch(context: context).items(request)
+        case 3 where lower == ["portals", "self", "users"], 4 where lower == ["portals", "self", "users", "search"]:
+            return PortalSearch(context: context).users(request, key: "users")
+        case 3 where lower == ["portals", "self", "roles"]:
+            return PortalSearch(context: context).roles(request)
+        case 2 where lower == ["community", "users"]:
+            return PortalSearch(context: context).users(request, key: "results")
+        case 3 where lower[0] == "content" && lower[1] == "items":
+            return PortalSearch(context: context).item(request, id: rest[2])
         case 2 where lower == ["community", "self"]:
             return communitySelf(request)
         case 3 where lower[0] == "community" && lower[1] == "users":
@@ -74,29 +86,43 @@ struct PortalRoutes: Sendable {
             ("supportsOAuth", .bool(true)),
             ("authorizedCrossOriginDomains", .array([])),
             ("currentVersion", .string(Self.currentVersion)),
-            (
-                "helperServices",
-                .object([
-                    (
-                        "geocode",
-                        .array([
-                            .object([
-                                ("url", .string(urls.serverURL + "/rest/services/World/GeocodeServer")),
-                                ("name", .string("ArcGIS World Geocoding Service")),
-                                ("batch", .bool(true)),
-                                ("suggest", .bool(true)),
-                            ])
-                        ])
-                    ),
-                    (
-                        "route",
-                        .object([("url", .string(urls.serverURL + "/rest/services/World/Route/NAServer/Route_World"))])
-                    ),
-                ])
-            ),
+            ("portalDeploymentType", .string("ArcGISEnterprise")),
+            ("access", .string("private")),
+            ("culture", .string("en")),
+            ("region", .string("US")),
+            ("units", .string("english")),
+            ("thumbnail", .null),
+            ("created", .int(1_700_000_000_000)),
+            ("modified", .int(1_700_086_400_000)),
+            ("canSearchPublic", .bool(true)),
+            ("canSharePublic", .bool(true)),
+            ("supportsHostedServices", .bool(true)),
+            ("recycleBinSupported", .bool(false)),
+            ("recycleBinEnabled", .bool(false)),
+            ("hasMemberCategorySchema", .bool(false)),
+            ("featuredGroups", .array([])),
+            ("defaultExtent", ParcelsDataset.extentJSON),
+            ("helperServices", helperServices(urls)),
         ]
         if let viewer { members.append(("user", UserProfile.json(viewer, viewer: viewer))) }
         return Rendering.resource(.object(members), for: request)
+    }
+
+    /// `portals/self.helperServices`: a geocoder and a route service on the federated server.
+    private func helperServices(_ urls: EmulatorURLs) -> JSONValue {
+        .object([
+            (
+                "geocode",
+                .array([
+                    .object([
+                        ("url", .string(urls.serverURL + "/rest/services/World/GeocodeServer")),
+                        ("name", .string("ArcGIS World Geocoding Service")), ("batch", .bool(true)),
+                        ("suggest", .bool(true)),
+                    ])
+                ])
+            ),
+            ("route", .object([("url", .string(urls.serverURL + "/rest/services/World/Route/NAServer/Route_World"))])),
+        ])
     }
 
     private func communitySelf(_ request: IncomingRequest) -> OutgoingResponse {

@@ -127,7 +127,7 @@ struct TokenService: Sendable {
             minutes = requested
         }
         minutes = min(minutes, configuration.maxTokenLifetimeMinutes)
-        let expires = TokenStore.nowMilliseconds() + Int64(minutes) * 60_000
+        let expires = context.nowMilliseconds + Int64(minutes) * 60_000
         return notAfter.map { min($0, expires) } ?? expires
     }
 

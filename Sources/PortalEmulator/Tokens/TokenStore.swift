@@ -33,13 +33,13 @@ enum TokenProblem: Error, Sendable, Equatable {
 
 /// Issues and checks tokens. Thread-safe.
 final class TokenStore: Sendable {
+    /// The clock expiry is judged by.
+    let clock: EmulatorClock
     private let records = Mutex<[String: TokenRecord]>([:])
     private let revoked = Mutex<Set<String>>([])
 
-    /// Current time in epoch milliseconds.
-    static func nowMilliseconds() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded())
-    }
+    /// A store judging expiry by `clock`.
+    init(clock: EmulatorClock) { self.clock = clock }
 
     /// Issues a token and returns the string and its record.
     func issue(_ record: TokenRecord) -> String {
@@ -56,7 +56,7 @@ final class TokenStore: Sendable {
     /// Checks a token for a request; returns its record when it may be used.
     func validate(_ token: String, referer: String?, remoteIP: String?) -> Result<TokenRecord, TokenProblem> {
         guard let record = record(for: token) else { return .failure(.unknown) }
-        if record.expires <= Self.nowMilliseconds() { return .failure(.expired) }
+        if record.expires <= clock.nowMilliseconds { return .failure(.expired) }
         if let bound = record.referer, bound != referer { return .failure(.bindingMismatch) }
         if let bound = record.ip, bound != remoteIP { return .failure(.bindingMismatch) }
         return .success(record)
@@ -64,7 +64,7 @@ final class TokenStore: Sendable {
 
     /// Makes every token issued so far expired.
     func expireAll() {
-        let past = Self.nowMilliseconds() - 1
+        let past = clock.nowMilliseconds - 1
         records.withLock { records in
             for (key, record) in records where record.expires > past { records[key]?.expires = past }
         }

@@ -1,0 +1,142 @@
+import ArgumentParser
+internal import CPortalAuth
+import Dispatch
+import PortalAuth
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `portal-auth exec`: runs a command with live credentials in its environment.
+struct Exec: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a command with a token for a URL in its environment, kept valid while it runs.",
+        discussion: """
+            COMMAND gets PORTAL_AUTH_TOKEN, PORTAL_AUTH_TOKEN_EXPIRES, PORTAL_AUTH_SERVER (PORTAL_AUTH_REFERER \\
+            for a token bound to a referer, PORTAL_AUTH_PROXY_TOKEN behind an identity-aware proxy) and \\
+            GDAL_HTTP_HEADER_FILE, a header file (mode 0600, in a private folder) that is rewritten with a \\
+            renewed token before the token expires, for as long as COMMAND runs; with a CA bundle \\
+            (--cacert, PORTAL_AUTH_CA_BUNDLE), also CURL_CA_BUNDLE, REQUESTS_CA_BUNDLE and SSL_CERT_FILE. \\
+            The variables hold the token of the start: a long-running command reads the header file. \\
+            Signals (INT, TERM, HUP, QUIT, USR1, USR2) are passed on to COMMAND; its exit status is \\
+            portal-auth's (128 + the signal when a signal ended it); the folder is removed at the end.
+              portal-auth exec "$SERVER/rest/services/Parcels/FeatureServer/0" -- ogr2ogr out.gpkg "ESRIJSON:..."
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(
+        help: ArgumentHelp(
+            "Renew the header file's token when it has this many seconds left (default: the credential's renewal leeway, 300).",
+            valueName: "seconds"))
+    var renewBefore: Int?
+
+    @Argument(help: "The URL the token is for (the signed-in portal's when not given).")
+    var url: String?
+
+    @Argument(parsing: .postTerminator, help: "The command to run, after --, and its arguments.")
+    var command: [String] = []
+
+    func validate() throws {
+        guard !command.isEmpty else {
+            throw ValidationError("give the command to run after --, for example portal-auth exec URL -- ogrinfo ...")
+        }
+        if let renewBefore, renewBefore < 0 { throw ValidationError("--renew-before must be 0 or more seconds") }
+    }
+
+    func run() async throws {
+        try await runReportingErrors {
+            let manager = try global.makeManager()
+            let target = try await resolveTarget(url, manager: manager)
+            var live = try await LiveCredentials.fetch(for: target, manager: manager)
+            live.renewBefore = renewBefore.map(TimeInterval.init)
+            let folder = try PrivateFolder.create()
+            let status: Int32
+            do {
+                try folder.write(live.headerFile, to: LiveCredentials.headerFileName)
+                status = try await runCommand(live, folder: folder, manager: manager)
+            } catch {
+                folder.remove()
+                throw error
+            }
+            folder.remove()
+            throw ExitCode(status)
+        }
+    }
+
+    /// Starts COMMAND, keeps its header file renewed and passes signals on until it exits;
+    /// returns its exit status.
+    private func runCommand(
+        _ live: LiveCredentials, folder: PrivateFolder, manager: AuthenticationManager
+    )
+        async throws -> Int32
+    {
+        let environment = live.environment(
+            inheriting: currentEnvironment(), headerFile: folder.path(LiveCredentials.headerFileName),
+            caBundle: global.caBundlePath)
+        let signals = Self.forwardedSignals
+        _ = signals.withUnsafeBufferPointer { pa_forward_signals($0.baseAddress, Int32($0.count)) }
+        let pid = try spawnInheritingTerminal(command, environment: environment)
+        signals.withUnsafeBufferPointer { pa_forward_signals_to(pid, $0.baseAddress, Int32($0.count)) }
+        let renewal = Task { await live.keepRenewed(in: folder, manager: manager) }
+        let status = await waitForExit(pid)
+        renewal.cancel()
+        await renewal.value
+        return status
+    }
+
+    /// The signals passed on to COMMAND.
+    static let forwardedSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2]
+}
+
+/// Starts `command` (looked up in PATH) with this process's standard input, output and error and
+/// `environment`; no other descriptor is inherited. When it cannot be started, says why and
+/// throws the shell's status for it: 127 (not found) or 126 (not executable).
+func spawnInheritingTerminal(_ command: [String], environment: [String: String]) throws -> pid_t {
+    let argv = command.map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        argv.forEach { free($0) }
+        envp.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let rc = pa_spawn(command[0], argv, envp, 0, 1, 2, 0, &pid)
+    guard rc == 0 else {
+        printError(
+            "cannot run \(command[0]): \(String(cString: strerror(rc))); check the command name and that it is on PATH")
+        throw ExitCode(rc == ENOENT ? 127 : 126)
+    }
+    return pid
+}
+
+/// Waits for `pid` on a thread of its own (not the cooperative pool); its exit status, or
+/// 128 + the signal that ended it.
+func waitForExit(_ pid: pid_t) async -> Int32 {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global(qos: .userInitiated).async {
+            var code: Int32 = -1
+            _ = pa_wait(pid, 0, &code)
+            continuation.resume(returning: code)
+        }
+    }
+}
+
+/// This process's environment.
+func currentEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var entry = environ
+    while let pointer = entry.pointee {
+        let pair = String(cString: pointer)
+        if let equals = pair.firstIndex(of: "=") {
+            result[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        entry += 1
+    }
+    return result
+}

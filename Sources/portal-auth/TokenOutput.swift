@@ -1,0 +1,110 @@
+import PortalAuth
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `token` prints in each format, and what must go with a token: the headers.
+extension Token {
+    /// The version of the `--format json` object; it changes only when a key changes meaning or goes.
+    static let jsonVersion = 1
+
+    /// The headers to send with the tokens, in order: `X-Esri-Authorization` (and `Referer` for a
+    /// token bound to one) for the ArcGIS credential, `Authorization` for the proxy's.
+    static func headers(
+        _ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?
+    ) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
+        if let credential {
+            headers.append(("X-Esri-Authorization", "Bearer \(credential.tokenInfo.accessToken)"))
+            if let referer = credential.referer { headers.append(("Referer", referer)) }
+        }
+        if let proxy { headers.append(("Authorization", "Bearer \(proxy.tokenInfo.accessToken)")) }
+        return headers
+    }
+
+    /// Prints the token in `format`; for a token bound to a referer in the plain format, says on
+    /// stderr (when it is a terminal: scripts read stdout alone) that the Referer must go with it.
+    static func print(
+        _ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?, format: Format
+    ) {
+        output(render(credential, proxy: proxy, format: format))
+        if format == .plain, let referer = credential?.referer, isatty(2) == 1 {
+            printInfo(
+                "portal-auth: note: this token is bound to the referer \(referer): send the header 'Referer: \(referer)' with it, or the server refuses it (--format header, gdal, env and json include it)"
+            )
+        }
+    }
+
+    /// What `token` prints in `format` (the fast path prints through this too).
+    static func render(
+        _ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?, format: Format
+    ) -> String {
+        switch format {
+        case .plain: return credential?.tokenInfo.accessToken ?? proxy?.tokenInfo.accessToken ?? ""
+        case .json: return json(credential, proxy: proxy).description
+        case .header: return headers(credential, proxy: proxy).map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+        case .gdal:
+            // GDAL_HTTP_HEADERS: several headers separated by CRLF (GDAL 3.6 and later).
+            return headers(credential, proxy: proxy).map { "\($0.name): \($0.value)" }.joined(separator: "\r\n")
+        case .env:
+            return environment(credential, proxy: proxy).map { "export \($0)=\(shellQuote($1))" }
+                .joined(separator: "\n")
+        }
+    }
+
+    /// The `--format json` object, version ``jsonVersion`` (the README describes it).
+    static func json(_ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?) -> JSONValue {
+        var object: [String: JSONValue] = ["version": .number(Double(jsonVersion))]
+        if let credential {
+            let info = credential.tokenInfo
+            object["token"] = .string(info.accessToken)
+            object["expires"] = info.expirationDate.map { .string($0.iso8601) } ?? .null
+            object["expires_epoch"] =
+                info.expirationDate.map { .number($0.timeIntervalSince1970.rounded(.down)) } ?? .null
+            object["ssl"] = .bool(info.isSSLRequired)
+            object["server"] = .string(credential.serverContext.url)
+            object["referer"] = credential.referer.map { .string($0) } ?? .null
+        }
+        if let proxy {
+            let info = proxy.tokenInfo
+            let expires: JSONValue = info.expirationDate.map { .string($0.iso8601) } ?? .null
+            object["proxy"] = .object([
+                "token": .string(info.accessToken), "expires": expires,
+                "expires_epoch": info.expirationDate.map { .number($0.timeIntervalSince1970.rounded(.down)) } ?? .null,
+            ])
+            // The keys from before version 1, kept for the scripts that read them.
+            object["proxyToken"] = .string(info.accessToken)
+            object["proxyTokenExpires"] = expires
+        }
+        object["headers"] = .object(
+            Dictionary(uniqueKeysWithValues: headers(credential, proxy: proxy).map { ($0.name, .string($0.value)) }))
+        return .object(object)
+    }
+
+    /// The variables `--format env` exports (and `exec` sets), in order.
+    static func environment(
+        _ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?
+    ) -> [(String, String)] {
+        var variables: [(String, String)] = []
+        if let credential {
+            let info = credential.tokenInfo
+            variables.append(("PORTAL_AUTH_TOKEN", info.accessToken))
+            variables.append(("PORTAL_AUTH_SERVER", credential.serverContext.url))
+            if let date = info.expirationDate { variables.append(("PORTAL_AUTH_TOKEN_EXPIRES", date.iso8601)) }
+            if let referer = credential.referer { variables.append(("PORTAL_AUTH_REFERER", referer)) }
+        }
+        if let proxy {
+            variables.append(("PORTAL_AUTH_PROXY_TOKEN", proxy.tokenInfo.accessToken))
+            if let date = proxy.tokenInfo.expirationDate {
+                variables.append(("PORTAL_AUTH_PROXY_TOKEN_EXPIRES", date.iso8601))
+            }
+        }
+        return variables
+    }
+}

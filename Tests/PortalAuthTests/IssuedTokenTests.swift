@@ -1,0 +1,148 @@
+import Foundation
+import PortalAuth
+import PortalAuthToken
+import PortalEmulator
+import Testing
+
+/// A token service that answers with what the real one (portal-emulator) issued, then changes
+/// the answer as a faulty or hostile server would: a token with CR, LF or NUL in it, or one that
+/// has already expired. Only generateToken answers that `matches` are changed.
+final class AlteredTokenService: HTTPTransport {
+    let inner: any HTTPTransport
+    let matches: @Sendable (String) -> Bool
+    let token: @Sendable (String) -> String
+    let expires: @Sendable (Double) -> Double
+    init(
+        _ inner: any HTTPTransport, matches: @escaping @Sendable (String) -> Bool = { _ in true },
+        token: @escaping @Sendable (String) -> String = { $0 }, expires: @escaping @Sendable (Double) -> Double = { $0 }
+    ) {
+        self.inner = inner
+        self.matches = matches
+        self.token = token
+        self.expires = expires
+    }
+    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+        var response = try await inner.send(request, options: options)
+        let form = String(decoding: request.body ?? [], as: UTF8.self)
+        guard request.url.path.hasSuffix("/generateToken"), matches(form),
+            var object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+            let issued = object["token"] as? String, let expiry = object["expires"] as? Double
+        else { return response }
+        object["token"] = token(issued)
+        object["expires"] = expires(expiry)
+        response.body = Array(try JSONSerialization.data(withJSONObject: object))
+        return response
+    }
+}
+
+/// Starts an emulator, runs `body`, and shuts the emulator down (awaited) whatever happens.
+func withIssuingEmulator(_ body: (PortalEmulator) async throws -> Void) async throws {
+    let emulator = try await PortalEmulator.start()
+    do {
+        try await body(emulator)
+        try await emulator.shutdown()
+    } catch {
+        try? await emulator.shutdown()
+        throw error
+    }
+}
+
+@Suite struct IssuedTokenTests {
+    /// A manager whose token service answers are altered; everything else reaches the emulator.
+    func alteringManager(
+        _ emulator: PortalEmulator, matches: @escaping @Sendable (String) -> Bool = { _ in true },
+        token: @escaping @Sendable (String) -> String = { $0 }, expires: @escaping @Sendable (Double) -> Double = { $0 }
+    ) -> AuthenticationManager {
+        let curl = CurlTransport(configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath))
+        let transport = AlteredTokenService(curl, matches: matches, token: token, expires: expires)
+        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: transport)
+        manager.register(TokenAuthenticationHandler(provider: CountingProvider()))
+        return manager
+    }
+
+    @Test(arguments: ["\r\n", "\n", "\r", "\0"])
+    func aTokenWithALineBreakOrNULFromTheServerIsRefusedAndNotStored(_ inserted: String) async throws {
+        try await withIssuingEmulator { emulator in
+            let manager = alteringManager(emulator, token: { $0 + inserted + "X-Injected: 1" })
+            let communitySelf = URL(string: emulator.portalURL + "/sharing/rest/community/self")!
+            let error = await expectPortalAuthError(.invalidResponse) {
+                try await manager.send(ArcGISRequest(url: communitySelf))
+            }
+            #expect(error?.message.contains("control characters") == true)
+            #expect(error?.message.contains("X-Injected") == false)
+            let stored = try await manager.arcGISCredentialStore.credential(for: communitySelf)
+            #expect(stored == nil)
+        }
+    }
+
+    @Test func aTokenThatExpiredBeforeItArrivedIsAnErrorNotASignIn() async throws {
+        try await withIssuingEmulator { emulator in
+            let manager = alteringManager(emulator, expires: { _ in (Date().timeIntervalSince1970 - 120) * 1000 })
+            let communitySelf = URL(string: emulator.portalURL + "/sharing/rest/community/self")!
+            let error = await expectPortalAuthError(.invalidResponse) {
+                try await manager.send(ArcGISRequest(url: communitySelf))
+            }
+            #expect(error?.message.contains("already expired") == true)
+            #expect(error?.message.contains("clock") == true)
+            let stored = try await manager.arcGISCredentialStore.credential(for: communitySelf)
+            #expect(stored == nil)
+        }
+    }
+
+    @Test func aFederatedServerTokenWithALineFeedIsRefusedAndNotStored() async throws {
+        try await withIssuingEmulator { emulator in
+            // Only the exchange (the form names serverUrl) is altered: the portal sign-in is real.
+            let manager = alteringManager(
+                emulator, matches: { $0.contains("serverUrl=") }, token: { $0 + "\nX-Injected: 1" })
+            let query = URL(string: emulator.serverURL + "/rest/services/Parcels/FeatureServer/0/query")!
+            let error = await expectPortalAuthError(.invalidResponse) {
+                try await manager.send(
+                    ArcGISRequest(url: query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
+            }
+            #expect(error?.message.contains("control characters") == true)
+            #expect(emulator.counters().serverTokenRequests == 1)
+            let stored = try await manager.arcGISCredentialStore.credential(for: query)
+            #expect(stored == nil)
+            let portalCredential = try await manager.arcGISCredentialStore.credential(
+                for: URL(string: emulator.portalURL)!)
+            #expect(portalCredential != nil)
+        }
+    }
+
+    @Test func aStoredTokenWithALineBreakIsNotReadBack() throws {
+        let stored = #"{"accessToken":"abc\r\nX-Injected: 1","isSSLRequired":true}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(TokenInfo.self, from: Data(stored.utf8)) }
+        let clean = #"{"accessToken":"abc.def-1","isSSLRequired":true}"#
+        #expect(try JSONDecoder().decode(TokenInfo.self, from: Data(clean.utf8)).accessToken == "abc.def-1")
+    }
+
+    @Test func aDefaultSignInBindsTheTokenToTheRequestingAddressAndSendsNoReferer() async throws {
+        let f = try await Fixture.make()
+        do {
+            try await defaultSignInSendsNoReferer(f)
+            await f.shutdown()
+        } catch {
+            await f.shutdown()
+            throw error
+        }
+    }
+
+    func defaultSignInSendsNoReferer(_ f: Fixture) async throws {
+        let response = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
+        #expect(response.json?["username"]?.stringValue == "alice")
+        let generate = try #require(f.transport.requests.first { $0.url.path.hasSuffix("/generateToken") })
+        let form = String(decoding: generate.body ?? [], as: UTF8.self)
+        #expect(form.contains("client=requestip") && !form.contains("referer"))
+        #expect(f.transport.requests.allSatisfy { request in !request.headers.contains { $0.name == "Referer" } })
+        let credential = try #require(try await f.manager.arcGISCredentialStore.credential(for: f.communitySelf))
+        #expect(credential.referer == nil)
+        // The federated server's token is bound the same way.
+        let count = try await f.manager.send(
+            ArcGISRequest(url: f.query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
+        #expect(count.json?["count"]?.doubleValue == 24)
+        let exchange = try #require(
+            f.transport.requests.first { String(decoding: $0.body ?? [], as: UTF8.self).contains("serverUrl=") })
+        #expect(String(decoding: exchange.body ?? [], as: UTF8.self).contains("client=requestip"))
+        #expect(f.transport.requests.allSatisfy { request in !request.headers.contains { $0.name == "Referer" } })
+    }
+}
