@@ -14,6 +14,11 @@ packages=(
   curl openssl ca-certificates pkg-config
   procps                 # ps/pkill used by the scripts
   python3                # the scripted browser of the sign-in tests (scripts/scripted-browser.py)
+  # The programs tokens are handed to, which the tests run for real (Tests/CLITests/TokenClientsTests.swift,
+  # ExecTests.swift, and the README's "Using the token" examples).
+  gdal-bin               # ogrinfo and ogr2ogr (GDAL's ESRIJSON driver, GDAL_HTTP_HEADERS, GDAL_HTTP_HEADER_FILE)
+  python3-requests       # python requests
+  wget
   # Real servers the network-credential tests start on loopback (Tests/TestSupport/WebTier.swift);
   # none of them runs as a system service: the install below keeps their daemons from starting.
   nginx                  # https blocks: self-signed, client certificates, Basic (auth_basic)
