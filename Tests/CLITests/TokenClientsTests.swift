@@ -76,6 +76,20 @@ import Testing
         }
     }
 
+    @Test func aCredentialBoundToTheOldDefaultRefererKeepsWorkingThroughTheLibrary() async throws {
+        try await TokenUse.with { use in
+            // What earlier versions stored by default: a token bound to the referer portal-auth.
+            try await use.signIn(["--referer", "portal-auth"])
+            let me = try await use.portalAuth(["request", use.emulator.portalURL + "/sharing/rest/community/self"])
+            #expect(me.stdout.contains("\"username\" : \"alice\""), "\(me.stdout) \(me.stderr)")
+            let count = try await use.portalAuth(
+                ["request", use.layer + "/query", "-f", "where=1=1", "-f", "returnCountOnly=true"])
+            #expect(count.stdout.contains("\"count\" : 24"), "\(count.stdout) \(count.stderr)")
+            let header = try await use.portalAuth(["token", use.emulator.portalURL, "--format", "header"])
+            #expect(header.stdout.hasSuffix("\nReferer: portal-auth\n"))
+        }
+    }
+
     @Test func thePlainFormatSaysOnATerminalThatTheRefererMustBeSent() async throws {
         try await TokenUse.with { use in
             try await use.signIn(["--referer", "https://app.example.com"])
