@@ -17,6 +17,11 @@ packages=(
   python3-venv           # the real-client tests' virtual environment (scripts/setup-python.sh)
   chromium               # the real headless browser of Tests/CLITests/BrowserSignInTests.swift
   chromium-driver        # chromedriver: Selenium drives chromium through it
+  # The programs tokens are handed to, which the tests run for real (Tests/CLITests/TokenClientsTests.swift,
+  # ExecTests.swift, and the README's "Using the token" examples).
+  gdal-bin               # ogrinfo and ogr2ogr (GDAL's ESRIJSON driver, GDAL_HTTP_HEADERS, GDAL_HTTP_HEADER_FILE)
+  python3-requests       # python requests
+  wget
   # Real servers the network-credential tests start on loopback (Tests/TestSupport/WebTier.swift);
   # none of them runs as a system service: the install below keeps their daemons from starting.
   nginx                  # https blocks: self-signed, client certificates, Basic (auth_basic)

@@ -33,7 +33,7 @@ import Testing
         [
             ["token", url], ["token", url, "--format", "plain"], ["token", "--format=json", url],
             ["token", url, "--format", "header"], ["token", "--store", "keyring", url, "--format", "env"],
-            ["token", "--format", "json", "--store=keyring", url],
+            ["token", "--format", "json", "--store=keyring", url], ["token", url, "--format=gdal"],
         ]
     }
 

@@ -60,33 +60,35 @@ func withIssuingEmulator(_ body: (PortalEmulator) async throws -> Void) async th
         return manager
     }
 
-    @Test(arguments: ["\r\n", "\n", "\r", "\0"])
-    func aTokenWithALineBreakOrNULFromTheServerIsRefusedAndNotStored(_ inserted: String) async throws {
+    /// Signs in through a token service whose answer is altered; the error, having checked that
+    /// nothing was stored.
+    func refusedSignIn(
+        token: @escaping @Sendable (String) -> String = { $0 }, expires: @escaping @Sendable (Double) -> Double = { $0 }
+    ) async throws -> PortalAuthError? {
+        var refused: PortalAuthError?
         try await withIssuingEmulator { emulator in
-            let manager = alteringManager(emulator, token: { $0 + inserted + "X-Injected: 1" })
+            let manager = alteringManager(emulator, token: token, expires: expires)
             let communitySelf = URL(string: emulator.portalURL + "/sharing/rest/community/self")!
-            let error = await expectPortalAuthError(.invalidResponse) {
+            refused = await expectPortalAuthError(.invalidResponse) {
                 try await manager.send(ArcGISRequest(url: communitySelf))
             }
-            #expect(error?.message.contains("control characters") == true)
-            #expect(error?.message.contains("X-Injected") == false)
             let stored = try await manager.arcGISCredentialStore.credential(for: communitySelf)
             #expect(stored == nil)
         }
+        return refused
+    }
+
+    @Test(arguments: ["\r\n", "\n", "\r", "\0"])
+    func aTokenWithALineBreakOrNULFromTheServerIsRefusedAndNotStored(_ inserted: String) async throws {
+        let error = try await refusedSignIn(token: { $0 + inserted + "X-Injected: 1" })
+        #expect(error?.message.contains("control characters") == true)
+        #expect(error?.message.contains("X-Injected") == false)
     }
 
     @Test func aTokenThatExpiredBeforeItArrivedIsAnErrorNotASignIn() async throws {
-        try await withIssuingEmulator { emulator in
-            let manager = alteringManager(emulator, expires: { _ in (Date().timeIntervalSince1970 - 120) * 1000 })
-            let communitySelf = URL(string: emulator.portalURL + "/sharing/rest/community/self")!
-            let error = await expectPortalAuthError(.invalidResponse) {
-                try await manager.send(ArcGISRequest(url: communitySelf))
-            }
-            #expect(error?.message.contains("already expired") == true)
-            #expect(error?.message.contains("clock") == true)
-            let stored = try await manager.arcGISCredentialStore.credential(for: communitySelf)
-            #expect(stored == nil)
-        }
+        let error = try await refusedSignIn(expires: { _ in (Date().timeIntervalSince1970 - 120) * 1000 })
+        #expect(error?.message.contains("already expired") == true)
+        #expect(error?.message.contains("clock") == true)
     }
 
     @Test func aFederatedServerTokenWithALineFeedIsRefusedAndNotStored() async throws {

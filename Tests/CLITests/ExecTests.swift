@@ -1,0 +1,115 @@
+import Foundation
+import PortalEmulator
+import TestSupport
+import Testing
+
+/// `portal-auth exec URL -- COMMAND`: what COMMAND gets, what it leaves behind, signals, exit
+/// status, and the header file's renewal. Every wait is for an event (a line COMMAND prints, its
+/// exit, a file's content), each bounded; none waits out a token's lifetime.
+@Suite struct ExecTests {
+    @Test func theCommandGetsTheTokenAHeaderFileAndTheCABundleAndTheFolderGoesAtTheEnd() async throws {
+        try await TokenUse.with { use in
+            try await use.signIn()
+            let serverToken = try await use.token(use.layer)
+            let result = try await use.bash(
+                #"""
+                portal-auth exec "$LAYER" -- sh -c '
+                  echo "file=$GDAL_HTTP_HEADER_FILE"
+                  stat -c "mode=%a" "$GDAL_HTTP_HEADER_FILE"; stat -c "folder=%a" "$(dirname "$GDAL_HTTP_HEADER_FILE")"
+                  echo "token=$PORTAL_AUTH_TOKEN"; echo "expires=$PORTAL_AUTH_TOKEN_EXPIRES"
+                  echo "ca=$CURL_CA_BUNDLE|$REQUESTS_CA_BUNDLE|$SSL_CERT_FILE"
+                  echo "referer=${PORTAL_AUTH_REFERER-none}"
+                  curl -sS -H @"$GDAL_HTTP_HEADER_FILE" "$LAYER/query?where=1%3D1&returnCountOnly=true&f=json"; echo
+                  ogrinfo -ro -al -so "ESRIJSON:$LAYER/query?where=1%3D1&outFields=*&f=json" | grep "Feature Count"
+                  exit 3'
+                """#, extra: ["PORTAL_AUTH_REFERER": "stale", "XDG_RUNTIME_DIR": use.directory])
+            #expect(result.status == 3, "\(result.stderr)")
+            let values = Dictionary(
+                result.stdout.split(separator: "\n").compactMap { line -> (String, String)? in
+                    guard let equals = line.firstIndex(of: "=") else { return nil }
+                    return (String(line[..<equals]), String(line[line.index(after: equals)...]))
+                }, uniquingKeysWith: { first, _ in first })
+            #expect(values["mode"] == "600" && values["folder"] == "700")
+            #expect(values["token"] == serverToken, "the federated server's token")
+            #expect(values["expires"].flatMap { ISO8601DateFormatter().date(from: $0) }.map { $0 > Date() } == true)
+            let ca = use.emulator.caCertificatePath
+            #expect(values["ca"] == "\(ca)|\(ca)|\(ca)")
+            #expect(values["referer"] == "none", "a stale PORTAL_AUTH_REFERER is not passed on")
+            #expect(result.stdout.contains("{\"count\":24}"))
+            #expect(result.stdout.contains("Feature Count: 24"))
+            let file = try #require(values["file"])
+            #expect(file.hasPrefix(use.directory + "/portal-auth-exec."), "under XDG_RUNTIME_DIR")
+            #expect(!FileManager.default.fileExists(atPath: (file as NSString).deletingLastPathComponent))
+        }
+    }
+
+    @Test func theCommandsExitStatusIsReturnedAndADeathBySignalIs128PlusIt() async throws {
+        try await TokenUse.with { use in
+            try await use.signIn()
+            let portal = use.emulator.portalURL
+            #expect(try await use.portalAuth(["exec", portal, "--", "sh", "-c", "exit 0"]).status == 0)
+            #expect(try await use.portalAuth(["exec", portal, "--", "sh", "-c", "exit 64"]).status == 64)
+            #expect(try await use.portalAuth(["exec", portal, "--", "sh", "-c", "kill -TERM $$"]).status == 143)
+            let missing = try await use.portalAuth(["exec", portal, "--", "no-such-command-here"])
+            #expect(missing.status == 127 && missing.stderr.contains("no-such-command-here"))
+        }
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP, SIGUSR1])
+    func aSignalSentToExecReachesTheCommandAndTheFolderIsRemoved(_ signal: Int32) async throws {
+        try await TokenUse.with { use in
+            try await use.signIn()
+            // COMMAND prints its header file's path once its trap is set, then waits; the trap
+            // prints what arrived and exits 7.
+            let script =
+                #"trap 'echo "got $0"; exit 7' "$0"; echo "ready $GDAL_HTTP_HEADER_FILE"; while :; do sleep 0.05; done"#
+            let name = [SIGTERM: "TERM", SIGINT: "INT", SIGHUP: "HUP", SIGUSR1: "USR1"][signal]!
+            let child = try ChildProcess(
+                CLI.portalAuth, ["exec", use.emulator.portalURL, "--", "sh", "-c", script, name],
+                environment: ProcessInfo.processInfo.environment.merging(use.environment) { $1 })
+            let ready = await child.nextLine(timeout: 60)
+            let file = try #require(ready?.split(separator: " ").last.map(String.init), "COMMAND did not start")
+            #expect(FileManager.default.fileExists(atPath: file))
+            child.signal(signal)
+            let got = await child.nextLine(timeout: 60)
+            let status = await child.wait()
+            #expect(got == "got \(name)")
+            #expect(status == 7)
+            #expect(!FileManager.default.fileExists(atPath: (file as NSString).deletingLastPathComponent))
+        }
+    }
+
+    @Test func theHeaderFileIsRewrittenWithARenewedTokenWhileTheCommandRuns() async throws {
+        try await TokenUse.with { use in
+            // An app credential renews itself; its token lives a minute, and --renew-before 59
+            // renews it a second after it was issued: no waiting out a lifetime.
+            let app = try await use.portalAuth(
+                [
+                    "login", "--portal", use.emulator.portalURL, "--client-id", "portal-auth-app",
+                    "--client-secret-stdin", "--expiration", "1",
+                ], stdin: "app-secret-456")
+            #expect(app.status == 0, "\(app.stderr)")
+            // COMMAND notes the first token, waits (bounded) until the file holds another, and
+            // uses that one.
+            let result = try await use.bash(
+                #"""
+                portal-auth exec "$PORTAL" --renew-before 59 -- sh -c '
+                  first=$(cat "$GDAL_HTTP_HEADER_FILE"); echo "first $first"
+                  for i in $(seq 1200); do
+                    now=$(cat "$GDAL_HTTP_HEADER_FILE")
+                    [ "$now" != "$first" ] && break
+                    sleep 0.05
+                  done
+                  echo "then $now"
+                  curl -sS -H @"$GDAL_HTTP_HEADER_FILE" "$PORTAL/sharing/rest/portals/self?f=json" | head -c 300; echo'
+                """#)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            let first = try #require(lines.first { $0.hasPrefix("first X-Esri-Authorization: Bearer ") })
+            let then = try #require(lines.first { $0.hasPrefix("then X-Esri-Authorization: Bearer ") })
+            #expect(first.dropFirst(6) != then.dropFirst(5), "the header file was not renewed")
+            #expect(result.stdout.contains("\"name\"") && !result.stdout.contains("\"error\""), "\(result.stdout)")
+            #expect(use.emulator.counters().clientCredentialsGrants >= 2)
+        }
+    }
+}
