@@ -129,6 +129,38 @@ int pa_secret_clear_all(GHashTable *attributes, pa_secret_error *error) {
     return count;
 }
 
+/* Whether an item's attributes are exactly these (every schema attribute equal, or absent from both). */
+static int same_attributes(GHashTable *item, GHashTable *attributes) {
+    const SecretSchema *schema = pa_secret_schema();
+    for (int i = 0; i < 32 && schema->attributes[i].name; i++) {
+        const char *a = g_hash_table_lookup(item, schema->attributes[i].name);
+        const char *b = g_hash_table_lookup(attributes, schema->attributes[i].name);
+        if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0)) return 0;
+    }
+    return 1;
+}
+
+int pa_secret_replace(GHashTable *attributes, GHashTable *scope, const char *label, const char *secret,
+                      pa_secret_error *error) {
+    if (pa_secret_store(attributes, label, secret, error) != 0) return -1;
+    GError *gerror = NULL;
+    SecretService *service = secret_service_get_sync(SECRET_SERVICE_NONE, NULL, &gerror);
+    if (!service) { take_error(gerror, error); return -1; }
+    GList *found = secret_service_search_sync(service, pa_secret_schema(), scope, SECRET_SEARCH_ALL, NULL, &gerror);
+    int removed = 0;
+    for (GList *l = found; l && !gerror; l = l->next) {
+        SecretItem *item = l->data;
+        GHashTable *item_attributes = secret_item_get_attributes(item);
+        int keep = item_attributes && same_attributes(item_attributes, attributes);
+        if (item_attributes) g_hash_table_unref(item_attributes);
+        if (!keep && secret_item_delete_sync(item, NULL, &gerror)) removed++;
+    }
+    g_list_free_full(found, g_object_unref);
+    g_object_unref(service);
+    if (gerror) { take_error(gerror, error); return -1; }
+    return removed;
+}
+
 int pa_secret_check(pa_secret_error *error) {
     GError *gerror = NULL;
     SecretService *service = secret_service_get_sync(SECRET_SERVICE_NONE, NULL, &gerror);

@@ -49,6 +49,11 @@ public struct CredentialQuery: Hashable, Sendable {
         self.kind = kind
     }
 
+    /// The items a store of `attributes` replaces: the same store, server and kind.
+    public init(replacing attributes: CredentialAttributes) {
+        self.init(store: attributes.store, server: attributes.server, kind: attributes.kind)
+    }
+
     /// Every portal-auth item.
     public static let all = CredentialQuery()
 
@@ -92,9 +97,25 @@ public protocol CredentialStorageBackend: Sendable {
     func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem]
     /// Stores an item, replacing every item with the same store, server and kind.
     func store(_ attributes: CredentialAttributes, secret: String) throws
+    /// Stores an item and removes every other item matching `replacing` (a query the item
+    /// matches), so that readers, in this process or another, never find no item or two.
+    func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws
     /// Deletes every item matching the query and returns how many there were.
     @discardableResult
     func delete(_ query: CredentialQuery) throws -> Int
     /// Checks that the backend can be used right now; throws the error a user should see if not.
     func checkAvailable() throws
+}
+
+extension CredentialStorageBackend {
+    /// For backends without an atomic replace: removes the items of other kinds in `replacing`,
+    /// then stores the item (which replaces its own kind). A reader may see the change half done.
+    public func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws {
+        for item in try search(replacing, withSecrets: false) where item.attributes.kind != attributes.kind {
+            try delete(
+                CredentialQuery(
+                    store: item.attributes.store, server: item.attributes.server, kind: item.attributes.kind))
+        }
+        try store(attributes, secret: secret)
+    }
 }

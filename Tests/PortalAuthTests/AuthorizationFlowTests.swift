@@ -113,13 +113,73 @@ import Testing
         #expect(parameters == ["code": "abc", "state": "s1"])
     }
 
-    @Test func aForeignStateIsShownAsAFailure() async throws {
+    @Test func aForeignStateOrAForgedErrorIsTurnedAwayAndTheSignInGoesOn() async throws {
         let listener = try LoopbackRedirectListener(port: nil)
-        async let answer = listener.waitForRedirect(path: "/cb", expectedState: "mine", timeout: 30)
+        async let answer = listener.waitForRedirect(path: "/cb", expectedState: "mine", timeout: 60)
+        let base = "http://127.0.0.1:\(listener.port)/cb"
+        for forged in ["?code=abc&state=forged", "?error=access_denied", "?error=access_denied&state=forged", ""] {
+            let page = try await Subprocess.run("/usr/bin/curl", ["-s", "-w", "%{http_code}", base + forged])
+            #expect(page.stdout.contains("does not belong to the sign-in in progress, which goes on"), "\(forged)")
+            #expect(page.stdout.hasSuffix("400"))
+        }
+        let page = try await Subprocess.run("/usr/bin/curl", ["-s", base + "?code=real&state=mine"])
+        #expect(page.stdout.contains("You can close this tab"))
+        #expect(try await answer == ["code": "real", "state": "mine"])
+    }
+
+    @Test func aForeignStateIsNamedWhenTheWaitTimesOut() async throws {
+        let listener = try LoopbackRedirectListener(port: nil)
+        let answer = Task { try await listener.waitForRedirect(path: "/cb", expectedState: "mine", timeout: 5) }
         let page = try await Subprocess.run(
-            "/usr/bin/curl", ["-s", "http://127.0.0.1:\(listener.port)/cb?code=abc&state=forged"])
-        #expect(page.stdout.contains("Sign-in failed"))
-        #expect(try await answer["state"] == "forged")
+            "/usr/bin/curl", ["-s", "http://127.0.0.1:\(listener.port)/cb?state=forged"])
+        #expect(page.stdout.contains("does not belong"))
+        let error = await #expect(throws: PortalAuthError.self) { try await answer.value }
+        #expect(error?.code == .timedOut)
+        #expect(error?.message.contains("1 answer with a state that does not belong to this sign-in") == true)
+    }
+
+    /// Connections that never send anything cannot hold the redirect up: here they would have
+    /// five minutes each, and the redirect is still answered while they stay open.
+    @Test func idleConnectionsDoNotHoldUpTheRedirect() async throws {
+        let listener = try LoopbackRedirectListener(port: nil, readDeadline: .seconds(300))
+        async let answer = listener.waitForRedirect(path: "/cb", expectedState: "s", timeout: 120)
+        let idle = try (0..<4).map { _ in try connectIdle(port: listener.port) }
+        defer { idle.forEach { close($0) } }
+        let page = try await Subprocess.run(
+            "/usr/bin/curl", ["-s", "http://127.0.0.1:\(listener.port)/cb?code=c&state=s"])
+        #expect(page.stdout.contains("You can close this tab"))
+        #expect(try await answer == ["code": "c", "state": "s"])
+    }
+
+    @Test func anOversizedRequestIsRefused() async throws {
+        let listener = try LoopbackRedirectListener(port: nil)
+        async let answer = listener.waitForRedirect(path: "/cb", expectedState: "s", timeout: 60)
+        let big = String(repeating: "a", count: 20_000)
+        let refused = try await Subprocess.run(
+            "/usr/bin/curl",
+            [
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "X-Big: \(big)",
+                "http://127.0.0.1:\(listener.port)/cb?code=c&state=s",
+            ])
+        #expect(refused.stdout == "431")
+        _ = try await Subprocess.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(listener.port)/cb?code=c&state=s"])
+        #expect(try await answer == ["code": "c", "state": "s"])
+    }
+
+    /// A TCP connection to 127.0.0.1:port that sends nothing.
+    private func connectIdle(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(fd >= 0 && connected == 0)
+        return fd
     }
 
     @Test func aPortInUseIsAClearErrorNamingThePort() throws {

@@ -26,15 +26,28 @@ final class ScriptedBrowser: AuthorizationUserAgent {
     let environment: [String: String]
     let outFile: String
     private let launches = Mutex<[Task<SubprocessResult, any Error>]>([])
+    private let launched: AsyncStream<Task<SubprocessResult, any Error>>
+    private let announce: AsyncStream<Task<SubprocessResult, any Error>>.Continuation
 
-    init(ca: String, action: String = "approve", password: String = "alice-pass-123", state: String? = nil) {
+    /// Waits for the first browser to be started, then for it to finish.
+    func firstBrowserFinished() async throws -> SubprocessResult? {
+        for await task in launched { return try await task.value }
+        return nil
+    }
+
+    init(
+        ca: String, action: String = "approve", password: String = "alice-pass-123", state: String? = nil,
+        log: String? = nil
+    ) {
         outFile = FileManager.default.temporaryDirectory.appendingPathComponent("oob-\(UUID().uuidString)").path
         var env = [
             "SCRIPTED_BROWSER_CA": ca, "SCRIPTED_BROWSER_ACTION": action, "SCRIPTED_BROWSER_PASSWORD": password,
             "SCRIPTED_BROWSER_OOB_OUT": outFile,
         ]
         if let state { env["SCRIPTED_BROWSER_STATE"] = state }
+        if let log { env["SCRIPTED_BROWSER_LOG"] = log }
         environment = env
+        (launched, announce) = AsyncStream.makeStream()
     }
 
     var presented: Int { launches.withLock { $0.count } }
@@ -47,6 +60,7 @@ final class ScriptedBrowser: AuthorizationUserAgent {
                 timeout: 60)
         }
         launches.withLock { $0.append(task) }
+        announce.yield(task)
     }
 
     func readPastedResponse(_ prompt: String) async throws -> String {
@@ -194,15 +208,25 @@ struct OAuthFixture {
         #expect(f.emulator.counters().authorizationCodeGrants == 0)
     }
 
-    @Test func aTamperedStateIsRefused() async throws {
+    @Test func aTamperedStateIsTurnedAwayAndTheSignInGoesOn() async throws {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
-        let error = await expectPortalAuthError(.authenticationFailed) {
-            try await OAuthUserCredential.signIn(
-                try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, state: "tamper"),
-                services: f.manager.services)
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let browser = ScriptedBrowser(ca: f.emulator.caCertificatePath, state: "tamper", log: log)
+        let configuration = try f.configuration(timeout: 300)
+        let services = f.manager.services
+        let signIn = Task {
+            try await OAuthUserCredential.signIn(configuration, userAgent: browser, services: services)
         }
-        #expect(error?.message.contains("state differs") == true)
+        // The browser is answered (and so finishes) while the sign-in is still waiting.
+        let finished = try await browser.firstBrowserFinished()
+        #expect(finished?.status == 0)
+        let seen = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(seen.contains("loopback answered 400"), "\(seen)")
+        signIn.cancel()
+        let error = await expectPortalAuthError(.cancelled) { _ = try await signIn.value }
+        #expect(error?.message.contains("nothing was stored") == true)
         #expect(f.emulator.counters().authorizationCodeGrants == 0)
     }
 

@@ -25,6 +25,12 @@ int pa_secret_store(GHashTable *attributes, const char *label, const char *secre
 /* The secret (free with pa_secret_free) or NULL (not found, or error->set). */
 char *pa_secret_lookup(GHashTable *attributes, pa_secret_error *error);
 void pa_secret_free(char *secret);
+/* Stores the item (Secret Service CreateItem with replace: an item with exactly these attributes
+ * is replaced in place, so readers never miss it), then deletes every other item matching scope
+ * (which must match the item). Number of other items removed, or -1. Not atomic across
+ * processes on its own: callers hold a lock around it. */
+int pa_secret_replace(GHashTable *attributes, GHashTable *scope, const char *label, const char *secret,
+                      pa_secret_error *error);
 /* Number removed, or -1. Removes every match. */
 int pa_secret_clear_all(GHashTable *attributes, pa_secret_error *error);
 

@@ -19,11 +19,15 @@ import Glibc
 final class LoopbackRedirectListener: Sendable {
     /// The port it listens on.
     let port: Int
+    /// How long one connection may take to send its request before it is closed.
+    let readDeadline: Duration
     private let socketFD: Int32
     private let cancelled = Mutex(false)
 
-    /// Binds 127.0.0.1 on `port`, or on a free port when nil.
-    init(port requested: Int?) throws {
+    /// Binds 127.0.0.1 on `port`, or on a free port when nil; each connection has `readDeadline`
+    /// to send its request.
+    init(port requested: Int?, readDeadline: Duration = .seconds(2)) throws {
+        self.readDeadline = readDeadline
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Self.posixError("open a socket for the sign-in redirect") }
         var yes: Int32 = 1
@@ -67,8 +71,9 @@ final class LoopbackRedirectListener: Sendable {
         return PortalAuthError(.connectionFailed, "cannot \(what): \(text)", cause: .posix(code: code, message: text))
     }
 
-    /// Waits (on a thread of its own) for the browser to request `path`; returns its query
-    /// parameters. `expectedState` decides which page the browser is shown. Throws
+    /// Waits (on a thread of its own) for the browser to request `path` with `expectedState`
+    /// (when not nil); returns its query parameters. A request with another state is shown an
+    /// error page and the wait goes on: anyone on this machine can reach the port. Throws
     /// ``PortalAuthError/Code/timedOut`` after `timeout` seconds and ``PortalAuthError/Code/cancelled``
     /// when the task is cancelled.
     func waitForRedirect(path: String, expectedState: String?, timeout: TimeInterval) async throws -> [String: String] {
@@ -86,80 +91,157 @@ final class LoopbackRedirectListener: Sendable {
         }
     }
 
+    /// One browser connection: what it has sent so far, and until when it may take to send it.
+    private struct Connection {
+        let fd: Int32
+        var received: [UInt8] = []
+        let deadline: ContinuousClock.Instant
+    }
+
+    /// What serving a connection came to.
+    private enum Served {
+        /// The request is not complete yet.
+        case waiting
+        /// Answered (or dropped); the sign-in goes on.
+        case done
+        /// Answered, and turned away: its state does not belong to this sign-in.
+        case turnedAway
+        /// The redirect of this sign-in: its parameters.
+        case redirect([String: String])
+    }
+
+    /// At most this many connections are read at once (the oldest is dropped for a new one).
+    static let maximumConnections = 16
+    /// The largest request head read (request line and headers).
+    static let maximumRequestSize = 16_384
+
+    /// Serves every connection at once (one `poll` over the listening socket and each open
+    /// connection), each with its own read deadline, so idle or slow connections cannot hold up
+    /// the browser's redirect. A request whose state does not match `expectedState` gets an
+    /// error page and the wait goes on.
     private func acceptLoop(path: String, expectedState: String?, timeout: TimeInterval) throws -> [String: String] {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        var connections: [Connection] = []
+        var turnedAway = 0
+        defer { connections.forEach { close($0.fd) } }
         while true {
-            if cancelled.withLock({ $0 }) {
-                throw PortalAuthError(
-                    .cancelled, "the sign-in was cancelled before the browser came back; nothing was stored")
+            try checkStillWaiting(deadline: deadline, path: path, timeout: timeout, turnedAway: turnedAway)
+            var entries = [pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)]
+            entries += connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            guard poll(&entries, nfds_t(entries.count), 100) >= 0 else { continue }
+            let now = ContinuousClock.now
+            var open: [Connection] = []
+            for (index, var connection) in connections.enumerated() {
+                let ready = entries[index + 1].revents != 0
+                switch ready ? serve(&connection, path: path, expectedState: expectedState) : .waiting {
+                case .waiting where now < connection.deadline: open.append(connection)
+                case .waiting, .done: close(connection.fd)
+                case .turnedAway: close(connection.fd); turnedAway += 1
+                case .redirect(let parameters): close(connection.fd); return parameters
+                }
             }
-            if Date() >= deadline {
-                throw PortalAuthError(
-                    .timedOut,
-                    "the browser did not come back to http://127.0.0.1:\(port)\(path) within \(Int(timeout)) seconds: if the portal showed an error page (an unknown client ID or a redirect URL not registered for the app), fix the app's registration or the options, otherwise finish signing in sooner (or allow more time with --timeout); nothing was stored"
-                )
+            connections = open
+            if entries[0].revents & Int16(POLLIN) != 0, let fd = acceptConnection() {
+                if connections.count >= Self.maximumConnections { close(connections.removeFirst().fd) }
+                connections.append(Connection(fd: fd, deadline: now + readDeadline))
             }
-            var entry = pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, 200) > 0 else { continue }
-            let client = accept(socketFD, nil, nil)
-            guard client >= 0 else { continue }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            defer { close(client) }
-            guard let target = Self.readRequestTarget(client) else { continue }
-            let (requestPath, query) = Self.split(target)
-            guard requestPath == path else {
-                Self.respond(
-                    client, status: "404 Not Found", title: "Not found",
-                    message: "This address only receives the portal-auth sign-in.")
-                continue
-            }
-            let parameters = Self.parseQuery(query)
-            if let error = parameters["error"] {
-                let detail = parameters["error_description"].map { ": \($0)" } ?? ""
-                Self.respond(
-                    client, status: "200 OK", title: "Sign-in failed",
-                    message:
-                        "The sign-in did not complete (\(error)\(detail)). You can close this tab and return to the terminal."
-                )
-            } else if parameters["code"] == nil {
-                Self.respond(
-                    client, status: "400 Bad Request", title: "Sign-in failed",
-                    message: "The answer carried no authorization code. Return to the terminal.")
-            } else if let expectedState, parameters["state"] != expectedState {
-                Self.respond(
-                    client, status: "400 Bad Request", title: "Sign-in failed",
-                    message:
-                        "This answer does not belong to the sign-in in progress. Return to the terminal and sign in again."
-                )
-            } else {
-                Self.respond(
-                    client, status: "200 OK", title: "Signed in",
-                    message: "Signed in with portal-auth. You can close this tab.")
-            }
-            return parameters
         }
     }
 
-    /// The request target of `GET <target> HTTP/1.x`, read within 5 seconds.
-    private static func readRequestTarget(_ fd: Int32) -> String? {
-        var data: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = Date().addingTimeInterval(5)
-        while data.count < 65536, Date() < deadline {
-            if let end = data.firstIndex(of: UInt8(ascii: "\n")) {
-                let parts = String(decoding: data[..<end], as: UTF8.self).split(whereSeparator: {
-                    $0 == " " || $0 == "\r"
-                })
-                guard parts.count >= 2, parts[0] == "GET" else { return nil }
-                return String(parts[1])
-            }
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, 200) > 0 else { continue }
-            let count = read(fd, &buffer, buffer.count)
-            if count <= 0 { return nil }
-            data.append(contentsOf: buffer[0..<count])
+    private func checkStillWaiting(
+        deadline: ContinuousClock.Instant, path: String, timeout: TimeInterval, turnedAway: Int
+    ) throws {
+        if cancelled.withLock({ $0 }) {
+            throw PortalAuthError(
+                .cancelled, "the sign-in was cancelled before the browser came back; nothing was stored")
         }
-        return nil
+        guard ContinuousClock.now >= deadline else { return }
+        let foreign =
+            turnedAway == 0
+            ? ""
+            : " (\(turnedAway) answer\(turnedAway == 1 ? "" : "s") with a state that does not belong to this sign-in came and \(turnedAway == 1 ? "was" : "were") turned away)"
+        throw PortalAuthError(
+            .timedOut,
+            "the browser did not come back to http://127.0.0.1:\(port)\(path) within \(Int(timeout)) seconds\(foreign): if the portal showed an error page (an unknown client ID or a redirect URL not registered for the app), fix the app's registration or the options, otherwise finish signing in sooner (or allow more time with --timeout); nothing was stored"
+        )
+    }
+
+    /// A new connection, non-blocking, or nil.
+    private func acceptConnection() -> Int32? {
+        let fd = accept(socketFD, nil, nil)
+        guard fd >= 0 else { return nil }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        return fd
+    }
+
+    /// Reads what the connection has sent; once its request head is complete, answers it.
+    private func serve(_ connection: inout Connection, path: String, expectedState: String?) -> Served {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(connection.fd, &buffer, buffer.count)
+        if count < 0 { return errno == EAGAIN || errno == EINTR ? .waiting : .done }
+        if count == 0 { return .done }
+        connection.received.append(contentsOf: buffer[0..<count])
+        guard let head = Self.requestHead(connection.received) else {
+            if connection.received.count <= Self.maximumRequestSize { return .waiting }
+            Self.respond(
+                connection.fd, status: "431 Request Header Fields Too Large", title: "Request too large",
+                message: "This address only receives the portal-auth sign-in.")
+            return .done
+        }
+        return answer(connection.fd, requestLine: head, path: path, expectedState: expectedState)
+    }
+
+    /// The request line, once the whole head (up to the blank line) has arrived.
+    static func requestHead(_ received: [UInt8]) -> String? {
+        let text = String(decoding: received.prefix(maximumRequestSize), as: UTF8.self)
+        guard text.contains("\r\n\r\n") || text.contains("\n\n") else { return nil }
+        return text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).first
+            .map(String.init)
+    }
+
+    /// Answers one complete request: the state is checked before anything else is read from it.
+    private func answer(_ fd: Int32, requestLine: String, path: String, expectedState: String?) -> Served {
+        let parts = requestLine.split(whereSeparator: { $0 == " " || $0 == "\r" })
+        guard parts.count >= 2, parts[0] == "GET" else {
+            Self.respond(
+                fd, status: "400 Bad Request", title: "Bad request",
+                message: "This address only receives the portal-auth sign-in.")
+            return .done
+        }
+        let (requestPath, query) = Self.split(String(parts[1]))
+        guard requestPath == path else {
+            Self.respond(
+                fd, status: "404 Not Found", title: "Not found",
+                message: "This address only receives the portal-auth sign-in.")
+            return .done
+        }
+        let parameters = Self.parseQuery(query)
+        if let expectedState, parameters["state"] != expectedState {
+            Self.respond(
+                fd, status: "400 Bad Request", title: "Sign-in failed",
+                message:
+                    "This answer does not belong to the sign-in in progress, which goes on. Return to the terminal if you started one."
+            )
+            return .turnedAway
+        }
+        if let error = parameters["error"] {
+            let detail = parameters["error_description"].map { ": \($0)" } ?? ""
+            Self.respond(
+                fd, status: "200 OK", title: "Sign-in failed",
+                message:
+                    "The sign-in did not complete (\(error)\(detail)). You can close this tab and return to the terminal."
+            )
+        } else if parameters["code"] == nil {
+            Self.respond(
+                fd, status: "400 Bad Request", title: "Sign-in failed",
+                message: "The answer carried no authorization code. Return to the terminal.")
+        } else {
+            Self.respond(
+                fd, status: "200 OK", title: "Signed in", message: "Signed in with portal-auth. You can close this tab."
+            )
+        }
+        return .redirect(parameters)
     }
 
     static func split(_ target: String) -> (path: String, query: String) {

@@ -10,9 +10,10 @@ import Glibc
 /// Keeps credentials in one JSON file, opt-in only (never a fallback for the keyring).
 ///
 /// The file is mode 0600 in a 0700 folder. Every change takes an exclusive lock on
-/// `<path>.lock`, reads, changes, writes a temporary file in the same folder and renames it over
-/// the file, so readers never see a partial file and several processes can write at once.
-/// A file that group or others may read is refused, not silently fixed.
+/// `<path>.lock`, reads, changes, writes a temporary file in the same folder, flushes it to disk
+/// and renames it over the file, so readers never see a partial file and several processes can
+/// write at once. A file that group or others may read, and a folder that is not this user's or
+/// that group or others may write to, are refused, not silently fixed.
 public final class FileCredentialBackend: CredentialStorageBackend {
     /// `file`.
     public let name = "file"
@@ -77,13 +78,16 @@ public final class FileCredentialBackend: CredentialStorageBackend {
 
     /// Stores an item, replacing any with the same store, server and kind.
     public func store(_ attributes: CredentialAttributes, secret: String) throws {
+        try store(attributes, secret: secret, replacing: CredentialQuery(replacing: attributes))
+    }
+
+    /// Stores an item and removes every other item matching `replacing`, in one locked rewrite
+    /// of the file (readers see the old file or the new one, nothing between).
+    public func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws {
         try makeDirectory()
         try withLock(exclusive: true) {
             var contents = try read()
-            contents.items.removeAll {
-                $0.attributes.store == attributes.store && $0.attributes.server == attributes.server
-                    && $0.attributes.kind == attributes.kind
-            }
+            contents.items.removeAll { replacing.matches($0.attributes) }
             contents.items.append(.init(attributes: attributes, secret: secret))
             try write(contents)
         }
@@ -123,9 +127,30 @@ public final class FileCredentialBackend: CredentialStorageBackend {
         }
     }
 
+    /// Refuses a folder that another user could change (swap the file, or plant a link where
+    /// the next write goes): it must belong to this user and not be writable by group or others.
+    private func checkDirectory() throws {
+        var info = stat()
+        guard stat(directory, &info) == 0 else { throw posixError("examine the folder", directory) }
+        if info.st_uid != geteuid() {
+            throw PortalAuthError(
+                .storeFailure,
+                "the folder \(directory) of the credentials file belongs to user id \(info.st_uid), not to this user (\(geteuid())), who could replace the file: keep the file in a folder of your own"
+            )
+        }
+        if info.st_mode & 0o022 != 0 {
+            let mode = String(info.st_mode & 0o777, radix: 8)
+            throw PortalAuthError(
+                .storeFailure,
+                "the folder \(directory) of the credentials file has mode 0\(mode), so other users could replace the file: run chmod go-w \(directory), or keep the file in a private folder"
+            )
+        }
+    }
+
     private func withLock<T>(exclusive: Bool, _ body: () throws -> T) throws -> T {
         if !exclusive, access(directory, F_OK) != 0 { return try body() }
-        let fd = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try checkDirectory()
+        let fd = open(path + ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw posixError("open the lock file", path + ".lock") }
         defer { close(fd) }
         while flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0 {

@@ -71,6 +71,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
                 "the keyring's default collection is locked: unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file"
             )
         default:
+            if isTimeout(error) { throw slow("answer", error) }
             throw PortalAuthError(
                 .keyringUnavailable,
                 "no Secret Service on the D-Bus session bus (\(CString.text(error.message))): start one, for example gnome-keyring-daemon --start --components=secrets, or choose --store file",
@@ -82,8 +83,35 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
         .gError(domain: CString.text(error.domain_name), code: error.code, message: CString.text(error.message))
     }
 
-    private static func failure(_ what: String, _ error: pa_secret_error) -> PortalAuthError {
+    /// Whether a GError says the Secret Service did not answer in time (a D-Bus time-out or no
+    /// reply: a busy or stalled service), rather than that it is missing or refused.
+    static func isTimeout(domain: String, code: Int32) -> Bool {
+        switch domain {
+        case "g-io-error-quark": return code == 24  // G_IO_ERROR_TIMED_OUT
+        case "g-dbus-error-quark": return [4, 12, 20].contains(code)  // NO_REPLY, TIMEOUT, TIMED_OUT
+        default: return false
+        }
+    }
+
+    private static func isTimeout(_ error: pa_secret_error) -> Bool {
+        error.set != 0 && isTimeout(domain: CString.text(error.domain_name), code: error.code)
+    }
+
+    /// The error for a Secret Service that is there but too slow to answer.
+    static func slow(_ what: String, domain: String, code: Int32, message: String) -> PortalAuthError {
         PortalAuthError(
+            .timedOut,
+            "the Secret Service did not \(what) in time (\(message)): it is running but busy or stalled; try again in a moment",
+            cause: .gError(domain: domain, code: code, message: message))
+    }
+
+    private static func slow(_ what: String, _ error: pa_secret_error) -> PortalAuthError {
+        slow(what, domain: CString.text(error.domain_name), code: error.code, message: CString.text(error.message))
+    }
+
+    private static func failure(_ what: String, _ error: pa_secret_error) -> PortalAuthError {
+        if isTimeout(error) { return slow(what, error) }
+        return PortalAuthError(
             .storeFailure, "the keyring could not \(what) (\(CString.text(error.message))): run portal-auth doctor",
             cause: cause(error))
     }
@@ -112,11 +140,18 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
         [("store", query.store), ("server", query.server), ("kind", query.kind)]
     }
 
-    private func run<T>(_ body: () throws -> T) throws -> T {
+    /// The cross-process lock of this keyring (one per D-Bus session bus): held shared while
+    /// portal-auth reads items and exclusive while it changes them, so a reader never sees a
+    /// replace half done and two writers never interleave.
+    private static var lockKey: String {
+        "keyring " + (getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) } ?? "")
+    }
+
+    private func run<T>(shared: Bool, _ body: () throws -> T) throws -> T {
         try Self.lock.withLock { _ in
             try Self.checkBus()
             try Self.checkService()
-            return try body()
+            return try CrossProcessLock.withBlockingLock(Self.lockKey, shared: shared, body)
         }
     }
 
@@ -130,13 +165,16 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
     public func lookup(_ query: CredentialQuery) throws -> String? {
         try Self.lock.withLock { _ in
             try Self.checkBus()
-            let (secret, error) = Self.withAttributes(Self.pairs(query)) { table -> (String?, pa_secret_error) in
-                var error = pa_secret_error()
-                guard let secret = pa_secret_lookup(table, &error) else { return (nil, error) }
-                defer { pa_secret_free(secret) }
-                return (String(cString: secret), error)
+            let (secret, error) = try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) {
+                Self.withAttributes(Self.pairs(query)) { table -> (String?, pa_secret_error) in
+                    var error = pa_secret_error()
+                    guard let secret = pa_secret_lookup(table, &error) else { return (nil, error) }
+                    defer { pa_secret_free(secret) }
+                    return (String(cString: secret), error)
+                }
             }
             if let secret, error.set == 0 { return secret }
+            if Self.isTimeout(error) { throw Self.slow("read a credential", error) }
             try Self.checkService()
             if error.set != 0 { throw Self.failure("read a credential", error) }
             return nil
@@ -145,12 +183,13 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
 
     /// Every item matching the query.
     public func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
-        try run {
+        try run(shared: true) {
             try Self.withAttributes(Self.pairs(query)) { table in
                 var error = pa_secret_error()
                 var found = pa_secret_search(table, withSecrets ? 1 : 0, &error)
-                // An item another process replaced between the Secret Service's search and
-                // libsecret's loading of it has vanished: search again (a few times at most).
+                // An item something other than portal-auth (which changes items only under the
+                // exclusive lock) deleted between the Secret Service's search and libsecret's
+                // loading of it has vanished: search again (a few times at most).
                 var attempts = 1
                 while found == nil, attempts < 5, CString.text(error.message).contains("No such secret item") {
                     attempts += 1
@@ -181,20 +220,25 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
 
     /// Stores an item, replacing every item with the same store, server and kind.
     public func store(_ attributes: CredentialAttributes, secret: String) throws {
-        try run {
-            try Self.withAttributes([
-                ("store", attributes.store), ("server", attributes.server), ("kind", attributes.kind),
-            ]) { table in
-                var error = pa_secret_error()
-                if pa_secret_clear_all(table, &error) < 0 { throw Self.failure("replace a credential", error) }
-            }
+        try store(attributes, secret: secret, replacing: CredentialQuery(replacing: attributes))
+    }
+
+    /// Stores an item and removes every other item matching `replacing`, as one change.
+    ///
+    /// Under the keyring's exclusive cross-process lock, the item is created with the Secret
+    /// Service's replace flag (an item with exactly these attributes is replaced in place, so a
+    /// reader never finds none), then the other items in `replacing` are deleted.
+    public func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws {
+        try run(shared: false) {
             try Self.withAttributes([
                 ("store", attributes.store), ("server", attributes.server), ("kind", attributes.kind),
                 ("username", attributes.username),
             ]) { table in
-                var error = pa_secret_error()
-                if pa_secret_store(table, attributes.label, secret, &error) != 0 {
-                    throw Self.failure("store a credential", error)
+                try Self.withAttributes(Self.pairs(replacing)) { scope in
+                    var error = pa_secret_error()
+                    if pa_secret_replace(table, scope, attributes.label, secret, &error) < 0 {
+                        throw Self.failure("store a credential", error)
+                    }
                 }
             }
         }
@@ -203,7 +247,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
     /// Deletes every matching item.
     @discardableResult
     public func delete(_ query: CredentialQuery) throws -> Int {
-        try run {
+        try run(shared: false) {
             try Self.withAttributes(Self.pairs(query)) { table in
                 var error = pa_secret_error()
                 let removed = pa_secret_clear_all(table, &error)

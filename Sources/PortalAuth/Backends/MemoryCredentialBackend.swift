@@ -38,11 +38,13 @@ public final class MemoryCredentialBackend: CredentialStorageBackend {
 
     /// Stores an item, replacing any with the same store, server and kind.
     public func store(_ attributes: CredentialAttributes, secret: String) throws {
+        try store(attributes, secret: secret, replacing: CredentialQuery(replacing: attributes))
+    }
+
+    /// Stores an item and removes every other item matching `replacing`, under one lock.
+    public func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws {
         items.withLock { items in
-            items.removeAll {
-                $0.attributes.store == attributes.store && $0.attributes.server == attributes.server
-                    && $0.attributes.kind == attributes.kind
-            }
+            items.removeAll { replacing.matches($0.attributes) }
             items.append(StoredCredentialItem(attributes: attributes, secret: secret))
         }
     }

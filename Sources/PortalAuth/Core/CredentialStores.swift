@@ -139,16 +139,12 @@ final class CredentialStoreEngine: Sendable {
         let attributes = CredentialAttributes(
             store: storeName, server: server, kind: C.kind, username: credential.username)
         let backend = self.backend
-        let storeName = self.storeName
+        // One ArcGIS credential per server context: a new kind replaces the old one, in one change.
+        let replacing =
+            storeName == ArcGISCredentialStore.storeName
+            ? CredentialQuery(store: storeName, server: server) : CredentialQuery(replacing: attributes)
         try await BlockingIO.run(backend.isBlocking) {
-            // One ArcGIS credential per server context: a new kind replaces the old one.
-            if storeName == ArcGISCredentialStore.storeName {
-                for item in try backend.search(CredentialQuery(store: storeName, server: server), withSecrets: false)
-                where item.attributes.kind != C.kind {
-                    try backend.delete(CredentialQuery(store: storeName, server: server, kind: item.attributes.kind))
-                }
-            }
-            try backend.store(attributes, secret: secret)
+            try backend.store(attributes, secret: secret, replacing: replacing)
         }
     }
 

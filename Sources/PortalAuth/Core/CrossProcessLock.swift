@@ -1,0 +1,152 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An advisory lock shared by every portal-auth process of this user (flock on a file in
+/// `$XDG_RUNTIME_DIR/portal-auth/locks`, else `/tmp/portal-auth-UID/locks`), so that only one
+/// process renews a credential, or changes a stored item, at a time.
+///
+/// The folder is created 0700 and checked before every use (a folder, not a symbolic link, owned
+/// by this user, no group or other permissions): another local user who creates it first could
+/// otherwise make the lock files land where they chose, or hold a lock forever. Lock files are
+/// opened relative to the checked folder with `O_NOFOLLOW`.
+enum CrossProcessLock {
+    static var directory: String {
+        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty,
+            access(runtime, W_OK) == 0
+        {
+            return runtime + "/portal-auth/locks"
+        }
+        return "/tmp/portal-auth-\(getuid())/locks"
+    }
+
+    /// A file name for a lock key (FNV-1a of the key; the key itself may be a URL).
+    static func fileName(for key: String) -> String {
+        var hash: UInt64 = 0xcbf29ce484222325
+        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+        return String(hash, radix: 16) + ".lock"
+    }
+
+    /// Runs `body` while holding the lock for `key`; waits (polling, so no thread blocks) up to `timeout` seconds.
+    static func withLock<T: Sendable>(
+        _ key: String, timeout: Double = 60, _ body: () async throws -> T
+    ) async throws -> T {
+        let (fd, path) = try openLockFile(for: key)
+        defer { close(fd) }
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while try !tryLock(fd, shared: false, path: path) {
+            guard ContinuousClock.now < deadline else { throw heldTooLong(path, timeout: timeout) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try await body()
+    }
+
+    /// Runs `body` on the calling thread (which it blocks while waiting) holding the lock for
+    /// `key`, shared (several readers) or exclusive (one writer); waits up to `timeout` seconds.
+    static func withBlockingLock<T>(
+        _ key: String, shared: Bool = false, timeout: Double = 60, _ body: () throws -> T
+    ) throws -> T {
+        let (fd, path) = try openLockFile(for: key)
+        defer { close(fd) }
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        var pause: UInt32 = 200
+        while try !tryLock(fd, shared: shared, path: path) {
+            guard ContinuousClock.now < deadline else { throw heldTooLong(path, timeout: timeout) }
+            usleep(pause)
+            pause = min(pause * 2, 5_000)
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+
+    /// Takes the lock without waiting: true when taken, false when another holder has it.
+    private static func tryLock(_ fd: Int32, shared: Bool, path: String) throws -> Bool {
+        if flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0 { return true }
+        let code = errno
+        guard code == EWOULDBLOCK || code == EINTR else {
+            let text = String(cString: strerror(code))
+            throw PortalAuthError(
+                .storeFailure, "cannot lock \(path): \(text)", cause: .posix(code: code, message: text))
+        }
+        return false
+    }
+
+    private static func heldTooLong(_ path: String, timeout: Double) -> PortalAuthError {
+        PortalAuthError(
+            .timedOut,
+            "another portal-auth process has held the lock \(path) for over \(Int(timeout)) s: if none is running, remove the file"
+        )
+    }
+
+    /// Opens (creating it 0600) the lock file for `key` in the checked lock folder.
+    static func openLockFile(for key: String, in directory: String = directory) throws -> (Int32, String) {
+        let folder = try openFolder(directory)
+        defer { close(folder) }
+        let name = fileName(for: key)
+        let path = directory + "/" + name
+        let fd = openat(folder, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let code = errno
+            let text = String(cString: strerror(code))
+            throw PortalAuthError(
+                .storeFailure,
+                "cannot create the lock file \(path): \(text); check the permissions of \(directory)",
+                cause: .posix(code: code, message: text))
+        }
+        return (fd, path)
+    }
+
+    /// Creates (0700) and opens the lock folder and its parent, refusing either unless it is a
+    /// real folder owned by this user that no one else may enter; returns the folder's descriptor.
+    static func openFolder(_ directory: String) throws -> Int32 {
+        let parent = String(directory[..<(directory.lastIndex(of: "/") ?? directory.endIndex)])
+        let parentFD = try openPrivateFolder(parent, at: AT_FDCWD, name: parent)
+        defer { close(parentFD) }
+        let name = String(
+            directory[(directory.lastIndex(of: "/").map { directory.index(after: $0) } ?? directory.startIndex)...])
+        return try openPrivateFolder(directory, at: parentFD, name: name)
+    }
+
+    private static func openPrivateFolder(_ path: String, at base: Int32, name: String) throws -> Int32 {
+        if mkdirat(base, name, 0o700) != 0, errno != EEXIST {
+            let code = errno
+            let text = String(cString: strerror(code))
+            throw PortalAuthError(
+                .storeFailure, "cannot create the lock folder \(path): \(text); check the permissions of its parent",
+                cause: .posix(code: code, message: text))
+        }
+        let fd = openat(base, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        var info = stat()
+        guard fd >= 0, fstat(fd, &info) == 0 else {
+            let code = errno
+            if fd >= 0 { close(fd) }
+            throw unsafeFolder(
+                path,
+                code == ELOOP || code == ENOTDIR
+                    ? "is not a folder (a symbolic link or a file)" : String(cString: strerror(code)))
+        }
+        if info.st_uid != geteuid() {
+            close(fd)
+            throw unsafeFolder(path, "belongs to user id \(info.st_uid), not to this user (\(geteuid()))")
+        }
+        if info.st_mode & 0o077 != 0 {
+            close(fd)
+            throw unsafeFolder(
+                path, "has mode 0\(String(info.st_mode & 0o777, radix: 8)), so other users may change it")
+        }
+        return fd
+    }
+
+    private static func unsafeFolder(_ path: String, _ problem: String) -> PortalAuthError {
+        PortalAuthError(
+            .storeFailure,
+            "the lock folder \(path) \(problem), so it is not used: another user may have created it to interfere; remove it, or set XDG_RUNTIME_DIR to a private folder"
+        )
+    }
+}
