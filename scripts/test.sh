@@ -7,6 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 # One format (.swift-format, 120 columns): CI keeps it.
-swift format lint --strict --recursive --parallel Sources Plugins Tests Benchmarks Package.swift
+swift format lint --strict --recursive --parallel Sources Plugins Tests Benchmarks Fuzz Package.swift
 swift build --build-tests
 exec scripts/with-keyring.sh swift test --skip-build "$@"
