@@ -54,7 +54,7 @@ import Testing
         let base = emulator.baseURL
         for (path, extra) in [
             ("/quoted", ["--expires-in", "3600", "--referer", "it's https://app.example/"]), ("/forever", []),
-            ("/soon", ["--expires-in", "100"]), ("/expired", ["--expires-in", "1"]),
+            ("/soon", ["--expires-in", "290"]), ("/expired", ["--expires-in", "1"]),
         ] {
             let r = try await CLI.portalAuth(
                 ["login", "--url", base + path, "--token-stdin"] + extra, emulator: emulator, stdin: token,

@@ -190,15 +190,15 @@ import Testing
         #expect(error?.message.contains("already in use") == true)
     }
 
-    @Test func givingUpAfterTheTimeout() async throws {
+    // A wait that never ended would hit the time limit; no wall-clock bound (a loaded machine
+    // may take long to run the listener's thread at all).
+    @Test(.timeLimit(.minutes(5))) func givingUpAfterTheTimeout() async throws {
         let listener = try LoopbackRedirectListener(port: nil)
-        let started = Date()
         let error = await #expect(throws: PortalAuthError.self) {
             try await listener.waitForRedirect(path: "/cb", expectedState: nil, timeout: 1)
         }
         #expect(error?.code == .timedOut)
         #expect(error?.message.contains("did not come back") == true)
-        #expect(Date().timeIntervalSince(started) < 10)
     }
 
     @Test func cancellationStopsTheWait() async throws {

@@ -308,7 +308,6 @@ struct OAuthTests {
     @Test("client_credentials needs the right secret and honours expiration")
     func clientCredentials() async throws {
         try await withEmulator { emulator in
-            let now = nowMilliseconds()
             let good = try await emulator.redeem([
                 ("grant_type", "client_credentials"), ("client_id", "portal-auth-app"),
                 ("client_secret", "app-secret-456"), ("expiration", "30"),
@@ -320,7 +319,6 @@ struct OAuthTests {
                 emulator.portalURL + "/sharing/rest/portals/self?f=json", ca: emulator.caCertificatePath,
                 headers: ["X-Esri-Authorization": "Bearer \(token)"])
             #expect(me.errorCode == nil)
-            #expect(nowMilliseconds() - now < 30_000)
 
             let wrong = try await emulator.redeem([
                 ("grant_type", "client_credentials"), ("client_id", "portal-auth-app"), ("client_secret", "nope"),
