@@ -66,13 +66,13 @@ public final class AuthenticationManager: Sendable {
         self.networkCredentialStore = networkCredentialStore
         let proxyStore = proxyCredentialStore ?? ProxyCredentialStore(backend: arcGISCredentialStore.backend)
         self.proxyCredentialStore = proxyStore
-        self.usesCrossProcessLocks = arcGISCredentialStore.backend.name != "memory"
+        self.usesCrossProcessLocks = arcGISCredentialStore.backend.isPersistent
         // Every request, plugins' own included, carries its host's network credentials (a pinned
         // key, a client certificate, an HTTP password)...
         let networked = NetworkCredentialTransport(base: transport, store: networkCredentialStore)
         let proxies = ProxyAuthorization(
             store: proxyStore, services: AuthenticationServices(transport: networked, logger: logger),
-            usesCrossProcessLocks: proxyStore.backend.name != "memory")
+            usesCrossProcessLocks: proxyStore.backend.isPersistent)
         self.proxies = proxies
         // ...and, behind an identity-aware proxy, the proxy's token.
         self.services = AuthenticationServices(
