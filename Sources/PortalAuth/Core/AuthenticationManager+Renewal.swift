@@ -23,52 +23,30 @@ extension AuthenticationManager {
         return try await renew(credential)
     }
 
-    /// Renews a credential close to expiry, once across tasks and processes. Returns the renewed
-    /// credential, the old one while it has not yet expired, or `nil` once it has.
-    func renew(_ credential: any ArcGISCredential) async throws -> (any ArcGISCredential)? {
+    /// Renews a credential close to expiry, once across tasks and processes (``RenewOnce``).
+    /// Returns the renewed credential, the old one while it has not yet expired, or `nil` once it
+    /// has. A federated server token that cannot renew itself is obtained again from its portal.
+    ///
+    /// - Parameter refused: the server refused the credential's token: renew it even though it
+    ///   has not expired (unless another task or process already replaced it).
+    func renew(_ credential: any ArcGISCredential, refused: Bool = false) async throws -> (any ArcGISCredential)? {
         let context = credential.serverContext
-        return try await renewalFlights.run(context.url) { [self] in
-            let work: () async throws -> (any ArcGISCredential)? = { [self] in
-                // Another task or process may have renewed it while we waited for the lock: a
-                // different, unexpired token is that renewal (even when its lifetime is shorter
-                // than the leeway, renewing again would only repeat it).
-                let stored = try await arcGISCredentialStore.credential(for: context, reload: usesCrossProcessLocks)
-                if let stored,
-                    !stored.tokenInfo.expires(within: stored.renewalLeeway)
-                        || (stored.tokenInfo.accessToken != credential.tokenInfo.accessToken
-                            && !stored.tokenInfo.expires(within: 30))
-                {
-                    return stored
-                }
-                // Signed out meanwhile (another process ran logout): do not bring it back.
-                if usesCrossProcessLocks, stored == nil { return nil }
-                logger.debug(
-                    "renewing credential", metadata: ["server": "\(context)", "kind": "\(type(of: credential).kind)"])
-                let renewed: (any ArcGISCredential)?
-                do {
-                    renewed = try await credential.renewed(using: services)
-                } catch let error as PortalAuthError
-                    where error.code != .authenticationFailed && !credential.tokenInfo.isExpired()
-                {
-                    // A passing failure at the token service: the current token is still good.
-                    logger.warning(
-                        "renewal failed; using the current token until it expires",
-                        metadata: ["server": "\(context)", "error": "\(error.code)"])
-                    return credential
-                }
-                if let renewed {
-                    try await arcGISCredentialStore.add(any: renewed)
-                    return renewed
-                }
-                if let portal = credential.derivedFrom,
-                    let portalCredential = try await credentialForUse(URL(string: portal.url)!)
-                {
-                    return try await federate(server: context, portal: portalCredential, tokenServiceURL: nil)
-                }
-                return credential.tokenInfo.isExpired() ? nil : credential
+        let store = arcGISCredentialStore
+        let services = services
+        var fallback: (@Sendable () async throws -> (any ArcGISCredential)?)?
+        if let portal = credential.derivedFrom {
+            fallback = { [self] () async throws -> (any ArcGISCredential)? in
+                guard let portalCredential = try await credentialForUse(URL(string: portal.url)!) else { return nil }
+                return try await federate(server: context, portal: portalCredential, tokenServiceURL: nil)
             }
-            if usesCrossProcessLocks { return try await CrossProcessLock.withLock("renew " + context.url, work) }
-            return try await work()
         }
+        return try await renewals.run(
+            Renewal(
+                flightKey: context.url + (refused ? " refused" : ""), lockKey: "renew " + context.url,
+                credential: credential, refused: refused, tokenInfo: { $0.tokenInfo },
+                renewalLeeway: { $0.renewalLeeway },
+                stored: { reload in try await store.credential(for: context, reload: reload) },
+                renew: { try await $0.renewed(using: services) }, save: { try await store.add(any: $0) },
+                fallback: fallback, logMetadata: ["server": "\(context)", "kind": "\(type(of: credential).kind)"]))
     }
 }

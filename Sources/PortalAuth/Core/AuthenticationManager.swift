@@ -33,8 +33,8 @@ public final class AuthenticationManager: Sendable {
     private let handlerList = Mutex<[any AuthenticationChallengeHandler]>([])
     /// One ArcGIS challenge resolution per server context (see +ArcGISChallenges).
     let arcGISFlights = SingleFlight<String, (any ArcGISCredential)?>()
-    /// One renewal per credential at a time (see +Renewal).
-    let renewalFlights = SingleFlight<String, (any ArcGISCredential)?>()
+    /// One renewal per credential, across tasks and processes (see +Renewal).
+    let renewals: RenewOnce<any ArcGISCredential>
     /// One network challenge resolution per host and kind (see +NetworkChallenges).
     let networkFlights = SingleFlight<String, ProvisionalNetworkCredential?>()
     /// The last answer to each host's network challenges (`scheme://host:port category`).
@@ -67,6 +67,7 @@ public final class AuthenticationManager: Sendable {
         let proxyStore = proxyCredentialStore ?? ProxyCredentialStore(backend: arcGISCredentialStore.backend)
         self.proxyCredentialStore = proxyStore
         self.usesCrossProcessLocks = arcGISCredentialStore.backend.isPersistent
+        self.renewals = RenewOnce(usesCrossProcessLocks: usesCrossProcessLocks, logger: logger)
         // Every request, plugins' own included, carries its host's network credentials (a pinned
         // key, a client certificate, an HTTP password)...
         let networked = NetworkCredentialTransport(base: transport, store: networkCredentialStore)
