@@ -91,66 +91,6 @@ extension AuthenticationManager {
         return try await routeArcGIS(challenge)
     }
 
-    /// Gets a server token from the owning portal with the portal token and caches it.
-    func federate(
-        server: ServerContext, portal: any ArcGISCredential, tokenServiceURL: URL?
-    ) async throws -> any ArcGISCredential {
-        let credential: FederatedTokenCredential
-        if server.host.hasSuffix(".arcgis.com"), ServerContext.isArcGISOnline(portal.serverContext.host) {
-            // ArcGIS Online hosted services accept the portal token itself.
-            credential = FederatedTokenCredential(
-                serverContext: server, portal: portal.serverContext, tokenInfo: portal.tokenInfo,
-                username: portal.username, referer: portal.referer)
-        } else {
-            // The challenging server names the token service, but the portal token only ever goes
-            // to the portal itself: a service URL outside the portal's context is ignored.
-            let ownService = URL(string: portal.serverContext.url + "/sharing/rest/generateToken")!
-            var serviceURL = ownService
-            if let tokenServiceURL, tokenServiceURL.scheme?.lowercased() == "https",
-                portal.serverContext.contains(tokenServiceURL)
-            {
-                serviceURL = tokenServiceURL
-            } else if let tokenServiceURL {
-                logger.warning(
-                    "ignoring a token service outside the portal",
-                    metadata: [
-                        "server": "\(server)", "named": "\(ServerContext.describe(tokenServiceURL))",
-                        "portal": "\(portal.serverContext)",
-                    ])
-            }
-            var parameters = [("token", portal.tokenInfo.accessToken), ("serverUrl", server.url)]
-            var headers: [(name: String, value: String)] = []
-            if let referer = portal.referer {
-                parameters += [("client", "referer"), ("referer", referer)]
-                headers.append(("Referer", referer))
-            }
-            parameters.append(("expiration", "60"))
-            let json: JSONValue
-            do {
-                json = try await services.postForm(serviceURL, parameters, headers: headers)
-            } catch let error as PortalAuthError where error.code == .arcGISError {
-                throw PortalAuthError(
-                    .notFederated, "\(portal.serverContext) would not issue a token for \(server): \(error.message)",
-                    cause: error.cause)
-            }
-            guard let token = json["token"]?.stringValue, !token.isEmpty else {
-                throw PortalAuthError(
-                    .invalidResponse,
-                    "\(ServerContext.describe(serviceURL)) answered without a token: check that \(server) is federated with \(portal.serverContext)"
-                )
-            }
-            credential = FederatedTokenCredential(
-                serverContext: server, portal: portal.serverContext,
-                tokenInfo: TokenInfo(
-                    accessToken: token,
-                    expirationDate: json["expires"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) },
-                    isSSLRequired: json["ssl"]?.boolValue ?? false),
-                username: portal.username, referer: portal.referer)
-        }
-        try await arcGISCredentialStore.add(credential)
-        return credential
-    }
-
     /// Routes an ArcGIS challenge to the first plugin that accepts it.
     func routeArcGIS(_ challenge: ArcGISAuthenticationChallenge) async throws -> (any ArcGISCredential)? {
         switch try await route(.arcGIS(challenge)) {

@@ -44,6 +44,8 @@ public final class AuthenticationManager: Sendable {
     let proxies: ProxyAuthorization
     /// ``transport`` without the layer that adds stored network credentials.
     let requestTransport: any HTTPTransport
+    /// Federated servers whose portal refuses to exchange its token (they get the portal token).
+    let refusedExchanges = Mutex<Set<String>>([])
     /// Each host's gate: at most ``requestsInFlightPerHost`` requests in the transport at once.
     let gates = Mutex<[String: AsyncGate]>([:])
 
