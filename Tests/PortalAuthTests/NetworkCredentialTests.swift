@@ -466,6 +466,19 @@ struct NetworkCredentialTests {
             ArcGISRequest(url: data(tier.negotiateURL)))
         #expect(served(withTicket) == "negotiate")
         #expect(unused.calls == 0)
+        // The user's own ticket answered the request: nothing is stored in the keyring (the ticket
+        // is the user's business, kinit and kdestroy), and the next request uses it again.
+        #expect(try await stored(tier.negotiateURL).isEmpty)
+        let again = try await makeManager([PasswordHandler(provider: unused)]).send(
+            ArcGISRequest(url: data(tier.negotiateURL)))
+        #expect(served(again) == "negotiate")
+        #expect(unused.calls == 0)
+        #expect(try await stored(tier.negotiateURL).isEmpty)
+        // Registered on purpose (portal-auth login --kerberos), it is stored.
+        try await makeManager([]).signIn(
+            with: PasswordCredential.kerberosTicket(
+                host: try ServerContext.host(of: tier.negotiateURL), realm: nil, principal: tier.kerberosPrincipal),
+            verifying: data(tier.negotiateURL))
         let ticketCredential = try await stored(tier.negotiateURL).compactMap { $0 as? PasswordCredential }
         #expect(ticketCredential.first?.usesKerberosTicket == true)
         #expect(ticketCredential.first?.password == "")

@@ -149,7 +149,7 @@ extension AuthenticationManager {
                 .invalidArgument,
                 "the credential is for \(credential.host), not \(host): give a URL on \(credential.host)")
         }
-        let fresh = ProvisionalNetworkCredential(credential)
+        let fresh = ProvisionalNetworkCredential(credential, registering: true)
         // A 4xx or 5xx answer throws: the credential is stored only with a successful answer.
         let response = try await send(ArcGISRequest(url: url, expectsJSON: false), presetting: fresh)
         try await fresh.commit(to: networkCredentialStore)
