@@ -244,10 +244,9 @@ struct Login: AsyncParsableCommand {
     }
 
     private func loginWithConfigFile(_ path: String) async throws {
-        let file = try ConfigurationFile(contentsOf: path)
-        // ArcGIS's IAP configuration JSON has no "type"; its authorize_url says what it is.
-        let defaultType = file.has("authorize_url") ? "iap" : "oauth-user"
-        switch try file.optionalString("type") ?? defaultType {
+        var file = try ConfigurationFile(contentsOf: path)
+        // ArcGIS's IAP configuration JSON has no "type": its keys say what it is.
+        switch try file.readingKind(among: Self.configurationKinds).type {
         case "iap":
             if clientSecretStdin {
                 throw PortalAuthError(
@@ -269,7 +268,7 @@ struct Login: AsyncParsableCommand {
                 throw PortalAuthError(
                     .invalidConfiguration, "\(path) describes an app sign-in, which uses no browser: drop --no-browser")
             }
-            try file.requireOnlyKeys(["type", "portal_url", "client_id", "token_expiration_minutes"])
+            try file.requireOnlyKeys(Self.oauthApplicationKind.keys)
             try await loginWithOAuthApplication(
                 portal: try ServerContext(url: try file.httpsURL("portal_url")), clientID: try file.string("client_id"),
                 expirationMinutes: try file.optionalPositiveInteger("token_expiration_minutes") ?? 120)
@@ -279,6 +278,12 @@ struct Login: AsyncParsableCommand {
                 "\(path): \"type\" must be \"oauth-user\", \"oauth-application\" or \"iap\", not \"\(other)\"")
         }
     }
+
+    /// The kinds of `--config` file, the preferred first when a file's keys fit several.
+    static let configurationKinds = [OAuthUserConfiguration.fileKind, IAPConfiguration.fileKind, oauthApplicationKind]
+    static let oauthApplicationKind = ConfigurationKind(
+        type: "oauth-application", name: "an OAuth application sign-in",
+        keys: ["type", "portal_url", "client_id", "token_expiration_minutes"])
 
     private func loginWithOAuthUser(_ configuration: OAuthUserConfiguration) async throws {
         let manager = try global.makeManager()
