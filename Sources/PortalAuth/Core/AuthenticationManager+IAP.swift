@@ -80,12 +80,8 @@ extension AuthenticationManager {
         var removed: [any ProxyAuthorizationCredential] = []
         for credential in try await proxyCredentialStore.allCredentials(reload: true) {
             if let url, !credential.canBeUsed(for: url) { continue }
-            // Removed first: a sign-out page that cannot be shown leaves nothing behind.
-            try await proxyCredentialStore.remove(credential.proxyIdentifier)
             removed.append(credential)
-            if let logout = credential.logoutURL, let userAgent {
-                try await userAgent.present(logout, redirectURI: "")
-            }
+            try await proxyCredentialStore.invalidate(credential, userAgent: userAgent)
         }
         return removed
     }

@@ -138,6 +138,20 @@ public final class ProxyCredentialStore: Sendable {
         return removed
     }
 
+    /// Signs out of one identity-aware proxy: removes `credential`, then shows its
+    /// ``ProxyAuthorizationCredential/logoutURL`` (the identity provider's sign-out page) through
+    /// `userAgent`. Removed first, so that a sign-out page that cannot be shown leaves nothing
+    /// behind. The one implementation behind ``AuthenticationManager/invalidateProxyCredentials(for:userAgent:)``
+    /// and the plugins' own sign-out.
+    public func invalidate(
+        _ credential: any ProxyAuthorizationCredential, userAgent: (any AuthorizationUserAgent)?
+    ) async throws {
+        try await remove(credential.proxyIdentifier)
+        if let logout = credential.logoutURL, let userAgent {
+            try await userAgent.present(logout, redirectURI: "")
+        }
+    }
+
     /// Removes every proxy credential; returns how many were removed.
     @discardableResult
     public func removeAll() async throws -> Int {
