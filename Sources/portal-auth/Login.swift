@@ -357,7 +357,7 @@ struct Login: AsyncParsableCommand {
         // Fail on an unusable store before the password goes anywhere.
         try manager.arcGISCredentialStore.backend.checkAvailable()
         // --url: a server secured at the web tier answers 401; anything else signs in with a token.
-        if portal == nil, let offer = try await webTierOffer(target, manager: manager, transport: transport) {
+        if portal == nil, let offer = try await manager.httpAuthenticationOffer(for: target) {
             try await loginWithNetworkPassword(target, offer: offer, manager: manager)
             return
         }
@@ -372,23 +372,6 @@ struct Login: AsyncParsableCommand {
         output(
             "Signed in to \(context) as \(username!)\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
         )
-    }
-
-    /// What `target` asks for when sent without an HTTP password (other stored network
-    /// credentials, such as a trusted server's key, still apply): the 401's offer, or nil.
-    private func webTierOffer(
-        _ target: URL, manager: AuthenticationManager, transport: CurlTransport
-    ) async throws -> (schemes: TransportOptions.HTTPAuthSchemes, realm: String?)? {
-        var options = TransportOptions()
-        for credential in try await manager.networkCredentialStore.credentials(for: try ServerContext.host(of: target))
-        where !(credential is PasswordCredential) {
-            credential.apply(to: &options)
-        }
-        do {
-            return try await transport.send(HTTPRequest(url: target), options: options).httpAuthenticationOffer
-        } catch let challenge as TransportChallengeError {
-            throw challenge.error
-        }
     }
 
     private func loginWithNetworkPassword(

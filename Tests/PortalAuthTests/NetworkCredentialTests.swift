@@ -424,6 +424,17 @@ struct NetworkCredentialTests {
         #expect(served(allowed) == "basic-plain")
     }
 
+    @Test func theHTTPAuthenticationOfferIsReadWithoutAPassword() async throws {
+        let manager = makeManager([])
+        let digest = try #require(try await manager.httpAuthenticationOffer(for: data(tier.digestURL)))
+        #expect(digest.schemes == [.digest])
+        #expect(digest.realm == tier.digestRealm)
+        let basic = try #require(try await manager.httpAuthenticationOffer(for: data(tier.basicURL)))
+        #expect(basic.schemes == [.basic])
+        // Any other answer (here nginx's 400 for a missing client certificate): no offer.
+        #expect(try await manager.httpAuthenticationOffer(for: data(tier.clientCertificateURL)) == nil)
+    }
+
     @Test func digestWithApache() async throws {
         try await forget(tier.digestURL)
         defer { Task { try? await forget(tier.digestURL) } }

@@ -138,6 +138,26 @@ extension AuthenticationManager {
         credentials.last { NetworkCredentialCategory.of($0).contains(kind.category) }
     }
 
+    /// What `url` asks for when it is sent without an HTTP password: the schemes (Basic, Digest,
+    /// NTLM, Negotiate) and realm of its 401, or `nil` when it answers anything else (a server
+    /// secured with tokens rather than at the web tier). The host's other stored network
+    /// credentials (a trusted server's key, a client certificate) and its identity-aware proxy's
+    /// token apply; a TLS demand throws what the transport said.
+    public func httpAuthenticationOffer(
+        for url: URL
+    ) async throws -> (schemes: TransportOptions.HTTPAuthSchemes, realm: String?)? {
+        var options = TransportOptions()
+        for credential in try await networkCredentialStore.credentials(for: try ServerContext.host(of: url))
+        where !NetworkCredentialCategory.of(credential).contains(.httpAuthentication) {
+            credential.apply(to: &options)
+        }
+        do {
+            return try await requestTransport.send(HTTPRequest(url: url), options: options).httpAuthenticationOffer
+        } catch let challenge as TransportChallengeError {
+            throw challenge.error
+        }
+    }
+
     /// A network credential's registration with the server: sends `url` with `credential` and
     /// stores the credential only when the server accepts it (a 401 again, a refused certificate
     /// or a key that does not match throws, and nothing is stored). Returns the server's answer.
