@@ -6,43 +6,46 @@ import Testing
 
 @testable import PortalAuthToken
 
-/// Runs `body` with an OAuth fixture and shuts its emulator down, awaited, whatever happens.
+/// Runs `body` with `fixture` and shuts it down, awaited, whatever happens.
+func withShutdown<F, T>(
+    _ fixture: F, _ shutdown: (F) async -> Void, _ body: (F) async throws -> T
+) async throws -> T {
+    do {
+        let result = try await body(fixture)
+        await shutdown(fixture)
+        return result
+    } catch {
+        await shutdown(fixture)
+        throw error
+    }
+}
+
+/// Runs `body` with an OAuth fixture and shuts its emulator down, awaited.
 func withOAuthFixture<T>(
     _ configure: (inout EmulatorConfiguration) -> Void, _ body: (OAuthFixture) async throws -> T
 ) async throws -> T {
-    let f = try await OAuthFixture.make(configure)
-    do {
-        let result = try await body(f)
-        await f.shutdown()
-        return result
-    } catch {
-        await f.shutdown()
-        throw error
-    }
+    try await withShutdown(try await OAuthFixture.make(configure), { await $0.shutdown() }, body)
 }
 
 /// Runs `body` with a username/password fixture and shuts its emulator down, awaited.
 func withFixture<T>(
     _ configuration: EmulatorConfiguration = .default, _ body: (Fixture) async throws -> T
 ) async throws -> T {
-    let f = try await Fixture.make(configuration)
-    do {
-        let result = try await body(f)
-        await f.shutdown()
-        return result
-    } catch {
-        await f.shutdown()
-        throw error
-    }
+    try await withShutdown(try await Fixture.make(configuration), { await $0.shutdown() }, body)
 }
 
 @Suite struct FederationWithEveryCredentialTests {
+    /// Signs the emulator's confidential app in (client_credentials) and stores its credential.
+    func signInAsApp(_ f: OAuthFixture) async throws {
+        let app = try await OAuthApplicationCredential.make(
+            portal: f.portalContext, clientID: "portal-auth-app", clientSecret: "app-secret-456",
+            tokenExpirationMinutes: 60, services: f.manager.services)
+        try await f.manager.arcGISCredentialStore.add(app)
+    }
+
     @Test func anAppTokenThePortalWillNotExchangeIsUsedAtTheFederatedServerItself() async throws {
         try await withOAuthFixture({ $0.serverAcceptsPortalTokens = true }) { f in
-            let app = try await OAuthApplicationCredential.make(
-                portal: f.portalContext, clientID: "portal-auth-app", clientSecret: "app-secret-456",
-                tokenExpirationMinutes: 60, services: f.manager.services)
-            try await f.manager.arcGISCredentialStore.add(app)
+            try await signInAsApp(f)
             let response = try await f.manager.send(
                 ArcGISRequest(url: f.query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
             #expect((response.json?["count"]?.doubleValue ?? 0) > 0)
@@ -94,10 +97,7 @@ func withFixture<T>(
 
     @Test func anExchangeOnlyServerStillRefusesTheAppTokenClearly() async throws {
         try await withOAuthFixture({ $0.serverAcceptsPortalTokens = false }) { f in
-            let app = try await OAuthApplicationCredential.make(
-                portal: f.portalContext, clientID: "portal-auth-app", clientSecret: "app-secret-456",
-                tokenExpirationMinutes: 60, services: f.manager.services)
-            try await f.manager.arcGISCredentialStore.add(app)
+            try await signInAsApp(f)
             await expectPortalAuthError(.invalidToken) {
                 try await f.manager.send(
                     ArcGISRequest(url: f.query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
