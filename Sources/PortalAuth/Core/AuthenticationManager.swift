@@ -18,6 +18,11 @@ public import Foundation
 /// - Tokens close to expiry are renewed before use, once across tasks and across processes.
 /// - For a service on a federated ArcGIS Server, a server token is obtained from the owning
 ///   portal's credential without asking the user, and cached per server.
+///
+/// The manager's code is split by concern: this file (stores, plugins, the public entry points),
+/// `+RequestLoop` (``send(_:)``: one attempt, its classification, the answer to each outcome),
+/// `+Renewal` (`RenewOnce`), `+ArcGISChallenges`, `+Federation`, `+NetworkChallenges`, `+IAP`
+/// and `+SignOut`.
 public final class AuthenticationManager: Sendable {
     /// The ArcGIS credentials.
     public let arcGISCredentialStore: ArcGISCredentialStore
