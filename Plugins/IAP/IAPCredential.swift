@@ -64,11 +64,11 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
     /// How to sign in again.
     public var signInCommand: String? { "portal-auth login --config IAP.json (the proxy's configuration file)" }
 
-    /// Signs out: shows Entra's ``logoutURL`` through `userAgent` (the browser; the CLI prints it
-    /// with `--no-browser`) and removes the credential from `store`.
+    /// Signs out: removes the credential from `store`, then shows Entra's ``logoutURL`` through
+    /// `userAgent` (the browser), as ``ProxyCredentialStore/invalidate(_:userAgent:)`` does for
+    /// every proxy credential (this is that call).
     public func invalidate(userAgent: any AuthorizationUserAgent, store: ProxyCredentialStore) async throws {
-        try await userAgent.present(configuration.logoutURL, redirectURI: "")
-        try await store.remove(proxyIdentifier)
+        try await store.invalidate(self, userAgent: userAgent)
     }
 
     /// Signs a user in at Entra ID: the browser part through ``AuthorizationCodeFlow`` (PKCE,

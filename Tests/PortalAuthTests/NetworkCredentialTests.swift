@@ -424,6 +424,17 @@ struct NetworkCredentialTests {
         #expect(served(allowed) == "basic-plain")
     }
 
+    @Test func theHTTPAuthenticationOfferIsReadWithoutAPassword() async throws {
+        let manager = makeManager([])
+        let digest = try #require(try await manager.httpAuthenticationOffer(for: data(tier.digestURL)))
+        #expect(digest.schemes == [.digest])
+        #expect(digest.realm == tier.digestRealm)
+        let basic = try #require(try await manager.httpAuthenticationOffer(for: data(tier.basicURL)))
+        #expect(basic.schemes == [.basic])
+        // Any other answer (here nginx's 400 for a missing client certificate): no offer.
+        #expect(try await manager.httpAuthenticationOffer(for: data(tier.clientCertificateURL)) == nil)
+    }
+
     @Test func digestWithApache() async throws {
         try await forget(tier.digestURL)
         defer { Task { try? await forget(tier.digestURL) } }
@@ -466,6 +477,19 @@ struct NetworkCredentialTests {
             ArcGISRequest(url: data(tier.negotiateURL)))
         #expect(served(withTicket) == "negotiate")
         #expect(unused.calls == 0)
+        // The user's own ticket answered the request: nothing is stored in the keyring (the ticket
+        // is the user's business, kinit and kdestroy), and the next request uses it again.
+        #expect(try await stored(tier.negotiateURL).isEmpty)
+        let again = try await makeManager([PasswordHandler(provider: unused)]).send(
+            ArcGISRequest(url: data(tier.negotiateURL)))
+        #expect(served(again) == "negotiate")
+        #expect(unused.calls == 0)
+        #expect(try await stored(tier.negotiateURL).isEmpty)
+        // Registered on purpose (portal-auth login --kerberos), it is stored.
+        try await makeManager([]).signIn(
+            with: PasswordCredential.kerberosTicket(
+                host: try ServerContext.host(of: tier.negotiateURL), realm: nil, principal: tier.kerberosPrincipal),
+            verifying: data(tier.negotiateURL))
         let ticketCredential = try await stored(tier.negotiateURL).compactMap { $0 as? PasswordCredential }
         #expect(ticketCredential.first?.usesKerberosTicket == true)
         #expect(ticketCredential.first?.password == "")

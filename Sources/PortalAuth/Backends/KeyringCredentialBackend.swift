@@ -22,6 +22,8 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
     public let name = "keyring"
     /// The calls block.
     public let isBlocking = true
+    /// The keyring outlives the process and other processes read it.
+    public let isPersistent = true
     /// The `application` attribute of every item.
     public static let application = "portal-auth"
 
