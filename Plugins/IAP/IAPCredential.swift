@@ -61,8 +61,8 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
     /// Entra's sign-out page.
     public var logoutURL: URL? { configuration.logoutURL }
 
-    /// How to sign in again.
-    public var signInCommand: String? { "portal-auth login --config IAP.json (the proxy's configuration file)" }
+    /// An identity-aware proxy sign-in (the configuration file's path is not kept with the credential).
+    public var howToSignIn: PortalAuthError.SignIn { .identityAwareProxy() }
 
     /// Signs out: shows Entra's ``logoutURL`` through `userAgent` (the browser; the CLI prints it
     /// with `--no-browser`) and removes the credential from `store`.

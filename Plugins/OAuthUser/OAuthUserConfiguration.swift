@@ -31,7 +31,7 @@ public struct OAuthUserConfiguration: Sendable, Equatable {
         refreshTokenExpirationMinutes: Int = 20160, timeout: TimeInterval = 300
     ) throws {
         guard !clientID.isEmpty else {
-            throw PortalAuthError(.invalidArgument, "the client ID is empty: give the app's client ID with --client-id")
+            throw PortalAuthError(.invalidArgument, "the client ID is empty", remedy: .provide(.clientID))
         }
         guard refreshTokenExpirationMinutes > 0 else {
             throw PortalAuthError(.invalidArgument, "the refresh token expiration must be a positive number of minutes")

@@ -125,8 +125,8 @@ public struct AuthenticationServices: Sendable {
         if requireHTTPS, url.scheme?.lowercased() != "https" {
             throw PortalAuthError(
                 .insecureTransport,
-                "refusing to send credentials to \(URLRedaction.redact(url.absoluteString)) over plain http: use the https URL"
-            )
+                "refusing to send credentials to \(URLRedaction.redact(url.absoluteString)) over plain http",
+                remedy: .useHTTPS(url: url))
         }
         var parameters = parameters
         if !parameters.contains(where: { $0.0 == "f" }) { parameters.append(("f", "json")) }
@@ -162,8 +162,8 @@ public struct AuthenticationServices: Sendable {
         if let location = ProxyAuthenticationChallenge.signInRedirect(from: request.url, response: response) {
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(ServerContext.describe(request.url)) is behind an identity-aware proxy that wants sign-in (HTTP \(response.status) to \(ServerContext.describe(location))): run portal-auth login --config IAP.json (see config/iap.example.json) first",
-                cause: .httpStatus(response.status))
+                "\(ServerContext.describe(request.url)) is behind an identity-aware proxy that wants sign-in (HTTP \(response.status) to \(ServerContext.describe(location)))",
+                remedy: .signIn(.identityAwareProxy()), cause: .httpStatus(response.status))
         }
         return response
     }

@@ -232,8 +232,9 @@ public final class AuthenticationManager: Sendable {
                 if answeredProxy.contains(key) {
                     throw PortalAuthError(
                         .authenticationFailed,
-                        "the identity-aware proxy in front of \(host.host):\(host.port) refused the token it was just given (HTTP \(response.status)): check hosts_behind_proxy and the app registration, then sign in again with \(sent?.signInCommand ?? "portal-auth login --config IAP.json")",
-                        cause: .httpStatus(response.status))
+                        "the identity-aware proxy in front of \(host.host):\(host.port) refused the token it was just given (HTTP \(response.status)): check hosts_behind_proxy and the app registration, then sign in again",
+                        remedy: .signIn(sent?.howToSignIn ?? .identityAwareProxy()), cause: .httpStatus(response.status)
+                    )
                 }
                 try await resolveProxyChallenge(challenge, sent: sent)
                 answeredProxy.insert(key)
@@ -471,7 +472,8 @@ public final class AuthenticationManager: Sendable {
             guard interactive else {
                 throw PortalAuthError(
                     .credentialExpired,
-                    "the credential for \(stored.serverContext) expired\(stored.tokenInfo.expirationDate.map { " at " + $0.formatted(.iso8601) } ?? ""): \(Self.loginHint(for: stored.serverContext, credential: stored))"
+                    "the credential for \(stored.serverContext) expired\(stored.tokenInfo.expirationDate.map { " at " + $0.formatted(.iso8601) } ?? "")",
+                    remedy: Self.signInRemedy(for: stored.serverContext, credential: stored)
                 )
             }
         }
@@ -479,7 +481,7 @@ public final class AuthenticationManager: Sendable {
         if !interactive, ServerContext.arcGISServerRoot(of: url) == nil {
             let context = try ServerContext(url: url)
             throw PortalAuthError(
-                .noCredential, "no credential for \(context): \(Self.loginHint(for: context, credential: nil))")
+                .noCredential, "no credential for \(context)", remedy: Self.signInRemedy(for: context, credential: nil))
         }
         guard
             let credential = try await resolveArcGISChallenge(
@@ -487,7 +489,7 @@ public final class AuthenticationManager: Sendable {
         else {
             let context = try ServerContext(url: url)
             throw PortalAuthError(
-                .noCredential, "no credential for \(context): \(Self.loginHint(for: context, credential: nil))")
+                .noCredential, "no credential for \(context)", remedy: Self.signInRemedy(for: context, credential: nil))
         }
         return credential
     }
@@ -506,9 +508,9 @@ public final class AuthenticationManager: Sendable {
         return stored
     }
 
-    static func loginHint(for context: ServerContext, credential: (any ArcGISCredential)?) -> String {
-        if let command = credential?.signInCommand { return "run " + command }
-        return "run portal-auth login --portal \(context.url) --username \(credential?.username ?? "USER")"
+    static func signInRemedy(for context: ServerContext, credential: (any ArcGISCredential)?) -> PortalAuthError.Remedy
+    {
+        .signIn(credential?.howToSignIn ?? .token(context))
     }
 
     // MARK: - Challenges
@@ -542,7 +544,7 @@ public final class AuthenticationManager: Sendable {
                 guard interactive else {
                     throw PortalAuthError(
                         .noCredential,
-                        "no credential for \(context): \(Self.loginHint(for: context, credential: stored))")
+                        "no credential for \(context)", remedy: Self.signInRemedy(for: context, credential: stored))
                 }
                 let challenge = ArcGISAuthenticationChallenge(
                     requestURL: url, serverContext: stored?.serverContext ?? context, error: error,
@@ -571,7 +573,8 @@ public final class AuthenticationManager: Sendable {
                 guard interactive else {
                     throw PortalAuthError(
                         .noCredential,
-                        "\(root) is federated with \(portal), which has no credential: \(Self.loginHint(for: portal, credential: nil))"
+                        "\(root) is federated with \(portal), which has no credential",
+                        remedy: Self.signInRemedy(for: portal, credential: nil)
                     )
                 }
                 let challenge = ArcGISAuthenticationChallenge(
@@ -586,7 +589,8 @@ public final class AuthenticationManager: Sendable {
         guard interactive else {
             throw PortalAuthError(
                 .noCredential,
-                "no credential for \(root) (a server not federated with a portal): \(Self.loginHint(for: root, credential: nil))"
+                "no credential for \(root) (a server not federated with a portal)",
+                remedy: Self.signInRemedy(for: root, credential: nil)
             )
         }
         let challenge = ArcGISAuthenticationChallenge(
@@ -665,7 +669,8 @@ public final class AuthenticationManager: Sendable {
             if handlers.contains(where: { $0.canHandle(.arcGIS(challenge)) }) { return nil }
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and no plugin can answer: \(Self.loginHint(for: challenge.serverContext, credential: challenge.previousCredential))",
+                "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and no plugin can answer",
+                remedy: Self.signInRemedy(for: challenge.serverContext, credential: challenge.previousCredential),
                 cause: challenge.error.cause)
         }
     }
@@ -848,8 +853,8 @@ public final class AuthenticationManager: Sendable {
         if obtained == nil {
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(host.host):\(host.port) is behind an identity-aware proxy that wants sign-in (HTTP \(challenge.status)\(challenge.location.map { " to " + ServerContext.describe($0) } ?? "")): run \(sent?.signInCommand ?? "portal-auth login --config IAP.json (see config/iap.example.json)")",
-                cause: .httpStatus(challenge.status))
+                "\(host.host):\(host.port) is behind an identity-aware proxy that wants sign-in (HTTP \(challenge.status)\(challenge.location.map { " to " + ServerContext.describe($0) } ?? "")))",
+                remedy: .signIn(sent?.howToSignIn ?? .identityAwareProxy()), cause: .httpStatus(challenge.status))
         }
     }
 
