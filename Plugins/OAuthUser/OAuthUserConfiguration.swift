@@ -45,8 +45,8 @@ public struct OAuthUserConfiguration: Sendable, Equatable {
         guard portalURL.scheme?.lowercased() == "https" || ["127.0.0.1", "localhost", "::1"].contains(host) else {
             throw PortalAuthError(
                 .insecureTransport,
-                "the portal URL \(URLRedaction.redact(portalURL.absoluteString)) is not https: the sign-in page would send the password in the clear; use the https URL"
-            )
+                "the portal URL \(URLRedaction.redact(portalURL.absoluteString)) is not https: the sign-in page would send the password in the clear",
+                remedy: .useHTTPS(url: portalURL))
         }
         self.portalURL = portalURL
         self.clientID = clientID
@@ -77,7 +77,8 @@ extension OAuthUserConfiguration {
         if let type = try file.optionalString("type"), type != "oauth-user" {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(file.source): \"type\" is \"\(type)\" but this is an OAuth user configuration (\"oauth-user\")")
+                "\(file.source): \"type\" is \"\(type)\" but this is an OAuth user configuration (\"oauth-user\")",
+                remedy: .fixConfiguration(file: file.source, key: "type"))
         }
         let portal = try file.httpsURL("portal_url")
         let clientID = try file.string("client_id")
@@ -87,8 +88,8 @@ extension OAuthUserConfiguration {
         } catch {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(file.source): \"redirect_url\" must be http://127.0.0.1[:PORT]/path, \(AuthorizationRedirect.outOfBandURI) or the app's registered URL, not \(redirect)"
-            )
+                "\(file.source): \"redirect_url\" must be http://127.0.0.1[:PORT]/path, \(AuthorizationRedirect.outOfBandURI) or the app's registered URL, not \(redirect)",
+                remedy: .fixConfiguration(file: file.source, key: "redirect_url"))
         }
         try self.init(
             portalURL: portal, clientID: clientID, redirectURL: redirect,

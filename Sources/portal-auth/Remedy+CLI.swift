@@ -42,9 +42,9 @@ extension PortalAuthError.Remedy {
         case .provide(let input): return input.cliAdvice
         case .useHTTPS: return "use the https URL"
         case .allowBasicOverHTTP: return "use its https URL, or allow it explicitly (--allow-basic-over-http)"
-        case .fixConfiguration(let file, let key):
-            let what = [key.map { "\"\($0)\"" }, file].compactMap { $0 }.joined(separator: " in ")
-            return "fix \(what.isEmpty ? "the configuration" : what) (see config/README.md)"
+        case .fixConfiguration(_, let key):
+            // The message names the file and the key already.
+            return key == nil ? nil : "the keys are described in config/README.md"
         case .removeStoredCredential: return "remove it with portal-auth logout"
         case .openSignInPageYourself: return "set BROWSER, or use --no-browser and open the URL yourself"
         case .raiseLimit(let limit, let value): return limit.cliAdvice(value: value)

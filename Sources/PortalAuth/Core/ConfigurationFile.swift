@@ -21,7 +21,8 @@ public struct ConfigurationFile: Sendable {
         } catch {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "cannot read the configuration file \(path): check that it exists and is readable")
+                "cannot read the configuration file \(path): check that it exists and is readable",
+                remedy: .fixConfiguration(file: path, key: nil))
         }
         try self.init(data: Array(data), source: path)
     }
@@ -35,10 +36,13 @@ public struct ConfigurationFile: Sendable {
         } catch {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(source) is not valid JSON: fix the syntax (a JSON object with the documented keys)")
+                "\(source) is not valid JSON: fix the syntax (a JSON object with the documented keys)",
+                remedy: .fixConfiguration(file: source, key: nil))
         }
         guard case .object(let members) = value else {
-            throw PortalAuthError(.invalidConfiguration, "\(source) must hold a JSON object with the documented keys")
+            throw PortalAuthError(
+                .invalidConfiguration, "\(source) must hold a JSON object with the documented keys",
+                remedy: .fixConfiguration(file: source, key: nil))
         }
         self.members = members
     }
@@ -48,7 +52,8 @@ public struct ConfigurationFile: Sendable {
         if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(source): unknown key \"\(unknown)\"; the keys are \(allowed.sorted().joined(separator: ", "))")
+                "\(source): unknown key \"\(unknown)\"; the keys are \(allowed.sorted().joined(separator: ", "))",
+                remedy: .fixConfiguration(file: source, key: unknown))
         }
     }
 
@@ -56,13 +61,17 @@ public struct ConfigurationFile: Sendable {
     public func has(_ key: String) -> Bool { members[key] != nil }
 
     private func wrongType(_ key: String, _ expected: String) -> PortalAuthError {
-        PortalAuthError(.invalidConfiguration, "\(source): \"\(key)\" must be \(expected)")
+        PortalAuthError(
+            .invalidConfiguration, "\(source): \"\(key)\" must be \(expected)",
+            remedy: .fixConfiguration(file: source, key: key))
     }
 
     /// A required string.
     public func string(_ key: String, allowEmpty: Bool = false) throws -> String {
         guard let value = members[key] else {
-            throw PortalAuthError(.invalidConfiguration, "\(source): missing key \"\(key)\" (a string)")
+            throw PortalAuthError(
+                .invalidConfiguration, "\(source): missing key \"\(key)\" (a string)",
+                remedy: .fixConfiguration(file: source, key: key))
         }
         guard case .string(let string) = value else { throw wrongType(key, "a string") }
         guard allowEmpty || !string.isEmpty else { throw wrongType(key, "a non-empty string") }
@@ -78,7 +87,9 @@ public struct ConfigurationFile: Sendable {
     /// A required array of strings; `nonEmpty` refuses `[]`.
     public func strings(_ key: String, nonEmpty: Bool = false) throws -> [String] {
         guard let value = members[key] else {
-            throw PortalAuthError(.invalidConfiguration, "\(source): missing key \"\(key)\" (an array of strings)")
+            throw PortalAuthError(
+                .invalidConfiguration, "\(source): missing key \"\(key)\" (an array of strings)",
+                remedy: .fixConfiguration(file: source, key: key))
         }
         guard case .array(let items) = value else { throw wrongType(key, "an array of strings") }
         var strings: [String] = []
