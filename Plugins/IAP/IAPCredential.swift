@@ -89,7 +89,8 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
             response = try await EntraTokenEndpoint(url: configuration.tokenURL).request(parameters, services: services)
         } catch let error as PortalAuthError where error.code == .authenticationFailed {
             throw PortalAuthError(
-                .authenticationFailed, "\(error.message): sign in again; nothing was stored", cause: error.cause)
+                .authenticationFailed, "\(error.message); nothing was stored", remedy: .signIn(.identityAwareProxy()),
+                cause: error.cause)
         }
         services.logger.debug(
             "iap sign-in complete", metadata: ["identity provider": "\(ServerContext.describe(configuration.tokenURL))"]

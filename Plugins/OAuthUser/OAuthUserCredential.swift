@@ -79,7 +79,8 @@ public struct OAuthUserCredential: RevocableCredential, Equatable {
         } catch let error as PortalAuthError where error.code == .arcGISError {
             throw PortalAuthError(
                 .authenticationFailed,
-                "\(portal) refused the authorization code (\(error.message)): sign in again; nothing was stored",
+                "\(portal) refused the authorization code (\(error.message)); nothing was stored",
+                remedy: .signIn(.init(kind: kind, serverContext: portal, clientID: configuration.clientID)),
                 cause: error.cause)
         }
         guard let refreshToken = response.refreshToken, !refreshToken.isEmpty else {
