@@ -143,9 +143,8 @@ public struct AuthenticationServices: Sendable {
         }
         guard (200..<300).contains(response.status) else {
             throw PortalAuthError(
-                .httpError,
-                "\(where_) answered HTTP \(response.status): check the URL, or try again later if the server is failing",
-                cause: .httpStatus(response.status))
+                .httpError, "\(where_) answered HTTP \(response.status)",
+                remedy: response.status >= 500 ? .retryLater : .checkURL, cause: .httpStatus(response.status))
         }
         return try JSONValue.parse(response.body, source: where_)
     }
@@ -183,9 +182,8 @@ public struct AuthenticationServices: Sendable {
         }
         guard (200..<300).contains(response.status) else {
             throw PortalAuthError(
-                .httpError,
-                "\(where_) answered HTTP \(response.status): check the URL, or try again later if the server is failing",
-                cause: .httpStatus(response.status))
+                .httpError, "\(where_) answered HTTP \(response.status)",
+                remedy: response.status >= 500 ? .retryLater : .checkURL, cause: .httpStatus(response.status))
         }
         return try JSONValue.parse(response.body, source: where_)
     }
