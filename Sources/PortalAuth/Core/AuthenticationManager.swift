@@ -853,7 +853,7 @@ public final class AuthenticationManager: Sendable {
         if obtained == nil {
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(host.host):\(host.port) is behind an identity-aware proxy that wants sign-in (HTTP \(challenge.status)\(challenge.location.map { " to " + ServerContext.describe($0) } ?? "")))",
+                "\(host.host):\(host.port) is behind an identity-aware proxy that wants sign-in (HTTP \(challenge.status)\(challenge.location.map { " to " + ServerContext.describe($0) } ?? ""))",
                 remedy: .signIn(sent?.howToSignIn ?? .identityAwareProxy()), cause: .httpStatus(challenge.status))
         }
     }
