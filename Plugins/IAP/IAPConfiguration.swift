@@ -52,38 +52,44 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
             guard ConfigurationFile.isSecureOrLoopback(url) else {
                 throw PortalAuthError(
                     .invalidConfiguration,
-                    "\"\(name)\" must be an https URL (http only for 127.0.0.1, localhost or ::1), not \(URLRedaction.redact(url.absoluteString))"
-                )
+                    "\"\(name)\" must be an https URL (http only for 127.0.0.1, localhost or ::1), not \(URLRedaction.redact(url.absoluteString))",
+                    remedy: .fixConfiguration(file: nil, key: name))
             }
         }
         guard !clientID.isEmpty else {
-            throw PortalAuthError(.invalidConfiguration, "\"client_id\" must be the proxy app's client ID, not empty")
+            throw PortalAuthError(
+                .invalidConfiguration, "\"client_id\" must be the proxy app's client ID, not empty",
+                remedy: .fixConfiguration(file: nil, key: "client_id"))
         }
         guard !hostsBehindProxy.isEmpty else {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\"hosts_behind_proxy\" must list at least one host (\"host\", \"host:port\", \"*.domain.com\" or \"*\")"
-            )
+                "\"hosts_behind_proxy\" must list at least one host (\"host\", \"host:port\", \"*.domain.com\" or \"*\")",
+                remedy: .fixConfiguration(file: nil, key: "hosts_behind_proxy"))
         }
         for pattern in hostsBehindProxy where HostPattern(pattern) == nil {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\"hosts_behind_proxy\" has \"\(pattern)\", which is not a host, host:port, *.domain or *")
+                "\"hosts_behind_proxy\" has \"\(pattern)\", which is not a host, host:port, *.domain or *",
+                remedy: .fixConfiguration(file: nil, key: "hosts_behind_proxy"))
         }
         guard Self.promptTypes.contains(authorizationPromptType) else {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\"authorization_prompt_type\" must be one of \"\", \"none\", \"login\", \"consent\", \"select_account\", not \"\(authorizationPromptType)\""
-            )
+                "\"authorization_prompt_type\" must be one of \"\", \"none\", \"login\", \"consent\", \"select_account\", not \"\(authorizationPromptType)\"",
+                remedy: .fixConfiguration(file: nil, key: "authorization_prompt_type"))
         }
         // Entra ID has no out-of-band redirect.
         guard let redirect = try? AuthorizationRedirect(redirectURL), redirect != .outOfBand else {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\"redirect_url\" must be http://127.0.0.1[:PORT]/path or the app's registered URL, not \(redirectURL)")
+                "\"redirect_url\" must be http://127.0.0.1[:PORT]/path or the app's registered URL, not \(redirectURL)",
+                remedy: .fixConfiguration(file: nil, key: "redirect_url"))
         }
         guard timeout > 0 else {
-            throw PortalAuthError(.invalidConfiguration, "the sign-in timeout must be a positive number of seconds")
+            throw PortalAuthError(
+                .invalidConfiguration, "the sign-in timeout must be a positive number of seconds",
+                remedy: .fixConfiguration(file: nil, key: "timeout_seconds"))
         }
         self.authorizeURL = authorizeURL
         self.tokenURL = tokenURL
@@ -197,14 +203,16 @@ extension IAPConfiguration {
         if let type = try file.optionalString("type"), type != "iap" {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(file.context): \"type\" is \"\(type)\" but this is an IAP configuration (\"iap\")")
+                "\(file.context): \"type\" is \"\(type)\" but this is an IAP configuration (\"iap\")",
+                remedy: .fixConfiguration(file: file.source, key: "type"))
         }
         let url = file.httpsURL
         let bearerText = try file.optionalString("bearer_token") ?? BearerToken.accessToken.rawValue
         guard let bearer = BearerToken(rawValue: bearerText) else {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(file.context): \"bearer_token\" must be \"access_token\" or \"id_token\", not \"\(bearerText)\"")
+                "\(file.context): \"bearer_token\" must be \"access_token\" or \"id_token\", not \"\(bearerText)\"",
+                remedy: .fixConfiguration(file: file.source, key: "bearer_token"))
         }
         do {
             try self.init(
@@ -216,7 +224,9 @@ extension IAPConfiguration {
                 authorizationPromptType: try file.optionalString("authorization_prompt_type") ?? "",
                 bearerToken: bearer, timeout: TimeInterval(try file.optionalPositiveInteger("timeout_seconds") ?? 300))
         } catch let error as PortalAuthError where !error.message.hasPrefix(file.source) {
-            throw PortalAuthError(error.code, "\(file.context): \(error.message)", cause: error.cause)
+            var remedy = error.remedy
+            if case .fixConfiguration(nil, let key) = remedy { remedy = .fixConfiguration(file: file.source, key: key) }
+            throw PortalAuthError(error.code, "\(file.context): \(error.message)", remedy: remedy, cause: error.cause)
         }
     }
 

@@ -61,8 +61,8 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
     /// Entra's sign-out page.
     public var logoutURL: URL? { configuration.logoutURL }
 
-    /// How to sign in again.
-    public var signInCommand: String? { "portal-auth login --config IAP.json (the proxy's configuration file)" }
+    /// An identity-aware proxy sign-in (the configuration file's path is not kept with the credential).
+    public var howToSignIn: PortalAuthError.SignIn { .identityAwareProxy() }
 
     /// Signs out: removes the credential from `store`, then shows Entra's ``logoutURL`` through
     /// `userAgent` (the browser), as ``ProxyCredentialStore/invalidate(_:userAgent:)`` does for
@@ -89,7 +89,8 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
             response = try await EntraTokenEndpoint(url: configuration.tokenURL).request(parameters, services: services)
         } catch let error as PortalAuthError where error.code == .authenticationFailed {
             throw PortalAuthError(
-                .authenticationFailed, "\(error.message): sign in again; nothing was stored", cause: error.cause)
+                .authenticationFailed, "\(error.message); nothing was stored", remedy: .signIn(.identityAwareProxy()),
+                cause: error.cause)
         }
         services.logger.debug(
             "iap sign-in complete", metadata: ["identity provider": "\(ServerContext.describe(configuration.tokenURL))"]

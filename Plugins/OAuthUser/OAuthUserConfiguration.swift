@@ -31,7 +31,7 @@ public struct OAuthUserConfiguration: Sendable, Equatable {
         refreshTokenExpirationMinutes: Int = 20160, timeout: TimeInterval = 300
     ) throws {
         guard !clientID.isEmpty else {
-            throw PortalAuthError(.invalidArgument, "the client ID is empty: give the app's client ID with --client-id")
+            throw PortalAuthError(.invalidArgument, "the client ID is empty", remedy: .provide(.clientID))
         }
         guard refreshTokenExpirationMinutes > 0 else {
             throw PortalAuthError(.invalidArgument, "the refresh token expiration must be a positive number of minutes")
@@ -45,8 +45,8 @@ public struct OAuthUserConfiguration: Sendable, Equatable {
         guard portalURL.scheme?.lowercased() == "https" || ConfigurationFile.isLoopback(host: host) else {
             throw PortalAuthError(
                 .insecureTransport,
-                "the portal URL \(URLRedaction.redact(portalURL.absoluteString)) is not https: the sign-in page would send the password in the clear; use the https URL"
-            )
+                "the portal URL \(URLRedaction.redact(portalURL.absoluteString)) is not https: the sign-in page would send the password in the clear",
+                remedy: .useHTTPS(url: portalURL))
         }
         self.portalURL = portalURL
         self.clientID = clientID
@@ -81,7 +81,8 @@ extension OAuthUserConfiguration {
         if let type = try file.optionalString("type"), type != "oauth-user" {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(file.context): \"type\" is \"\(type)\" but this is an OAuth user configuration (\"oauth-user\")")
+                "\(file.context): \"type\" is \"\(type)\" but this is an OAuth user configuration (\"oauth-user\")",
+                remedy: .fixConfiguration(file: file.source, key: "type"))
         }
         let portal = try file.httpsURL("portal_url")
         let clientID = try file.string("client_id")
@@ -91,8 +92,8 @@ extension OAuthUserConfiguration {
         } catch {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(file.context): \"redirect_url\" must be http://127.0.0.1[:PORT]/path, \(AuthorizationRedirect.outOfBandURI) or the app's registered URL, not \(redirect)"
-            )
+                "\(file.context): \"redirect_url\" must be http://127.0.0.1[:PORT]/path, \(AuthorizationRedirect.outOfBandURI) or the app's registered URL, not \(redirect)",
+                remedy: .fixConfiguration(file: file.source, key: "redirect_url"))
         }
         try self.init(
             portalURL: portal, clientID: clientID, redirectURL: redirect,

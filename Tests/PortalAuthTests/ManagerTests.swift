@@ -162,7 +162,11 @@ import Testing
         let error = await expectPortalAuthError(.invalidToken) {
             try await f.manager.send(ArcGISRequest(url: f.communitySelf))
         }
-        #expect(error?.message.contains("498") == true)
+        if case .arcGIS(let code, _, _, _)? = error?.cause {
+            #expect(code == 498)
+        } else {
+            Issue.record("no ArcGIS cause")
+        }
         #expect(f.provider.calls == 1)
         #expect(f.emulator.counters().generateTokenRequests == 1)
     }
@@ -235,8 +239,7 @@ import Testing
         let error = await expectPortalAuthError(.untrustedServer) {
             try await f.manager.send(ArcGISRequest(url: f.communitySelf))
         }
-        #expect(error?.message.contains("127.0.0.1:\(f.emulator.port)") == true)
-        #expect(error?.message.contains("--cacert") == true)
+        #expect(error?.remedy == .trustServer(host: "127.0.0.1", port: f.emulator.port))
         #expect(f.provider.calls == 0)
     }
 
@@ -312,7 +315,9 @@ import Testing
         let error = await expectPortalAuthError(.credentialExpired) {
             try await f.manager.send(ArcGISRequest(url: f.communitySelf))
         }
-        #expect(error?.message.contains("--token-stdin") == true)
+        #expect(
+            error?.remedy
+                == .signIn(.init(kind: PregeneratedTokenCredential.kind, serverContext: f.portalContext)))
         #expect(f.provider.calls == 0)
     }
 

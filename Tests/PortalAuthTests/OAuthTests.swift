@@ -190,7 +190,11 @@ struct OAuthFixture {
                 try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, action: "deny"),
                 services: f.manager.services)
         }
-        #expect(error?.message.contains("declined") == true)
+        if case .oauth(let code, _)? = error?.cause {
+            #expect(code == "access_denied")
+        } else {
+            Issue.record("no OAuth cause")
+        }
         #expect(f.emulator.counters().authorizationCodeGrants == 0)
     }
 
@@ -202,7 +206,7 @@ struct OAuthFixture {
                 try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, state: "tamper"),
                 services: f.manager.services)
         }
-        #expect(error?.message.contains("state differs") == true)
+        #expect(error?.cause == .other("state mismatch"))
         #expect(f.emulator.counters().authorizationCodeGrants == 0)
     }
 
@@ -215,7 +219,7 @@ struct OAuthFixture {
                 userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, action: "ignore"),
                 services: f.manager.services)
         }
-        #expect(error?.message.contains("within 2 seconds") == true)
+        #expect(error?.remedy == .raiseLimit(.signInTimeout, value: 2))
     }
 
     @Test func wrongVerifierAndExpiredCodeAreRefused() async throws {

@@ -96,8 +96,8 @@ final class LoopbackRedirectListener: Sendable {
             if Date() >= deadline {
                 throw PortalAuthError(
                     .timedOut,
-                    "the browser did not come back to http://127.0.0.1:\(port)\(path) within \(Int(timeout)) seconds: if the portal showed an error page (an unknown client ID or a redirect URL not registered for the app), fix the app's registration or the options, otherwise finish signing in sooner (or allow more time with --timeout); nothing was stored"
-                )
+                    "the browser did not come back to http://127.0.0.1:\(port)\(path) within \(Int(timeout)) seconds (if the portal showed an error page, an unknown client ID or a redirect URL not registered for the app, fix the app's registration or the options; otherwise finish signing in sooner); nothing was stored",
+                    remedy: .raiseLimit(.signInTimeout, value: Int(timeout)))
             }
             var entry = pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)
             guard poll(&entry, 1, 200) > 0 else { continue }

@@ -54,8 +54,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
         }
         throw PortalAuthError(
             .keyringUnavailable,
-            "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): run under dbus-run-session, or choose --store file"
-        )
+            "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)", remedy: .startSessionBus)
     }
 
     static func checkService() throws {
@@ -65,17 +64,16 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
         case 2:
             throw PortalAuthError(
                 .keyringLocked,
-                "the keyring has no default collection (it is locked or was never created): unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file"
-            )
+                "the keyring has no default collection (it is locked or was never created)", remedy: .unlockKeyring)
         case 3:
             throw PortalAuthError(
                 .keyringLocked,
-                "the keyring's default collection is locked: unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file"
-            )
+                "the keyring's default collection is locked", remedy: .unlockKeyring)
         default:
             throw PortalAuthError(
                 .keyringUnavailable,
-                "no Secret Service on the D-Bus session bus (\(CString.text(error.message))): start one, for example gnome-keyring-daemon --start --components=secrets, or choose --store file",
+                "no Secret Service on the D-Bus session bus (\(CString.text(error.message)))",
+                remedy: .startSecretService,
                 cause: cause(error))
         }
     }
@@ -86,7 +84,8 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
 
     private static func failure(_ what: String, _ error: pa_secret_error) -> PortalAuthError {
         PortalAuthError(
-            .storeFailure, "the keyring could not \(what) (\(CString.text(error.message))): run portal-auth doctor",
+            .storeFailure, "the keyring could not \(what) (\(CString.text(error.message)))",
+            remedy: .checkCredentialStore,
             cause: cause(error))
     }
 

@@ -38,7 +38,7 @@ extension AuthenticationManager {
                 guard interactive else {
                     throw PortalAuthError(
                         .noCredential,
-                        "no credential for \(context): \(Self.loginHint(for: context, credential: stored))")
+                        "no credential for \(context)", remedy: Self.signInRemedy(for: context, credential: stored))
                 }
                 let challenge = ArcGISAuthenticationChallenge(
                     requestURL: url, serverContext: stored?.serverContext ?? context, error: error,
@@ -67,8 +67,8 @@ extension AuthenticationManager {
                 guard interactive else {
                     throw PortalAuthError(
                         .noCredential,
-                        "\(root) is federated with \(portal), which has no credential: \(Self.loginHint(for: portal, credential: nil))"
-                    )
+                        "\(root) is federated with \(portal), which has no credential",
+                        remedy: Self.signInRemedy(for: portal, credential: nil))
                 }
                 let challenge = ArcGISAuthenticationChallenge(
                     requestURL: url, serverContext: portal, error: error,
@@ -82,8 +82,8 @@ extension AuthenticationManager {
         guard interactive else {
             throw PortalAuthError(
                 .noCredential,
-                "no credential for \(root) (a server not federated with a portal): \(Self.loginHint(for: root, credential: nil))"
-            )
+                "no credential for \(root) (a server not federated with a portal)",
+                remedy: Self.signInRemedy(for: root, credential: nil))
         }
         let challenge = ArcGISAuthenticationChallenge(
             requestURL: url, serverContext: root, error: error,
@@ -96,12 +96,14 @@ extension AuthenticationManager {
         switch try await route(.arcGIS(challenge)) {
         case .arcGIS(let credential)?: return credential
         case .network?, .proxy?:
-            throw PortalAuthError(.internalError, "a plugin answered an ArcGIS challenge with a non-ArcGIS credential")
+            throw PortalAuthError(
+                .internalError, "a plugin answered an ArcGIS challenge with a non-ArcGIS credential", remedy: .none)
         case nil:
             if handlers.contains(where: { $0.canHandle(.arcGIS(challenge)) }) { return nil }
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and no plugin can answer: \(Self.loginHint(for: challenge.serverContext, credential: challenge.previousCredential))",
+                "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and no plugin can answer",
+                remedy: Self.signInRemedy(for: challenge.serverContext, credential: challenge.previousCredential),
                 cause: challenge.error.cause)
         }
     }

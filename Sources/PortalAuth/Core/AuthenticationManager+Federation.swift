@@ -121,13 +121,13 @@ extension AuthenticationManager {
             }
             throw PortalAuthError(
                 .notFederated, "\(portal.serverContext) would not issue a token for \(server): \(error.message)",
-                cause: error.cause)
+                remedy: .none, cause: error.cause)
         }
         guard let token = json["token"]?.stringValue, !token.isEmpty else {
             throw PortalAuthError(
                 .invalidResponse,
-                "\(ServerContext.describe(serviceURL)) answered without a token: check that \(server) is federated with \(portal.serverContext)"
-            )
+                "\(ServerContext.describe(serviceURL)) answered without a token: check that \(server) is federated with \(portal.serverContext)",
+                remedy: .none)
         }
         return .issued(
             FederatedTokenCredential(

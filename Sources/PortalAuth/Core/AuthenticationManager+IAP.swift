@@ -59,8 +59,8 @@ extension AuthenticationManager {
         if obtained == nil {
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(host.host):\(host.port) is behind an identity-aware proxy that wants sign-in (HTTP \(challenge.status)\(challenge.location.map { " to " + ServerContext.describe($0) } ?? "")): run \(sent?.signInCommand ?? "portal-auth login --config IAP.json (see config/iap.example.json)")",
-                cause: .httpStatus(challenge.status))
+                "\(host.host):\(host.port) is behind an identity-aware proxy that wants sign-in (HTTP \(challenge.status)\(challenge.location.map { " to " + ServerContext.describe($0) } ?? ""))",
+                remedy: .signIn(sent?.howToSignIn ?? .identityAwareProxy()), cause: .httpStatus(challenge.status))
         }
     }
 

@@ -20,7 +20,7 @@ extension AuthenticationManager {
                 throw PortalAuthError(
                     .authenticationFailed,
                     "\(host.host):\(host.port) refused the client certificate it was just given: the certificate is not for this server or not from a CA it trusts; nothing was stored",
-                    cause: error.cause)
+                    remedy: .provideClientCertificate(host: host.host, port: host.port), cause: error.cause)
             }
             throw error
         }
@@ -43,7 +43,7 @@ extension AuthenticationManager {
             throw PortalAuthError(
                 .authenticationFailed,
                 "\(host.host):\(host.port) refused the username and password (HTTP 401 again right after they were given): the password or user name is wrong; nothing was stored",
-                cause: .httpStatus(401))
+                remedy: .provideHTTPPassword(url: attempt.url), cause: .httpStatus(401))
         }
         let kind = NetworkAuthenticationChallenge.Kind.httpAuthentication(
             schemes: offered.schemes, realm: offered.realm)
@@ -54,8 +54,8 @@ extension AuthenticationManager {
             previousCredential: previous)
         let unanswered = PortalAuthError(
             .authenticationRequired,
-            "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication: run portal-auth login --url \(URLRedaction.redact(attempt.url.absoluteString)) --username USER --password-stdin",
-            cause: .httpStatus(401))
+            "\(host.host):\(host.port) asks for HTTP \(offered.description) authentication and no password was given",
+            remedy: .provideHTTPPassword(url: attempt.url), cause: .httpStatus(401))
         provisional.append(
             try await resolveNetworkChallenge(
                 challenge, unanswered: unanswered, used: provisional, sent: attempt.options))
@@ -167,7 +167,8 @@ extension AuthenticationManager {
         guard credential.host == host else {
             throw PortalAuthError(
                 .invalidArgument,
-                "the credential is for \(credential.host), not \(host): give a URL on \(credential.host)")
+                "the credential is for \(credential.host), not \(host): give a URL on \(credential.host)",
+                remedy: .none)
         }
         let fresh = ProvisionalNetworkCredential(credential, registering: true)
         // A 4xx or 5xx answer throws: the credential is stored only with a successful answer.

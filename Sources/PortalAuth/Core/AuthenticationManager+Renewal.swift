@@ -16,8 +16,8 @@ extension AuthenticationManager {
         if credential.tokenInfo.isSSLRequired, url.scheme?.lowercased() != "https" {
             throw PortalAuthError(
                 .insecureTransport,
-                "refusing to send the token of \(credential.serverContext) over plain http to \(ServerContext.describe(url)): the token requires https; use the https URL"
-            )
+                "refusing to send the token of \(credential.serverContext) over plain http to \(ServerContext.describe(url)): the token requires https",
+                remedy: .useHTTPS(url: url))
         }
         guard credential.tokenInfo.expires(within: credential.renewalLeeway) else { return credential }
         return try await renew(credential)

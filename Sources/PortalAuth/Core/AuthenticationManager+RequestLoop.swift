@@ -114,7 +114,8 @@ extension AuthenticationManager {
                 .clientCertificate,
                 PortalAuthError(
                     .authenticationRequired,
-                    "\(host.host):\(host.port) requires a client certificate (HTTP \(response.status)): sign in with portal-auth login --url \(host.url) --p12 FILE --password-stdin",
+                    "\(host.host):\(host.port) requires a client certificate (HTTP \(response.status))",
+                    remedy: .provideClientCertificate(host: host.host, port: host.port),
                     cause: .httpStatus(response.status)))
         }
         // An identity-aware proxy in front of the host wants sign-in.
@@ -146,14 +147,14 @@ extension AuthenticationManager {
                 PortalAuthError(
                     .arcGISError,
                     "\(ServerContext.describe(url)) answered ArcGIS error \(error.code): \(error.message)\(error.details.isEmpty ? "" : " (" + error.details.joined(separator: "; ") + ")")",
-                    cause: error.cause))
+                    remedy: .none, cause: error.cause))
         }
         guard (200..<300).contains(response.status) else {
             return .failure(
                 PortalAuthError(
                     .httpError,
-                    "\(ServerContext.describe(url)) answered HTTP \(response.status)\(response.status >= 500 ? ": the server failed; try again later" : ": check the URL")",
-                    cause: .httpStatus(response.status)))
+                    "\(ServerContext.describe(url)) answered HTTP \(response.status)",
+                    remedy: response.status >= 500 ? .retryLater : .checkURL, cause: .httpStatus(response.status)))
         }
         return .done(response)
     }
@@ -184,19 +185,21 @@ extension AuthenticationManager {
     {
         let url = attempt.url
         guard ledger.answer(.arcGIS) else {
+            let context = try attempt.credential?.serverContext ?? ServerContext(url: url)
             throw PortalAuthError(
                 .invalidToken,
-                "\(ServerContext.describe(url)) refused the credential it was just given (\(error.code) \(error.message)): the token is not valid for this server; check the server's federation and sign in again with portal-auth login",
-                cause: error.cause)
+                "\(ServerContext.describe(url)) refused the credential it was just given (\(error.code) \(error.message)): the token is not valid for this server; check the server's federation and sign in again",
+                remedy: Self.signInRemedy(for: context, credential: attempt.credential), cause: error.cause)
         }
         logger.debug(
             "ArcGIS challenge",
             metadata: ["code": "\(error.code)", "url": "\(URLRedaction.redact(url.absoluteString))"])
         guard try await resolveArcGISChallenge(url: url, error: error, sent: attempt.credential) != nil else {
+            let context = try attempt.credential?.serverContext ?? ServerContext(url: url)
             throw PortalAuthError(
                 .authenticationRequired,
                 "\(ServerContext.describe(url)) requires sign-in (\(error.code) \(error.message)) and no credential was given",
-                cause: error.cause)
+                remedy: Self.signInRemedy(for: context, credential: attempt.credential), cause: error.cause)
         }
     }
 
@@ -209,8 +212,8 @@ extension AuthenticationManager {
         guard ledger.answer(.proxy(host: host)) else {
             throw PortalAuthError(
                 .authenticationFailed,
-                "the identity-aware proxy in front of \(host.host):\(host.port) refused the token it was just given (HTTP \(challenge.status)): check hosts_behind_proxy and the app registration, then sign in again with \(sent?.signInCommand ?? "portal-auth login --config IAP.json")",
-                cause: .httpStatus(challenge.status))
+                "the identity-aware proxy in front of \(host.host):\(host.port) refused the token it was just given (HTTP \(challenge.status)): check hosts_behind_proxy and the app registration, then sign in again",
+                remedy: .signIn(sent?.howToSignIn ?? .identityAwareProxy()), cause: .httpStatus(challenge.status))
         }
         try await resolveProxyChallenge(challenge, sent: sent)
     }
@@ -270,7 +273,9 @@ extension AuthenticationManager {
         let segments = url.path(percentEncoded: false).split(separator: "/", omittingEmptySubsequences: false)
         if segments.contains(where: { $0 == "." || $0 == ".." }) {
             throw PortalAuthError(
-                .invalidURL, "\(ServerContext.describe(url)) has a . or .. path segment: give the URL without them")
+                .invalidURL,
+                "\(ServerContext.describe(url)) has a . or .. path segment, which the server would resolve to another path",
+                remedy: .checkURL)
         }
     }
 }

@@ -132,7 +132,7 @@ public final class AuthenticationManager: Sendable {
     /// A valid credential for `url` without sending the request itself, as `portal-auth token`
     /// needs it: the stored one (renewed when needed), or a federated server token obtained from
     /// the owning portal's credential. With `interactive`, missing or expired credentials are
-    /// asked of the plugins; without, they are errors naming the command to run.
+    /// asked of the plugins; without, they are errors whose remedy says how to sign in.
     public func credential(for url: URL, interactive: Bool) async throws -> any ArcGISCredential {
         if let stored = try await arcGISCredentialStore.credential(for: url) {
             if !stored.tokenInfo.expires(within: stored.renewalLeeway) { return stored }
@@ -140,15 +140,15 @@ public final class AuthenticationManager: Sendable {
             guard interactive else {
                 throw PortalAuthError(
                     .credentialExpired,
-                    "the credential for \(stored.serverContext) expired\(stored.tokenInfo.expirationDate.map { " at " + $0.formatted(.iso8601) } ?? ""): \(Self.loginHint(for: stored.serverContext, credential: stored))"
-                )
+                    "the credential for \(stored.serverContext) expired\(stored.tokenInfo.expirationDate.map { " at " + $0.formatted(.iso8601) } ?? "")",
+                    remedy: Self.signInRemedy(for: stored.serverContext, credential: stored))
             }
         }
         let synthetic = ArcGISError(code: 499, message: "Token Required", messageCode: "GWM_0003")
         if !interactive, ServerContext.arcGISServerRoot(of: url) == nil {
             let context = try ServerContext(url: url)
             throw PortalAuthError(
-                .noCredential, "no credential for \(context): \(Self.loginHint(for: context, credential: nil))")
+                .noCredential, "no credential for \(context)", remedy: Self.signInRemedy(for: context, credential: nil))
         }
         guard
             let credential = try await resolveArcGISChallenge(
@@ -156,7 +156,7 @@ public final class AuthenticationManager: Sendable {
         else {
             let context = try ServerContext(url: url)
             throw PortalAuthError(
-                .noCredential, "no credential for \(context): \(Self.loginHint(for: context, credential: nil))")
+                .noCredential, "no credential for \(context)", remedy: Self.signInRemedy(for: context, credential: nil))
         }
         return credential
     }
@@ -175,10 +175,11 @@ public final class AuthenticationManager: Sendable {
         return stored
     }
 
-    /// How to sign in to `context` again, for error messages.
-    static func loginHint(for context: ServerContext, credential: (any ArcGISCredential)?) -> String {
-        if let command = credential?.signInCommand { return "run " + command }
-        return "run portal-auth login --portal \(context.url) --username \(credential?.username ?? "USER")"
+    /// How to sign in to `context` again: as `credential` was made, or with a username and
+    /// password (a `token` sign-in) when there is none.
+    static func signInRemedy(for context: ServerContext, credential: (any ArcGISCredential)?) -> PortalAuthError.Remedy
+    {
+        .signIn(credential?.howToSignIn ?? .token(context))
     }
 
     // MARK: - Plugins' answers
@@ -198,7 +199,7 @@ public final class AuthenticationManager: Sendable {
             return nil
         case .cancel:
             throw PortalAuthError(
-                .cancelled, "sign-in to \(ServerContext.describe(challenge.requestURL)) was cancelled")
+                .cancelled, "sign-in to \(ServerContext.describe(challenge.requestURL)) was cancelled", remedy: .none)
         }
     }
 }

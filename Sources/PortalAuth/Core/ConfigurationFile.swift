@@ -27,7 +27,8 @@ public struct ConfigurationFile: Sendable {
         } catch {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "cannot read the configuration file \(path): check that it exists and is readable")
+                "cannot read the configuration file \(path): check that it exists and is readable",
+                remedy: .fixConfiguration(file: path, key: nil))
         }
         try self.init(data: Array(data), source: path)
     }
@@ -41,16 +42,19 @@ public struct ConfigurationFile: Sendable {
         } catch {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(source) is not valid JSON: fix the syntax (a JSON object with the documented keys)")
+                "\(source) is not valid JSON: fix the syntax (a JSON object with the documented keys)",
+                remedy: .fixConfiguration(file: source, key: nil))
         }
         guard case .object(let members) = value else {
-            throw PortalAuthError(.invalidConfiguration, "\(source) must hold a JSON object with the documented keys")
+            throw PortalAuthError(
+                .invalidConfiguration, "\(source) must hold a JSON object with the documented keys",
+                remedy: .fixConfiguration(file: source, key: nil))
         }
         if let duplicate = DuplicateJSONKeys.first(in: data) {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(source): the key \"\(duplicate)\" appears twice in one object: keep one (JSON readers would silently use the last)"
-            )
+                "\(source): the key \"\(duplicate)\" appears twice in one object: keep one (JSON readers would silently use the last)",
+                remedy: .fixConfiguration(file: source, key: duplicate))
         }
         self.members = members
     }
@@ -60,7 +64,8 @@ public struct ConfigurationFile: Sendable {
         if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(context): unknown key \"\(unknown)\"; the keys are \(allowed.sorted().joined(separator: ", "))")
+                "\(context): unknown key \"\(unknown)\"; the keys are \(allowed.sorted().joined(separator: ", "))",
+                remedy: .fixConfiguration(file: source, key: unknown))
         }
     }
 
@@ -68,13 +73,17 @@ public struct ConfigurationFile: Sendable {
     public func has(_ key: String) -> Bool { members[key] != nil }
 
     private func wrongType(_ key: String, _ expected: String) -> PortalAuthError {
-        PortalAuthError(.invalidConfiguration, "\(context): \"\(key)\" must be \(expected)")
+        PortalAuthError(
+            .invalidConfiguration, "\(context): \"\(key)\" must be \(expected)",
+            remedy: .fixConfiguration(file: source, key: key))
     }
 
     /// A required string.
     public func string(_ key: String, allowEmpty: Bool = false) throws -> String {
         guard let value = members[key] else {
-            throw PortalAuthError(.invalidConfiguration, "\(context): missing key \"\(key)\" (a string)")
+            throw PortalAuthError(
+                .invalidConfiguration, "\(context): missing key \"\(key)\" (a string)",
+                remedy: .fixConfiguration(file: source, key: key))
         }
         guard case .string(let string) = value else { throw wrongType(key, "a string") }
         guard allowEmpty || !string.isEmpty else { throw wrongType(key, "a non-empty string") }
@@ -90,7 +99,9 @@ public struct ConfigurationFile: Sendable {
     /// A required array of strings; `nonEmpty` refuses `[]`.
     public func strings(_ key: String, nonEmpty: Bool = false) throws -> [String] {
         guard let value = members[key] else {
-            throw PortalAuthError(.invalidConfiguration, "\(context): missing key \"\(key)\" (an array of strings)")
+            throw PortalAuthError(
+                .invalidConfiguration, "\(context): missing key \"\(key)\" (an array of strings)",
+                remedy: .fixConfiguration(file: source, key: key))
         }
         guard case .array(let items) = value else { throw wrongType(key, "an array of strings") }
         var strings: [String] = []
@@ -184,7 +195,8 @@ extension ConfigurationFile {
             guard let kind = kinds.first(where: { $0.type == type }) else {
                 let types = kinds.map { "\"\($0.type)\"" }.joined(separator: ", ")
                 throw PortalAuthError(
-                    .invalidConfiguration, "\(source): \"type\" must be one of \(types), not \"\(type)\"")
+                    .invalidConfiguration, "\(source): \"type\" must be one of \(types), not \"\(type)\"",
+                    remedy: .fixConfiguration(file: source, key: "type"))
             }
             readAs = "\(kind.name), as its \"type\" says"
             return kind

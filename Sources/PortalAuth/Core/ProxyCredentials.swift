@@ -27,8 +27,8 @@ public protocol ProxyAuthorizationCredential: StorableCredential {
     func renewed(using services: AuthenticationServices) async throws -> (any ProxyAuthorizationCredential)?
     /// The identity provider's sign-out page, opened in the browser when the credential is invalidated.
     var logoutURL: URL? { get }
-    /// The `portal-auth` command that signs in again, for error messages.
-    var signInCommand: String? { get }
+    /// What signing in again takes, for the remedy of errors that need it.
+    var howToSignIn: PortalAuthError.SignIn { get }
 }
 
 extension ProxyAuthorizationCredential {
@@ -36,8 +36,8 @@ extension ProxyAuthorizationCredential {
     public var renewalLeeway: TimeInterval { 300 }
     /// No sign-out page by default.
     public var logoutURL: URL? { nil }
-    /// None by default.
-    public var signInCommand: String? { nil }
+    /// A sign-in of this kind, with no configuration file known.
+    public var howToSignIn: PortalAuthError.SignIn { PortalAuthError.SignIn(kind: Self.kind) }
     /// Cannot be renewed by default.
     public func renewed(using services: AuthenticationServices) async throws -> (any ProxyAuthorizationCredential)? {
         nil
@@ -227,8 +227,8 @@ struct ProxyAuthorizingTransport: HTTPTransport {
             guard request.url.scheme?.lowercased() == "https" else {
                 throw PortalAuthError(
                     .insecureTransport,
-                    "refusing to send the identity-aware proxy's token to \(ServerContext.describe(request.url)) over plain http: use the https URL"
-                )
+                    "refusing to send the identity-aware proxy's token to \(ServerContext.describe(request.url)) over plain http",
+                    remedy: .useHTTPS(url: request.url))
             }
             request.setHeader("Authorization", "Bearer " + credential.tokenInfo.accessToken)
         }

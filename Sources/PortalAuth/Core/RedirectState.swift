@@ -77,8 +77,8 @@ struct RedirectState {
         guard count <= Self.limit, let next = URL(string: location, relativeTo: target.url)?.absoluteURL else {
             throw PortalAuthError(
                 .httpError,
-                "\(ServerContext.describe(target.url)) redirected too often or to an invalid location: check the URL",
-                cause: .httpStatus(status))
+                "\(ServerContext.describe(target.url)) redirected too often or to an invalid location",
+                remedy: .checkURL, cause: .httpStatus(status))
         }
         try AuthenticationManager.refuseDotSegments(next)
         var followed = target
@@ -91,8 +91,8 @@ struct RedirectState {
         } else if !keepsContext(next) {
             throw PortalAuthError(
                 .httpError,
-                "\(ServerContext.describe(target.url)) redirected a request with its parameters to \(ServerContext.describe(next)), another server: refusing to resend them there; use the new URL directly if you trust it",
-                cause: .httpStatus(status))
+                "\(ServerContext.describe(target.url)) redirected a request with its parameters to \(ServerContext.describe(next)), another server: refusing to resend them there (use the new URL directly if you trust it)",
+                remedy: .checkURL, cause: .httpStatus(status))
         }
         return followed
     }

@@ -109,7 +109,7 @@ enum CrossProcessLock {
             guard ContinuousClock.now < deadline else {
                 throw PortalAuthError(
                     .timedOut,
-                    "another portal-auth process has held the lock \(path) for over \(Int(timeout)) s: if none is running, remove the file"
+                    "another process has held the lock \(path) for over \(Int(timeout)) s: if none is running, remove the file"
                 )
             }
             try await Task.sleep(for: .milliseconds(5))
