@@ -18,7 +18,8 @@ import Testing
             data: Array(try JSONSerialization.data(withJSONObject: object)), source: "iap.json")
         #expect(try file.readingKind(among: Self.kinds).type == "iap")
         let error = #expect(throws: PortalAuthError.self) { try IAPConfiguration(file: file) }
-        #expect(error?.message.contains("missing key \"authorize_url\"") == true, "\(error?.message ?? "")")
+        #expect(error?.remedy == .fixConfiguration(file: "iap.json", key: "authorize_url"), "\(error?.message ?? "")")
+        // The message says which kind the file was read as (what happened, not what to do).
         #expect(error?.message.contains("read as an identity-aware proxy (IAP) sign-in") == true)
         #expect(error?.message.contains("authorization_prompt_type") == false)
     }
@@ -35,10 +36,11 @@ import Testing
         var misspelt = try file(#"{"token_url": "https://l.example.com/t", "scopes": ["openid"], "client_id": "c"}"#)
         #expect(try misspelt.readingKind(among: Self.kinds).type == "iap")
         let error = #expect(throws: PortalAuthError.self) { try IAPConfiguration(file: misspelt) }
-        #expect(error?.message.contains("unknown key \"scopes\"") == true)
+        #expect(error?.remedy == .fixConfiguration(file: "config.json", key: "scopes"))
         var unknownType = try file(#"{"type": "saml"}"#)
         let refused = #expect(throws: PortalAuthError.self) { try unknownType.readingKind(among: Self.kinds) }
-        #expect(refused?.message.contains("\"type\" must be one of \"oauth-user\", \"iap\", not \"saml\"") == true)
+        #expect(refused?.remedy == .fixConfiguration(file: "config.json", key: "type"))
+        #expect(refused?.message.contains("\"oauth-user\", \"iap\"") == true)
     }
 
     @Test(arguments: [
@@ -49,7 +51,7 @@ import Testing
     func aDuplicateKeyIsRefused(_ json: String, _ key: String) throws {
         let error = #expect(throws: PortalAuthError.self) { try file(json) }
         #expect(error?.code == .invalidConfiguration)
-        #expect(error?.message.contains("the key \"\(key)\" appears twice") == true, "\(error?.message ?? "")")
+        #expect(error?.remedy == .fixConfiguration(file: "config.json", key: key), "\(error?.message ?? "")")
     }
 
     @Test func theSameKeyInTwoObjectsOrAsAValueIsNotADuplicate() throws {

@@ -98,10 +98,14 @@ func withFixture<T>(
     @Test func anExchangeOnlyServerStillRefusesTheAppTokenClearly() async throws {
         try await withOAuthFixture({ $0.serverAcceptsPortalTokens = false }) { f in
             try await signInAsApp(f)
-            await expectPortalAuthError(.invalidToken) {
+            let error = await expectPortalAuthError(.invalidToken) {
                 try await f.manager.send(
                     ArcGISRequest(url: f.query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
             }
+            // The remedy is the app's own sign-in (its client ID), not a username/password one.
+            let app = try #require(try await f.manager.arcGISCredentialStore.credential(for: f.portalContext))
+            #expect(app is OAuthApplicationCredential)
+            #expect(error?.remedy == .signIn(app.howToSignIn))
             #expect(f.emulator.counters().queriesByTokenKind["server"] == nil)
         }
     }

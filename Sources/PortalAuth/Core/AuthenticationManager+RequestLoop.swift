@@ -185,22 +185,34 @@ extension AuthenticationManager {
     {
         let url = attempt.url
         guard ledger.answer(.arcGIS) else {
-            let context = try attempt.credential?.serverContext ?? ServerContext(url: url)
+            let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: url)
             throw PortalAuthError(
                 .invalidToken,
                 "\(ServerContext.describe(url)) refused the credential it was just given (\(error.code) \(error.message)): the token is not valid for this server; check the server's federation and sign in again",
-                remedy: Self.signInRemedy(for: context, credential: attempt.credential), cause: error.cause)
+                remedy: remedy, cause: error.cause)
         }
         logger.debug(
             "ArcGIS challenge",
             metadata: ["code": "\(error.code)", "url": "\(URLRedaction.redact(url.absoluteString))"])
         guard try await resolveArcGISChallenge(url: url, error: error, sent: attempt.credential) != nil else {
-            let context = try attempt.credential?.serverContext ?? ServerContext(url: url)
+            let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: url)
             throw PortalAuthError(
                 .authenticationRequired,
                 "\(ServerContext.describe(url)) requires sign-in (\(error.code) \(error.message)) and no credential was given",
-                remedy: Self.signInRemedy(for: context, credential: attempt.credential), cause: error.cause)
+                remedy: remedy, cause: error.cause)
         }
+    }
+
+    /// How to sign in again after the server refused `credential` (or wanted one for `url`): as
+    /// the portal credential it was derived from was made (a federated server token, whatever
+    /// kind of portal credential gave it), or as it was made itself.
+    func signInRemedy(
+        afterRefusing credential: (any ArcGISCredential)?, at url: URL
+    ) async throws -> PortalAuthError.Remedy {
+        if let portal = credential?.derivedFrom, let source = try? await arcGISCredentialStore.credential(for: portal) {
+            return .signIn(source.howToSignIn)
+        }
+        return Self.signInRemedy(for: try credential?.serverContext ?? ServerContext(url: url), credential: credential)
     }
 
     /// Answers an identity-aware proxy's sign-in demand once per host and request.
