@@ -153,8 +153,9 @@ public struct PortalAuthError: Error, Sendable, CustomStringConvertible, Hashabl
     /// Creates an error whose message says what to do in prose, with no structured remedy
     /// (``Remedy/none``).
     ///
-    /// Kept for the error sites not converted yet (the manager's request loop and proxy
-    /// credentials); to be removed once every site gives a remedy.
+    /// Kept for the error sites not converted yet (the transport, certificates, stores, the
+    /// browser sign-in and some plugins; the manager's sites all give one); to be removed once
+    /// every site gives a remedy.
     public init(_ code: Code, _ message: String, cause: Cause? = nil, file: String = #fileID, line: UInt = #line) {
         self.init(code, message, remedy: .none, cause: cause, file: file, line: line)
     }
