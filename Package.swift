@@ -131,7 +131,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["PortalEmulator", "TestSupport"],
+            dependencies: ["PortalEmulator", "TestSupport", "PortalAuth", "portal-auth"],
             path: "Tests/CLITests",
             swiftSettings: strict
         ),

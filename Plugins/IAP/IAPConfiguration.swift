@@ -49,41 +49,47 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
         bearerToken: BearerToken = .accessToken, timeout: TimeInterval = 300
     ) throws {
         for (name, url) in [("authorize_url", authorizeURL), ("token_url", tokenURL), ("logout_url", logoutURL)] {
-            guard Self.isSecureOrLoopback(url) else {
+            guard ConfigurationFile.isSecureOrLoopback(url) else {
                 throw PortalAuthError(
                     .invalidConfiguration,
-                    "\"\(name)\" must be an https URL (http only for 127.0.0.1, localhost or ::1), not \(URLRedaction.redact(url.absoluteString))"
-                )
+                    "\"\(name)\" must be an https URL (http only for 127.0.0.1, localhost or ::1), not \(URLRedaction.redact(url.absoluteString))",
+                    remedy: .fixConfiguration(file: nil, key: name))
             }
         }
         guard !clientID.isEmpty else {
-            throw PortalAuthError(.invalidConfiguration, "\"client_id\" must be the proxy app's client ID, not empty")
+            throw PortalAuthError(
+                .invalidConfiguration, "\"client_id\" must be the proxy app's client ID, not empty",
+                remedy: .fixConfiguration(file: nil, key: "client_id"))
         }
         guard !hostsBehindProxy.isEmpty else {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\"hosts_behind_proxy\" must list at least one host (\"host\", \"host:port\", \"*.domain.com\" or \"*\")"
-            )
+                "\"hosts_behind_proxy\" must list at least one host (\"host\", \"host:port\", \"*.domain.com\" or \"*\")",
+                remedy: .fixConfiguration(file: nil, key: "hosts_behind_proxy"))
         }
         for pattern in hostsBehindProxy where HostPattern(pattern) == nil {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\"hosts_behind_proxy\" has \"\(pattern)\", which is not a host, host:port, *.domain or *")
+                "\"hosts_behind_proxy\" has \"\(pattern)\", which is not a host, host:port, *.domain or *",
+                remedy: .fixConfiguration(file: nil, key: "hosts_behind_proxy"))
         }
         guard Self.promptTypes.contains(authorizationPromptType) else {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\"authorization_prompt_type\" must be one of \"\", \"none\", \"login\", \"consent\", \"select_account\", not \"\(authorizationPromptType)\""
-            )
+                "\"authorization_prompt_type\" must be one of \"\", \"none\", \"login\", \"consent\", \"select_account\", not \"\(authorizationPromptType)\"",
+                remedy: .fixConfiguration(file: nil, key: "authorization_prompt_type"))
         }
         // Entra ID has no out-of-band redirect.
         guard let redirect = try? AuthorizationRedirect(redirectURL), redirect != .outOfBand else {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\"redirect_url\" must be http://127.0.0.1[:PORT]/path or the app's registered URL, not \(redirectURL)")
+                "\"redirect_url\" must be http://127.0.0.1[:PORT]/path or the app's registered URL, not \(redirectURL)",
+                remedy: .fixConfiguration(file: nil, key: "redirect_url"))
         }
         guard timeout > 0 else {
-            throw PortalAuthError(.invalidConfiguration, "the sign-in timeout must be a positive number of seconds")
+            throw PortalAuthError(
+                .invalidConfiguration, "the sign-in timeout must be a positive number of seconds",
+                remedy: .fixConfiguration(file: nil, key: "timeout_seconds"))
         }
         self.authorizeURL = authorizeURL
         self.tokenURL = tokenURL
@@ -101,7 +107,9 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
     /// The identity provider's own endpoints never do, even under `"*"`.
     public func canBeUsed(for url: URL) -> Bool {
         guard let host = url.host(percentEncoded: false)?.lowercased() else { return false }
-        if [authorizeURL, tokenURL, logoutURL].contains(where: { Self.sameOrigin($0, url) }) { return false }
+        if [authorizeURL, tokenURL, logoutURL].contains(where: { ConfigurationFile.sameOrigin($0, url) }) {
+            return false
+        }
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
         return hostsBehindProxy.contains { HostPattern($0)?.matches(host: host, port: port) == true }
     }
@@ -114,19 +122,6 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
     /// Identifies the sign-in in the store: the token endpoint and the client ID.
     public var proxyIdentifier: String { tokenURL.absoluteString + "#client_id=" + clientID }
 
-    static func isSecureOrLoopback(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false)?.lowercased() else {
-            return false
-        }
-        return scheme == "https" || (scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
-    }
-
-    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
-        func port(_ url: URL) -> Int { url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443) }
-        return a.scheme?.lowercased() == b.scheme?.lowercased()
-            && a.host(percentEncoded: false)?.lowercased() == b.host(percentEncoded: false)?.lowercased()
-            && port(a) == port(b)
-    }
 }
 
 /// One entry of `hosts_behind_proxy`: `*`, `*.domain.com` (subdomains of domain.com, not the
@@ -145,6 +140,7 @@ struct HostPattern: Equatable {
         let colons = text.filter { $0 == ":" }.count
         if colons > 1, !text.hasPrefix("[") {
             // A bare IPv6 address (no port can be given without brackets).
+            guard Self.isIPv6(text) else { return nil }
             kind = .host(text)
             return
         }
@@ -153,14 +149,29 @@ struct HostPattern: Equatable {
             port = number
             text = String(text[..<colon])
         }
-        if text.hasPrefix("*.") {
+        if text.hasPrefix("[") {
+            // A bracketed IPv6 address, [::1] or [::1]:8443: the brackets must close it.
+            guard text.hasSuffix("]"), Self.isIPv6(String(text.dropFirst().dropLast())) else { return nil }
+            kind = .host(String(text.dropFirst().dropLast()))
+        } else if text.hasPrefix("*.") {
             let domain = String(text.dropFirst(2))
-            guard !domain.isEmpty, !domain.contains("*") else { return nil }
+            guard Self.isHostName(domain) else { return nil }
             kind = .subdomains(of: domain)
         } else {
-            guard !text.contains("*") else { return nil }
-            kind = .host(text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text)
+            // A name or an IPv4 address; never empty (":443" names no host).
+            guard Self.isHostName(text) else { return nil }
+            kind = .host(text)
         }
+    }
+
+    /// Letters, digits, `-`, `_` and `.`, not empty: a host name or IPv4 address.
+    static func isHostName(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+    }
+
+    /// Hex digits, `:` and `.` (an IPv4 tail), with at least two colons: an IPv6 address.
+    static func isIPv6(_ text: String) -> Bool {
+        text.filter { $0 == ":" }.count >= 2 && text.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
     }
 
     func matches(host: String, port: Int) -> Bool {
@@ -181,6 +192,10 @@ extension IAPConfiguration {
         "hosts_behind_proxy", "authorization_prompt_type", "bearer_token", "timeout_seconds",
     ]
 
+    /// The kind of file it reads (`"type": "iap"`), for ``ConfigurationFile/readingKind(among:)``.
+    package static let fileKind = ConfigurationKind(
+        type: "iap", name: "an identity-aware proxy (IAP) sign-in", keys: fileKeys)
+
     /// Reads a configuration file (see config/iap.example.json). Every required key must be
     /// there with the right type; unknown keys are refused, naming the key.
     public init(file: ConfigurationFile) throws {
@@ -188,24 +203,16 @@ extension IAPConfiguration {
         if let type = try file.optionalString("type"), type != "iap" {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(file.source): \"type\" is \"\(type)\" but this is an IAP configuration (\"iap\")")
+                "\(file.context): \"type\" is \"\(type)\" but this is an IAP configuration (\"iap\")",
+                remedy: .fixConfiguration(file: file.source, key: "type"))
         }
-        func url(_ key: String) throws -> URL {
-            let text = try file.string(key)
-            guard let url = URL(string: text), url.host(percentEncoded: false) != nil, Self.isSecureOrLoopback(url)
-            else {
-                throw PortalAuthError(
-                    .invalidConfiguration,
-                    "\(file.source): \"\(key)\" must be an https URL (http only for 127.0.0.1, localhost or ::1), not \(text)"
-                )
-            }
-            return url
-        }
+        let url = file.httpsURL
         let bearerText = try file.optionalString("bearer_token") ?? BearerToken.accessToken.rawValue
         guard let bearer = BearerToken(rawValue: bearerText) else {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(file.source): \"bearer_token\" must be \"access_token\" or \"id_token\", not \"\(bearerText)\"")
+                "\(file.context): \"bearer_token\" must be \"access_token\" or \"id_token\", not \"\(bearerText)\"",
+                remedy: .fixConfiguration(file: file.source, key: "bearer_token"))
         }
         do {
             try self.init(
@@ -217,7 +224,9 @@ extension IAPConfiguration {
                 authorizationPromptType: try file.optionalString("authorization_prompt_type") ?? "",
                 bearerToken: bearer, timeout: TimeInterval(try file.optionalPositiveInteger("timeout_seconds") ?? 300))
         } catch let error as PortalAuthError where !error.message.hasPrefix(file.source) {
-            throw PortalAuthError(error.code, "\(file.source): \(error.message)", cause: error.cause)
+            var remedy = error.remedy
+            if case .fixConfiguration(nil, let key) = remedy { remedy = .fixConfiguration(file: file.source, key: key) }
+            throw PortalAuthError(error.code, "\(file.context): \(error.message)", remedy: remedy, cause: error.cause)
         }
     }
 

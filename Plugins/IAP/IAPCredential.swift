@@ -61,14 +61,14 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
     /// Entra's sign-out page.
     public var logoutURL: URL? { configuration.logoutURL }
 
-    /// How to sign in again.
-    public var signInCommand: String? { "portal-auth login --config IAP.json (the proxy's configuration file)" }
+    /// An identity-aware proxy sign-in (the configuration file's path is not kept with the credential).
+    public var howToSignIn: PortalAuthError.SignIn { .identityAwareProxy() }
 
-    /// Signs out: shows Entra's ``logoutURL`` through `userAgent` (the browser; the CLI prints it
-    /// with `--no-browser`) and removes the credential from `store`.
+    /// Signs out: removes the credential from `store`, then shows Entra's ``logoutURL`` through
+    /// `userAgent` (the browser), as ``ProxyCredentialStore/invalidate(_:userAgent:)`` does for
+    /// every proxy credential (this is that call).
     public func invalidate(userAgent: any AuthorizationUserAgent, store: ProxyCredentialStore) async throws {
-        try await userAgent.present(configuration.logoutURL, redirectURI: "")
-        try await store.remove(proxyIdentifier)
+        try await store.invalidate(self, userAgent: userAgent)
     }
 
     /// Signs a user in at Entra ID: the browser part through ``AuthorizationCodeFlow`` (PKCE,
@@ -89,7 +89,8 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
             response = try await EntraTokenEndpoint(url: configuration.tokenURL).request(parameters, services: services)
         } catch let error as PortalAuthError where error.code == .authenticationFailed {
             throw PortalAuthError(
-                .authenticationFailed, "\(error.message): sign in again; nothing was stored", cause: error.cause)
+                .authenticationFailed, "\(error.message); nothing was stored", remedy: .signIn(.identityAwareProxy()),
+                cause: error.cause)
         }
         services.logger.debug(
             "iap sign-in complete", metadata: ["identity provider": "\(ServerContext.describe(configuration.tokenURL))"]

@@ -30,9 +30,9 @@ public struct OAuthApplicationCredential: ArcGISCredential, Equatable {
     /// App credentials have no user.
     public var username: String? { nil }
 
-    /// The command that obtains a new app credential.
-    public var signInCommand: String? {
-        "printf %s \"$SECRET\" | portal-auth login --portal \(serverContext.url) --client-id \(clientID) --client-secret-stdin"
+    /// A new app credential for the same portal and app (the secret must be given again).
+    public var howToSignIn: PortalAuthError.SignIn {
+        PortalAuthError.SignIn(kind: Self.kind, serverContext: serverContext, clientID: clientID)
     }
 
     /// Creates a credential from its parts.
@@ -54,12 +54,10 @@ public struct OAuthApplicationCredential: ArcGISCredential, Equatable {
         services: AuthenticationServices
     ) async throws -> OAuthApplicationCredential {
         guard !clientID.isEmpty else {
-            throw PortalAuthError(.invalidArgument, "the client ID is empty: give the app's client ID with --client-id")
+            throw PortalAuthError(.invalidArgument, "the client ID is empty", remedy: .provide(.clientID))
         }
         guard !clientSecret.isEmpty else {
-            throw PortalAuthError(
-                .secretMissing,
-                "the client secret is empty: pipe it to --client-secret-stdin or set PORTAL_AUTH_CLIENT_SECRET")
+            throw PortalAuthError(.secretMissing, "the client secret is empty", remedy: .provide(.clientSecret))
         }
         guard (1...20160).contains(tokenExpirationMinutes) else {
             throw PortalAuthError(.invalidArgument, "the app token expiration must be between 1 and 20160 minutes")

@@ -31,7 +31,7 @@ public struct OAuthUserConfiguration: Sendable, Equatable {
         refreshTokenExpirationMinutes: Int = 20160, timeout: TimeInterval = 300
     ) throws {
         guard !clientID.isEmpty else {
-            throw PortalAuthError(.invalidArgument, "the client ID is empty: give the app's client ID with --client-id")
+            throw PortalAuthError(.invalidArgument, "the client ID is empty", remedy: .provide(.clientID))
         }
         guard refreshTokenExpirationMinutes > 0 else {
             throw PortalAuthError(.invalidArgument, "the refresh token expiration must be a positive number of minutes")
@@ -42,11 +42,11 @@ public struct OAuthUserConfiguration: Sendable, Equatable {
         _ = try AuthorizationRedirect(redirectURL)
         // The user types the password into the portal's page: never over plain http (loopback aside).
         let host = portalURL.host(percentEncoded: false)?.lowercased() ?? ""
-        guard portalURL.scheme?.lowercased() == "https" || ["127.0.0.1", "localhost", "::1"].contains(host) else {
+        guard portalURL.scheme?.lowercased() == "https" || ConfigurationFile.isLoopback(host: host) else {
             throw PortalAuthError(
                 .insecureTransport,
-                "the portal URL \(URLRedaction.redact(portalURL.absoluteString)) is not https: the sign-in page would send the password in the clear; use the https URL"
-            )
+                "the portal URL \(URLRedaction.redact(portalURL.absoluteString)) is not https: the sign-in page would send the password in the clear",
+                remedy: .useHTTPS(url: portalURL))
         }
         self.portalURL = portalURL
         self.clientID = clientID
@@ -69,6 +69,10 @@ extension OAuthUserConfiguration {
         "type", "portal_url", "client_id", "redirect_url", "refresh_token_expiration_minutes", "timeout_seconds",
     ]
 
+    /// The kind of file it reads (`"type": "oauth-user"`), for ``ConfigurationFile/readingKind(among:)``.
+    package static let fileKind = ConfigurationKind(
+        type: "oauth-user", name: "an OAuth user sign-in", keys: fileKeys)
+
     /// Reads a configuration from a JSON file: `portal_url` and `client_id` (required),
     /// `redirect_url`, `refresh_token_expiration_minutes`, `timeout_seconds`, and optionally
     /// `"type": "oauth-user"`. Unknown keys and wrong types are errors naming the key.
@@ -77,7 +81,8 @@ extension OAuthUserConfiguration {
         if let type = try file.optionalString("type"), type != "oauth-user" {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(file.source): \"type\" is \"\(type)\" but this is an OAuth user configuration (\"oauth-user\")")
+                "\(file.context): \"type\" is \"\(type)\" but this is an OAuth user configuration (\"oauth-user\")",
+                remedy: .fixConfiguration(file: file.source, key: "type"))
         }
         let portal = try file.httpsURL("portal_url")
         let clientID = try file.string("client_id")
@@ -87,8 +92,8 @@ extension OAuthUserConfiguration {
         } catch {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(file.source): \"redirect_url\" must be http://127.0.0.1[:PORT]/path, \(AuthorizationRedirect.outOfBandURI) or the app's registered URL, not \(redirect)"
-            )
+                "\(file.context): \"redirect_url\" must be http://127.0.0.1[:PORT]/path, \(AuthorizationRedirect.outOfBandURI) or the app's registered URL, not \(redirect)",
+                remedy: .fixConfiguration(file: file.source, key: "redirect_url"))
         }
         try self.init(
             portalURL: portal, clientID: clientID, redirectURL: redirect,

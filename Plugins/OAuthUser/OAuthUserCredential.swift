@@ -54,8 +54,10 @@ public struct OAuthUserCredential: RevocableCredential, Equatable {
         self.refreshTokenExpirationDate = refreshTokenExpirationDate
     }
 
-    /// The command that signs this user in again.
-    public var signInCommand: String? { "portal-auth login --portal \(serverContext.url) --client-id \(clientID)" }
+    /// An OAuth user sign-in to the same portal with the same app.
+    public var howToSignIn: PortalAuthError.SignIn {
+        PortalAuthError.SignIn(kind: Self.kind, serverContext: serverContext, username: username, clientID: clientID)
+    }
 
     /// Signs a user in: the browser part through ``AuthorizationCodeFlow``, then the code is
     /// exchanged at the portal's token endpoint. Nothing is stored here.
@@ -77,7 +79,8 @@ public struct OAuthUserCredential: RevocableCredential, Equatable {
         } catch let error as PortalAuthError where error.code == .arcGISError {
             throw PortalAuthError(
                 .authenticationFailed,
-                "\(portal) refused the authorization code (\(error.message)): sign in again; nothing was stored",
+                "\(portal) refused the authorization code (\(error.message)); nothing was stored",
+                remedy: .signIn(.init(kind: kind, serverContext: portal, clientID: configuration.clientID)),
                 cause: error.cause)
         }
         guard let refreshToken = response.refreshToken, !refreshToken.isEmpty else {

@@ -7,35 +7,18 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Supplies a username and password when a server answers HTTP 401 with `WWW-Authenticate`.
+/// Supplies a username and password when a server answers HTTP 401 with `WWW-Authenticate`: a
+/// ``PortalAuth/PasswordProvider`` of network challenges (the challenge's
+/// ``PortalAuth/NetworkAuthenticationChallenge/host`` and the realm of its kind).
 ///
 /// The CLI's provider prompts on a terminal without echo or uses `--password-stdin`; programs
 /// inject their own.
-public protocol NetworkPasswordProvider: Sendable {
-    /// The username and password for the challenge (its ``PortalAuth/NetworkAuthenticationChallenge/host``
-    /// and the realm of its kind), or `nil` to cancel. Throw a ``PortalAuth/PortalAuthError`` that says
-    /// what to do when no password can be had.
-    func usernameAndPassword(
-        for challenge: NetworkAuthenticationChallenge
-    ) async throws -> (username: String, password: String)?
-}
+public protocol NetworkPasswordProvider: PasswordProvider where Challenge == NetworkAuthenticationChallenge {}
 
 /// A provider with fixed credentials, for programs that already hold them.
-public struct StaticNetworkPasswordProvider: NetworkPasswordProvider {
-    let username: String
-    let password: String
-    /// Creates the provider.
-    public init(username: String, password: String) {
-        self.username = username
-        self.password = password
-    }
-    /// Returns the fixed credentials.
-    public func usernameAndPassword(
-        for challenge: NetworkAuthenticationChallenge
-    ) async throws -> (username: String, password: String)? {
-        (username, password)
-    }
-}
+public typealias StaticNetworkPasswordProvider = StaticPasswordProvider<NetworkAuthenticationChallenge>
+
+extension StaticPasswordProvider: NetworkPasswordProvider where Challenge == NetworkAuthenticationChallenge {}
 
 /// Answers HTTP 401 challenges (Basic, Digest, NTLM, Negotiate) with a ``PasswordCredential``
 /// restricted to the schemes the server offered.

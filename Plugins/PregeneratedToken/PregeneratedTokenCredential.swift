@@ -37,10 +37,7 @@ public struct PregeneratedTokenCredential: ArcGISCredential, Equatable {
     ) throws {
         let token = token.trimmingWhitespace
         guard !token.isEmpty else {
-            throw PortalAuthError(
-                .secretMissing,
-                "the token is empty: pipe it to --token-stdin, for example printf %s \"$TOKEN\" | portal-auth login --url URL --token-stdin"
-            )
+            throw PortalAuthError(.secretMissing, "the token is empty", remedy: .provide(.token))
         }
         guard TokenInfo.isUsableToken(token), token.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\"" }) else {
             throw PortalAuthError(
@@ -49,7 +46,9 @@ public struct PregeneratedTokenCredential: ArcGISCredential, Equatable {
             )
         }
         if let expiresIn, expiresIn <= 0 {
-            throw PortalAuthError(.invalidArgument, "--expires-in must be a positive number of seconds")
+            throw PortalAuthError(
+                .invalidArgument, "the token's lifetime must be a positive number of seconds",
+                remedy: .provide(.tokenLifetime))
         }
         let context = try ServerContext(url: url)
         self.init(
@@ -96,7 +95,7 @@ public struct PregeneratedTokenHandler: AuthenticationChallengeHandler {
         let expired = previous.tokenInfo.isExpired()
         throw PortalAuthError(
             .credentialExpired,
-            "the pregenerated token for \(previous.serverContext) \(expired ? "has expired" : "was refused (\(arcGIS.error.code) \(arcGIS.error.message))"): get a new token and run portal-auth login --url \(previous.serverContext.url) --token-stdin",
-            cause: arcGIS.error.cause)
+            "the pregenerated token for \(previous.serverContext) \(expired ? "has expired" : "was refused (\(arcGIS.error.code) \(arcGIS.error.message))")",
+            remedy: .signIn(previous.howToSignIn), cause: arcGIS.error.cause)
     }
 }

@@ -94,7 +94,7 @@ public struct ServerTrustHandler: AuthenticationChallengeHandler {
         let old = trusted.map { "trusted \($0.certificate.sha256Fingerprint)" } ?? "trusted key unknown"
         return PortalAuthError(
             .untrustedServer,
-            "the certificate of \(place) CHANGED since it was trusted (\(old), now \(report.certificate.sha256Fingerprint), subject \(report.certificate.subject)): nothing was sent; if the change is expected, run portal-auth untrust \(place) and portal-auth trust \(place), otherwise someone may be intercepting the connection",
-            cause: .other("pinned public key mismatch"))
+            "the certificate of \(place) CHANGED since it was trusted (\(old), now \(report.certificate.sha256Fingerprint), subject \(report.certificate.subject)): nothing was sent, and unless the change is expected someone may be intercepting the connection",
+            remedy: .trustServerAgain(host: host.host, port: host.port), cause: .other("pinned public key mismatch"))
     }
 }

@@ -6,36 +6,17 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Supplies a username and password when an ArcGIS server asks for a token.
+/// Supplies a username and password when an ArcGIS server asks for a token: a
+/// ``PortalAuth/PasswordProvider`` of ArcGIS challenges.
 ///
-/// The CLI's provider prompts on a terminal without echo or reads `--password-stdin`; tests and
-/// programs inject their own.
-public protocol UsernamePasswordProvider: Sendable {
-    /// The username and password for a challenge, or `nil` to cancel.
-    ///
-    /// Throw a ``PortalAuth/PortalAuthError`` that says what to do when no password can be had
-    /// (for example when standard input is not a terminal).
-    func usernameAndPassword(
-        for challenge: ArcGISAuthenticationChallenge
-    ) async throws -> (username: String, password: String)?
-}
+/// Programs implement `usernameAndPassword(for:)` with an ``PortalAuth/ArcGISAuthenticationChallenge``;
+/// tests and programs inject their own.
+public protocol UsernamePasswordProvider: PasswordProvider where Challenge == ArcGISAuthenticationChallenge {}
 
 /// A provider with fixed credentials, for programs that already hold them.
-public struct StaticUsernamePasswordProvider: UsernamePasswordProvider {
-    let username: String
-    let password: String
-    /// Creates the provider.
-    public init(username: String, password: String) {
-        self.username = username
-        self.password = password
-    }
-    /// Returns the fixed credentials.
-    public func usernameAndPassword(
-        for challenge: ArcGISAuthenticationChallenge
-    ) async throws -> (username: String, password: String)? {
-        (username, password)
-    }
-}
+public typealias StaticUsernamePasswordProvider = StaticPasswordProvider<ArcGISAuthenticationChallenge>
+
+extension StaticPasswordProvider: UsernamePasswordProvider where Challenge == ArcGISAuthenticationChallenge {}
 
 /// Answers ArcGIS challenges (499, 498, 403 `GWM_0003`) with a ``TokenCredential``: asks the
 /// provider for a username and password and calls the server context's token service

@@ -73,11 +73,10 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         services: AuthenticationServices
     ) async throws -> TokenCredential {
         guard !username.isEmpty else {
-            throw PortalAuthError(.invalidArgument, "the username is empty: give one with --username")
+            throw PortalAuthError(.invalidArgument, "the username is empty", remedy: .provide(.username))
         }
         guard !password.isEmpty else {
-            throw PortalAuthError(
-                .secretMissing, "the password is empty: pipe it to --password-stdin or type it at the prompt")
+            throw PortalAuthError(.secretMissing, "the password is empty", remedy: .provide(.password))
         }
         if let referer { try checkReferer(referer) }
         // The password goes only to the server's own scheme, host and port (or ArcGIS Online's service).

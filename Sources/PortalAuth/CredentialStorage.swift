@@ -90,6 +90,9 @@ public protocol CredentialStorageBackend: Sendable {
     var location: String { get }
     /// Whether calls block on I/O.
     var isBlocking: Bool { get }
+    /// Whether the items outlive the process and are shared with other processes (the keyring,
+    /// a file), so that renewals take a lock shared with other processes; `false` for memory.
+    var isPersistent: Bool { get }
 
     /// The secret of the first item matching the query, or `nil`.
     func lookup(_ query: CredentialQuery) throws -> String?

@@ -246,9 +246,13 @@ public enum ServerTrustFailure: String, Sendable, Equatable, Codable {
 public protocol HTTPTransport: Sendable {
     /// Sends one request and returns the final response without following redirects.
     ///
-    /// Throws ``PortalAuthError`` for network failures. A TLS failure that a network credential
-    /// could answer throws a ``PortalAuthError`` with code ``PortalAuthError/Code/untrustedServer``
-    /// or ``PortalAuthError/Code/tlsFailure`` and a ``TransportChallengeError`` reachable through ``transportChallenge(of:)``.
+    /// Throws ``PortalAuthError`` for network failures: a server certificate that does not verify
+    /// with code ``PortalAuthError/Code/untrustedServer`` and remedy
+    /// ``PortalAuthError/Remedy/trustServer(host:port:)``, a client certificate demand with
+    /// ``PortalAuthError/Remedy/provideClientCertificate(host:)``. (``CurlTransport`` wraps those in
+    /// a package-internal error that also carries the ``TransportChallenge``, so that the
+    /// ``AuthenticationManager`` can offer it to network credential handlers; the manager throws
+    /// the ``PortalAuthError`` inside when no handler answers.)
     func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse
 
     /// Connects to `host:port` over TLS without sending a request and reports the server's
@@ -264,14 +268,16 @@ extension HTTPTransport {
     }
 }
 
-/// An error that carries a ``TransportChallenge`` a network handler may answer.
-public struct TransportChallengeError: Error, Sendable {
+/// An error that carries a ``TransportChallenge`` a network handler may answer, thrown by
+/// ``CurlTransport`` and caught by the ``AuthenticationManager`` (and the package's own callers of
+/// a transport): not public, so ``PortalAuthError`` stays the one error type users see.
+package struct TransportChallengeError: Error, Sendable {
     /// The challenge.
-    public var challenge: TransportChallenge
+    package var challenge: TransportChallenge
     /// The error to report when no handler answers it.
-    public var error: PortalAuthError
+    package var error: PortalAuthError
     /// Creates the error.
-    public init(challenge: TransportChallenge, error: PortalAuthError) {
+    package init(challenge: TransportChallenge, error: PortalAuthError) {
         self.challenge = challenge
         self.error = error
     }

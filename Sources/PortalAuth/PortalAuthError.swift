@@ -7,10 +7,15 @@ public import Foundation
 /// The one error type of portal-auth.
 ///
 /// Every error carries a stable ``Code`` (for programs), a one-line ``message`` that says what
-/// happened, why, and what to do (for people), the ``Cause`` underneath it (a libcurl code, a
-/// GLib `GError`, an ArcGIS error body, an HTTP status), and the source location that raised it.
-/// No message ever contains a secret.
-public struct PortalAuthError: Error, Sendable, CustomStringConvertible, Equatable {
+/// happened and why (for people), a structured ``Remedy`` that says what to do in the library's
+/// terms (a program or a command-line tool turns it into its own advice: the `portal-auth` CLI
+/// names the command to run), the ``Cause`` underneath it (a libcurl code, a GLib `GError`, an
+/// ArcGIS error body, an HTTP status), and the source location that raised it. No message ever
+/// contains a secret, a command or a command-line option.
+///
+/// Two errors are equal when their code and remedy are: the prose, the cause and the location
+/// may change without changing what a program should do about the error.
+public struct PortalAuthError: Error, Sendable, CustomStringConvertible, Hashable {
     /// A stable, machine-readable error code.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
@@ -124,8 +129,10 @@ public struct PortalAuthError: Error, Sendable, CustomStringConvertible, Equatab
 
     /// The stable code.
     public var code: Code
-    /// One line: what happened, why, and what to do.
+    /// One line: what happened and why (what to do is in ``remedy``).
     public var message: String
+    /// What to do about the error.
+    public var remedy: Remedy
     /// The underlying cause, when there is one.
     public var cause: Cause?
     /// The source file that raised the error.
@@ -133,27 +140,208 @@ public struct PortalAuthError: Error, Sendable, CustomStringConvertible, Equatab
     /// The source line that raised the error.
     public var line: UInt
 
-    /// Creates an error.
-    public init(_ code: Code, _ message: String, cause: Cause? = nil, file: String = #fileID, line: UInt = #line) {
+    /// Creates an error with a remedy.
+    public init(
+        _ code: Code, _ message: String, remedy: Remedy, cause: Cause? = nil, file: String = #fileID,
+        line: UInt = #line
+    ) {
         self.code = code
         self.message = message
+        self.remedy = remedy
         self.cause = cause
         self.file = file
         self.line = line
     }
 
-    /// The message, as a CLI prints it.
-    public var description: String { message }
+    /// Creates an error whose message says what to do in prose, with no structured remedy
+    /// (``Remedy/none``).
+    ///
+    /// Kept for the error sites not converted yet (the transport, certificates, stores, the
+    /// browser sign-in and some plugins; the manager's sites all give one); to be removed once
+    /// every site gives a remedy.
+    public init(_ code: Code, _ message: String, cause: Cause? = nil, file: String = #fileID, line: UInt = #line) {
+        self.init(code, message, remedy: .none, cause: cause, file: file, line: line)
+    }
 
-    /// The message followed by the cause, for verbose output and logs.
+    /// The message followed by the remedy in the library's words.
+    public var description: String {
+        remedy == .none ? message : "\(message): \(remedy)"
+    }
+
+    /// The description followed by the code, the cause and the location, for verbose output and logs.
     public var detailedDescription: String {
-        var s = "\(message) [\(code)]"
+        var s = "\(description) [\(code)]"
         if let cause { s += " (\(cause))" }
         return s + " at \(file):\(line)"
     }
 
-    /// Two errors are equal when their code, message and cause are (the location is ignored).
+    /// Two errors are equal when their code and remedy are (the message, cause and location are ignored).
     public static func == (lhs: PortalAuthError, rhs: PortalAuthError) -> Bool {
-        lhs.code == rhs.code && lhs.message == rhs.message && lhs.cause == rhs.cause
+        lhs.code == rhs.code && lhs.remedy == rhs.remedy
+    }
+
+    /// Hashes the code and the remedy, as ``==`` compares them.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(remedy)
+    }
+}
+
+extension PortalAuthError {
+    /// What to do about an error, in the library's terms: each case carries what a program needs
+    /// to act on it, or a command-line tool to name the command to run.
+    public enum Remedy: Hashable, Sendable, CustomStringConvertible {
+        /// Nothing to do beyond what the message says.
+        case none
+        /// Sign in (again): to a server context, or to an identity-aware proxy.
+        case signIn(SignIn)
+        /// Give a user name and password for the HTTP authentication (Basic, Digest, NTLM,
+        /// Negotiate) of the host that serves `url`.
+        case provideHTTPPassword(url: URL)
+        /// Give a client certificate (PKCS#12) for `host:port`.
+        case provideClientCertificate(host: String, port: Int)
+        /// Trust the server's certificate: give the CA that issued it, or trust the certificate itself.
+        case trustServer(host: String, port: Int)
+        /// The certificate (or pinned key) of a trusted server changed: if that is expected,
+        /// remove the old trust and trust the server again.
+        case trustServerAgain(host: String, port: Int)
+        /// Give a readable CA bundle in place of the one at `path`.
+        case provideCABundle(path: String)
+        /// Give a missing or empty piece of input.
+        case provide(Input)
+        /// Send the request to the server's https URL (`url` is the plain http one).
+        case useHTTPS(url: URL)
+        /// Use the host's https URL, or allow HTTP Basic over plain http explicitly
+        /// (``TransportOptions`` and ``NetworkCredential`` callers decide).
+        case allowBasicOverHTTP(host: ServerContext)
+        /// Fix a configuration file or value (`key` names the key, when one is at fault).
+        case fixConfiguration(file: String?, key: String?)
+        /// Remove a stored credential that cannot be read (`server` is its `server` attribute).
+        case removeStoredCredential(server: String)
+        /// Open the sign-in page in a browser yourself (no browser could be started).
+        case openSignInPageYourself
+        /// A limit was reached: raise it above `value` if the server is trusted to send more.
+        case raiseLimit(Limit, value: Int)
+        /// Start a D-Bus session bus (or choose another credential store).
+        case startSessionBus
+        /// Start a Secret Service on the session bus (or choose another credential store).
+        case startSecretService
+        /// Unlock the keyring's default collection (or choose another credential store).
+        case unlockKeyring
+        /// Check the credential store's health.
+        case checkCredentialStore
+        /// Check the URL (the server does not serve it).
+        case checkURL
+        /// The server is failing: try again later.
+        case retryLater
+
+        /// The remedy in the library's words, for programs that show errors to people as they are.
+        public var description: String {
+            switch self {
+            case .none: return "no remedy"
+            case .signIn(let signIn): return "sign in \(signIn)"
+            case .provideHTTPPassword(let url):
+                return "give a user name and password for \(ServerContext.describe(url))"
+            case .provideClientCertificate(let host, let port): return "give a client certificate for \(host):\(port)"
+            case .trustServer(let host, let port): return "trust the CA of \(host):\(port), or its certificate"
+            case .trustServerAgain(let host, let port):
+                return "if the change is expected, remove the trust in \(host):\(port) and trust it again"
+            case .provideCABundle(let path): return "give a readable CA bundle in place of \(path)"
+            case .provide(let input): return "give \(input)"
+            case .useHTTPS(let url): return "use the https URL of \(ServerContext.describe(url))"
+            case .allowBasicOverHTTP(let host):
+                return "use the https URL of \(host.host):\(host.port), or allow Basic over http explicitly"
+            case .fixConfiguration(let file, let key):
+                return "fix " + [key.map { "\"\($0)\"" }, file].compactMap { $0 }.joined(separator: " in ")
+            case .removeStoredCredential(let server): return "remove the stored credential for \(server)"
+            case .openSignInPageYourself: return "open the sign-in page in a browser yourself"
+            case .raiseLimit(let limit, let value): return "raise the \(limit) above \(value)"
+            case .startSessionBus: return "start a D-Bus session bus, or use another credential store"
+            case .startSecretService: return "start a Secret Service, or use another credential store"
+            case .unlockKeyring: return "unlock the keyring, or use another credential store"
+            case .checkCredentialStore: return "check the credential store"
+            case .checkURL: return "check the URL"
+            case .retryLater: return "try again later"
+            }
+        }
+    }
+
+    /// What signing in again takes: the kind of credential to make and what it is for, so a
+    /// program (or the CLI) can start the right sign-in. A credential gives its own through
+    /// ``ArcGISCredential/howToSignIn`` or ``ProxyAuthorizationCredential/howToSignIn``.
+    public struct SignIn: Hashable, Sendable, CustomStringConvertible {
+        /// The credential kind to sign in with (``StorableCredential/kind``, for example `token` or `iap`).
+        public var kind: String
+        /// The server context to sign in to (nil for an identity-aware proxy, which spans hosts).
+        public var serverContext: ServerContext?
+        /// The user name, when known.
+        public var username: String?
+        /// The OAuth client ID, for OAuth kinds.
+        public var clientID: String?
+        /// The configuration file the credential was made from, when known.
+        public var configurationFile: String?
+
+        /// Creates a sign-in description.
+        public init(
+            kind: String, serverContext: ServerContext? = nil, username: String? = nil, clientID: String? = nil,
+            configurationFile: String? = nil
+        ) {
+            self.kind = kind
+            self.serverContext = serverContext
+            self.username = username
+            self.clientID = clientID
+            self.configurationFile = configurationFile
+        }
+
+        /// A username/password (`token`) sign-in to `serverContext`, the default.
+        public static func token(_ serverContext: ServerContext, username: String? = nil) -> SignIn {
+            SignIn(kind: "token", serverContext: serverContext, username: username)
+        }
+
+        /// A sign-in to the identity-aware proxy described by `configurationFile` (when known).
+        public static func identityAwareProxy(configurationFile: String? = nil) -> SignIn {
+            SignIn(kind: "iap", configurationFile: configurationFile)
+        }
+
+        /// For example `to https://host/portal as alice (token)`.
+        public var description: String {
+            var s = serverContext.map { "to \($0)" } ?? "to the identity-aware proxy"
+            if let username { s += " as \(username)" }
+            if let clientID { s += " with client ID \(clientID)" }
+            if let configurationFile { s += " from \(configurationFile)" }
+            return s + " (\(kind))"
+        }
+    }
+
+    /// A piece of input the caller must give.
+    public enum Input: String, Hashable, Sendable, CustomStringConvertible {
+        /// A user name.
+        case username
+        /// A password.
+        case password
+        /// A token (a pregenerated ArcGIS token).
+        case token
+        /// A token's lifetime in seconds (a positive number).
+        case tokenLifetime = "token lifetime"
+        /// An OAuth client ID.
+        case clientID = "client ID"
+        /// An OAuth client secret.
+        case clientSecret = "client secret"
+
+        /// The input's name, for example `client ID`.
+        public var description: String { rawValue }
+    }
+
+    /// A limit the library keeps on what it waits for or accepts.
+    public enum Limit: String, Hashable, Sendable, CustomStringConvertible {
+        /// How long a browser sign-in may take, in seconds.
+        case signInTimeout = "sign-in time-out"
+        /// How long one request may take, in seconds.
+        case requestTimeout = "request time-out"
+        /// The size of a response body, in bytes (after decompression).
+        case responseSize = "maximum response size"
+
+        /// The limit's name, for example `maximum response size`.
+        public var description: String { rawValue }
     }
 }

@@ -29,14 +29,14 @@ struct Doctor: AsyncParsableCommand {
                     try backend.checkAvailable()
                     output("[ok]     \(candidate.rawValue): \(backend.location)")
                 } catch let error as PortalAuthError {
-                    output("[failed] \(candidate.rawValue): \(error.message)")
+                    output("[failed] \(candidate.rawValue): \(error.cliMessage)")
                     if candidate == kind { selectedOK = false }
                 }
             }
             do {
                 output("[ok]     libcurl: \(try CurlTransport.libraryVersion())")
             } catch let error as PortalAuthError {
-                output("[failed] libcurl: \(error.message)")
+                output("[failed] libcurl: \(error.cliMessage)")
             }
             if let bundle = global.caBundlePath {
                 if access(bundle, R_OK) == 0 {

@@ -167,10 +167,10 @@ func runReportingErrors(_ body: () async throws -> Void) async throws {
     }
 }
 
-/// Prints an error as every command does (one line; the details too with PORTAL_AUTH_DEBUG_ERRORS)
-/// and returns the exit code that goes with it.
+/// Prints an error as every command does (one line: the message and the command that fixes it;
+/// the details too with PORTAL_AUTH_DEBUG_ERRORS) and returns the exit code that goes with it.
 func report(_ error: PortalAuthError) -> Int32 {
-    printError(error.message)
+    printError(error.cliMessage)
     if environmentVariable("PORTAL_AUTH_DEBUG_ERRORS") != nil { printError(error.detailedDescription) }
     return exitCode(for: error.code)
 }

@@ -257,10 +257,9 @@ struct Login: AsyncParsableCommand {
     }
 
     private func loginWithConfigFile(_ path: String) async throws {
-        let file = try ConfigurationFile(contentsOf: path)
-        // ArcGIS's IAP configuration JSON has no "type"; its authorize_url says what it is.
-        let defaultType = file.has("authorize_url") ? "iap" : "oauth-user"
-        switch try file.optionalString("type") ?? defaultType {
+        var file = try ConfigurationFile(contentsOf: path)
+        // ArcGIS's IAP configuration JSON has no "type": its keys say what it is.
+        switch try file.readingKind(among: Self.configurationKinds).type {
         case "iap":
             if clientSecretStdin {
                 throw PortalAuthError(
@@ -282,7 +281,7 @@ struct Login: AsyncParsableCommand {
                 throw PortalAuthError(
                     .invalidConfiguration, "\(path) describes an app sign-in, which uses no browser: drop --no-browser")
             }
-            try file.requireOnlyKeys(["type", "portal_url", "client_id", "token_expiration_minutes"])
+            try file.requireOnlyKeys(Self.oauthApplicationKind.keys)
             try await loginWithOAuthApplication(
                 portal: try ServerContext(url: try file.httpsURL("portal_url")), clientID: try file.string("client_id"),
                 expirationMinutes: try file.optionalPositiveInteger("token_expiration_minutes") ?? 120)
@@ -292,6 +291,12 @@ struct Login: AsyncParsableCommand {
                 "\(path): \"type\" must be \"oauth-user\", \"oauth-application\" or \"iap\", not \"\(other)\"")
         }
     }
+
+    /// The kinds of `--config` file, the preferred first when a file's keys fit several.
+    static let configurationKinds = [OAuthUserConfiguration.fileKind, IAPConfiguration.fileKind, oauthApplicationKind]
+    static let oauthApplicationKind = ConfigurationKind(
+        type: "oauth-application", name: "an OAuth application sign-in",
+        keys: ["type", "portal_url", "client_id", "token_expiration_minutes"])
 
     private func loginWithOAuthUser(_ configuration: OAuthUserConfiguration) async throws {
         let manager = try global.makeManager()
@@ -365,7 +370,7 @@ struct Login: AsyncParsableCommand {
         // Fail on an unusable store before the password goes anywhere.
         try manager.arcGISCredentialStore.backend.checkAvailable()
         // --url: a server secured at the web tier answers 401; anything else signs in with a token.
-        if portal == nil, let offer = try await webTierOffer(target, manager: manager, transport: transport) {
+        if portal == nil, let offer = try await manager.httpAuthenticationOffer(for: target) {
             try await loginWithNetworkPassword(target, offer: offer, manager: manager)
             return
         }
@@ -380,23 +385,6 @@ struct Login: AsyncParsableCommand {
         output(
             "Signed in to \(context) as \(username!)\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
         )
-    }
-
-    /// What `target` asks for when sent without an HTTP password (other stored network
-    /// credentials, such as a trusted server's key, still apply): the 401's offer, or nil.
-    private func webTierOffer(
-        _ target: URL, manager: AuthenticationManager, transport: CurlTransport
-    ) async throws -> (schemes: TransportOptions.HTTPAuthSchemes, realm: String?)? {
-        var options = TransportOptions()
-        for credential in try await manager.networkCredentialStore.credentials(for: try ServerContext.host(of: target))
-        where !(credential is PasswordCredential) {
-            credential.apply(to: &options)
-        }
-        do {
-            return try await transport.send(HTTPRequest(url: target), options: options).httpAuthenticationOffer
-        } catch let challenge as TransportChallengeError {
-            throw challenge.error
-        }
     }
 
     private func loginWithNetworkPassword(

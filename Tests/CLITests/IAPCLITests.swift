@@ -159,6 +159,9 @@ func writeIAPConfig(_ emulator: PortalEmulator, _ change: (inout [String: Any]) 
         defer { Task { try? await emulator.shutdown() } }
         for (change, expected) in [
             ({ (o: inout [String: Any]) in o["hosts_behind_proxy"] = nil }, "missing key \"hosts_behind_proxy\""),
+            // Without authorize_url the other keys still make it an IAP file, and the message says so.
+            ({ (o: inout [String: Any]) in o["authorize_url"] = nil }, "missing key \"authorize_url\""),
+            ({ (o: inout [String: Any]) in o["authorize_url"] = nil }, "read as an identity-aware proxy (IAP) sign-in"),
             (
                 { (o: inout [String: Any]) in o["hosts_behind_proxy"] = [String]() },
                 "\"hosts_behind_proxy\" must be a non-empty array"

@@ -90,7 +90,8 @@ struct NetworkCredentialTests {
             try await makeManager([ServerTrustHandler()]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
         }
         #expect(error?.message.contains("self-signed") == true)
-        #expect(error?.message.contains("portal-auth trust") == true)
+        let target = tier.selfSignedURL
+        #expect(error?.remedy == .trustServer(host: try #require(target.host()), port: target.port ?? 443))
         #expect(try await stored(tier.selfSignedURL).isEmpty)
     }
 
@@ -172,7 +173,9 @@ struct NetworkCredentialTests {
         #expect(fresh.reports.isEmpty)
         #expect(error?.message.contains(old) == true)
         #expect(error?.message.contains(new) == true)
-        #expect(error?.message.contains("CHANGED") == true)
+        let target = tier.rotatingSelfSignedURL
+        #expect(error?.remedy == .trustServerAgain(host: try #require(target.host()), port: target.port ?? 443))
+        #expect(again == error)
         // The trusted key is still the old one.
         let trusts = try await stored(tier.rotatingSelfSignedURL).compactMap { $0 as? ServerTrust }
         #expect(trusts.map(\.certificate.sha256Fingerprint) == [old])
@@ -283,11 +286,13 @@ struct NetworkCredentialTests {
     @Test func aClientCertificateIsPresentedOnDemandAndStoredOnceAccepted() async throws {
         try await forget(tier.clientCertificateURL)
         defer { Task { try? await forget(tier.clientCertificateURL) } }
-        // Without a certificate: the server's demand, with the command to run.
+        // Without a certificate: the server's demand, whose remedy is a certificate for the host.
         let demand = await expectPortalAuthError(.authenticationRequired) {
             try await makeManager([CertificateHandler()]).send(ArcGISRequest(url: data(tier.clientCertificateURL)))
         }
-        #expect(demand?.message.contains("--p12") == true)
+        let host = try ServerContext.host(of: tier.clientCertificateURL)
+        #expect(demand?.remedy == .provideClientCertificate(host: host.host, port: host.port))
+        #expect(demand?.message.contains("--") == false)
 
         let provider = try PKCS12FileProvider(
             path: tier.pki.legacyClientP12Path, password: tier.pki.p12Password, hosts: [tier.clientCertificateURL])
@@ -313,6 +318,8 @@ struct NetworkCredentialTests {
                 ArcGISRequest(url: data(tier.clientCertificateURL)))
         }
         #expect(error?.message.contains("refused the client certificate") == true)
+        let host = try ServerContext.host(of: tier.clientCertificateURL)
+        #expect(error?.remedy == .provideClientCertificate(host: host.host, port: host.port))
         #expect(try await stored(tier.clientCertificateURL).isEmpty)
     }
 
@@ -414,7 +421,7 @@ struct NetworkCredentialTests {
             try await makeManager([PasswordHandler(provider: provider)]).send(
                 ArcGISRequest(url: data(tier.basicPlainURL)))
         }
-        #expect(error?.message.contains("in clear") == true)
+        #expect(error?.remedy == .allowBasicOverHTTP(host: try ServerContext.host(of: data(tier.basicPlainURL))))
         #expect(provider.calls == 0)
         #expect(try await stored(tier.basicPlainURL).isEmpty)
         // Allowed explicitly, it works.
@@ -422,6 +429,17 @@ struct NetworkCredentialTests {
         let allowed = try await makeManager([PasswordHandler(provider: provider, allowsBasicOverHTTP: true)]).send(
             ArcGISRequest(url: data(tier.basicPlainURL)))
         #expect(served(allowed) == "basic-plain")
+    }
+
+    @Test func theHTTPAuthenticationOfferIsReadWithoutAPassword() async throws {
+        let manager = makeManager([])
+        let digest = try #require(try await manager.httpAuthenticationOffer(for: data(tier.digestURL)))
+        #expect(digest.schemes == [.digest])
+        #expect(digest.realm == tier.digestRealm)
+        let basic = try #require(try await manager.httpAuthenticationOffer(for: data(tier.basicURL)))
+        #expect(basic.schemes == [.basic])
+        // Any other answer (here nginx's 400 for a missing client certificate): no offer.
+        #expect(try await manager.httpAuthenticationOffer(for: data(tier.clientCertificateURL)) == nil)
     }
 
     @Test func digestWithApache() async throws {
@@ -466,6 +484,19 @@ struct NetworkCredentialTests {
             ArcGISRequest(url: data(tier.negotiateURL)))
         #expect(served(withTicket) == "negotiate")
         #expect(unused.calls == 0)
+        // The user's own ticket answered the request: nothing is stored in the keyring (the ticket
+        // is the user's business, kinit and kdestroy), and the next request uses it again.
+        #expect(try await stored(tier.negotiateURL).isEmpty)
+        let again = try await makeManager([PasswordHandler(provider: unused)]).send(
+            ArcGISRequest(url: data(tier.negotiateURL)))
+        #expect(served(again) == "negotiate")
+        #expect(unused.calls == 0)
+        #expect(try await stored(tier.negotiateURL).isEmpty)
+        // Registered on purpose (portal-auth login --kerberos), it is stored.
+        try await makeManager([]).signIn(
+            with: PasswordCredential.kerberosTicket(
+                host: try ServerContext.host(of: tier.negotiateURL), realm: nil, principal: tier.kerberosPrincipal),
+            verifying: data(tier.negotiateURL))
         let ticketCredential = try await stored(tier.negotiateURL).compactMap { $0 as? PasswordCredential }
         #expect(ticketCredential.first?.usesKerberosTicket == true)
         #expect(ticketCredential.first?.password == "")

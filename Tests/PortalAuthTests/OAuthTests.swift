@@ -204,7 +204,11 @@ struct OAuthFixture {
                 try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, action: "deny"),
                 services: f.manager.services)
         }
-        #expect(error?.message.contains("declined") == true)
+        if case .oauth(let code, _)? = error?.cause {
+            #expect(code == "access_denied")
+        } else {
+            Issue.record("no OAuth cause")
+        }
         #expect(f.emulator.counters().authorizationCodeGrants == 0)
     }
 
@@ -239,7 +243,7 @@ struct OAuthFixture {
                 userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, action: "ignore"),
                 services: f.manager.services)
         }
-        #expect(error?.message.contains("within 2 seconds") == true)
+        #expect(error?.remedy == .raiseLimit(.signInTimeout, value: 2))
     }
 
     @Test func wrongVerifierAndExpiredCodeAreRefused() async throws {

@@ -132,18 +132,19 @@ public enum AuthorizationCodeFlow {
             if error == "access_denied" {
                 throw PortalAuthError(
                     .authenticationFailed,
-                    "the sign-in at \(server) was declined (access_denied\(description)); nothing was stored")
+                    "the sign-in at \(server) was declined (access_denied\(description)); nothing was stored",
+                    cause: .oauth(error: error, description: answer["error_description"]))
             }
             throw PortalAuthError(
                 .authenticationFailed,
-                "the sign-in at \(server) failed (\(error)\(description)): check the client ID and the redirect URL registered for the app; nothing was stored"
-            )
+                "the sign-in at \(server) failed (\(error)\(description)): check the client ID and the redirect URL registered for the app; nothing was stored",
+                cause: .oauth(error: error, description: answer["error_description"]))
         }
         if expectState, answer["state"] != state {
             throw PortalAuthError(
                 .authenticationFailed,
-                "the answer from the browser does not belong to this sign-in (the state differs), so it was refused: sign in again; nothing was stored"
-            )
+                "the answer from the browser does not belong to this sign-in (the state differs), so it was refused: sign in again; nothing was stored",
+                cause: .other("state mismatch"))
         }
         guard let code = answer["code"], !code.isEmpty else {
             throw PortalAuthError(

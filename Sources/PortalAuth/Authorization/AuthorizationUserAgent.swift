@@ -72,7 +72,6 @@ public struct SystemBrowser: Sendable {
         }
         throw PortalAuthError(
             .invalidConfiguration,
-            "no browser could be started (\(failures.joined(separator: "; "))): set BROWSER, or use --no-browser and open the URL yourself"
-        )
+            "no browser could be started (\(failures.joined(separator: "; ")))", remedy: .openSignInPageYourself)
     }
 }

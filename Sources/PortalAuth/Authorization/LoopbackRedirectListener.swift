@@ -162,8 +162,8 @@ final class LoopbackRedirectListener: Sendable {
             : " (\(turnedAway) answer\(turnedAway == 1 ? "" : "s") with a state that does not belong to this sign-in came and \(turnedAway == 1 ? "was" : "were") turned away)"
         throw PortalAuthError(
             .timedOut,
-            "the browser did not come back to http://127.0.0.1:\(port)\(path) within \(Int(timeout)) seconds\(foreign): if the portal showed an error page (an unknown client ID or a redirect URL not registered for the app), fix the app's registration or the options, otherwise finish signing in sooner (or allow more time with --timeout); nothing was stored"
-        )
+            "the browser did not come back to http://127.0.0.1:\(port)\(path) within \(Int(timeout)) seconds\(foreign) (if the portal showed an error page, an unknown client ID or a redirect URL not registered for the app, fix the app's registration or the options; otherwise finish signing in sooner); nothing was stored",
+            remedy: .raiseLimit(.signInTimeout, value: Int(timeout)))
     }
 
     /// A new connection, non-blocking, or nil.

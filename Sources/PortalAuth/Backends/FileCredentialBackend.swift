@@ -21,6 +21,8 @@ public final class FileCredentialBackend: CredentialStorageBackend {
     public let path: String
     /// File I/O blocks.
     public let isBlocking = true
+    /// The file outlives the process and other processes read it.
+    public let isPersistent = true
 
     /// The file's path.
     public var location: String { path }

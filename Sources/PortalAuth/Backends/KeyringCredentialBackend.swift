@@ -22,6 +22,8 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
     public let name = "keyring"
     /// The calls block.
     public let isBlocking = true
+    /// The keyring outlives the process and other processes read it.
+    public let isPersistent = true
     /// The `application` attribute of every item.
     public static let application = "portal-auth"
 
@@ -52,8 +54,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
         }
         throw PortalAuthError(
             .keyringUnavailable,
-            "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): run under dbus-run-session, or choose --store file"
-        )
+            "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)", remedy: .startSessionBus)
     }
 
     static func checkService() throws {
@@ -63,18 +64,17 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
         case 2:
             throw PortalAuthError(
                 .keyringLocked,
-                "the keyring has no default collection (it is locked or was never created): unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file"
-            )
+                "the keyring has no default collection (it is locked or was never created)", remedy: .unlockKeyring)
         case 3:
             throw PortalAuthError(
                 .keyringLocked,
-                "the keyring's default collection is locked: unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file"
-            )
+                "the keyring's default collection is locked", remedy: .unlockKeyring)
         default:
             if isTimeout(error) { throw slow("answer", error) }
             throw PortalAuthError(
                 .keyringUnavailable,
-                "no Secret Service on the D-Bus session bus (\(CString.text(error.message))): start one, for example gnome-keyring-daemon --start --components=secrets, or choose --store file",
+                "no Secret Service on the D-Bus session bus (\(CString.text(error.message)))",
+                remedy: .startSecretService,
                 cause: cause(error))
         }
     }
@@ -101,7 +101,8 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
     static func slow(_ what: String, domain: String, code: Int32, message: String) -> PortalAuthError {
         PortalAuthError(
             .timedOut,
-            "the Secret Service did not \(what) in time (\(message)): it is running but busy or stalled; try again in a moment",
+            "the Secret Service did not \(what) in time (\(message)): it is running but busy or stalled",
+            remedy: .retryLater,
             cause: .gError(domain: domain, code: code, message: message))
     }
 
@@ -112,7 +113,8 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
     private static func failure(_ what: String, _ error: pa_secret_error) -> PortalAuthError {
         if isTimeout(error) { return slow(what, error) }
         return PortalAuthError(
-            .storeFailure, "the keyring could not \(what) (\(CString.text(error.message))): run portal-auth doctor",
+            .storeFailure, "the keyring could not \(what) (\(CString.text(error.message)))",
+            remedy: .checkCredentialStore,
             cause: cause(error))
     }
 

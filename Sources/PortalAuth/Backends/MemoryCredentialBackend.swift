@@ -14,6 +14,8 @@ public final class MemoryCredentialBackend: CredentialStorageBackend {
     public let location = "this process's memory"
     /// Never blocks.
     public let isBlocking = false
+    /// Gone with the process, shared with no other.
+    public let isPersistent = false
     private let items = Mutex<[StoredCredentialItem]>([])
 
     /// Creates an empty store.

@@ -125,8 +125,8 @@ public struct AuthenticationServices: Sendable {
         if requireHTTPS, url.scheme?.lowercased() != "https" {
             throw PortalAuthError(
                 .insecureTransport,
-                "refusing to send credentials to \(URLRedaction.redact(url.absoluteString)) over plain http: use the https URL"
-            )
+                "refusing to send credentials to \(URLRedaction.redact(url.absoluteString)) over plain http",
+                remedy: .useHTTPS(url: url))
         }
         var parameters = parameters
         if !parameters.contains(where: { $0.0 == "f" }) { parameters.append(("f", "json")) }
@@ -144,9 +144,8 @@ public struct AuthenticationServices: Sendable {
         }
         guard (200..<300).contains(response.status) else {
             throw PortalAuthError(
-                .httpError,
-                "\(where_) answered HTTP \(response.status): check the URL, or try again later if the server is failing",
-                cause: .httpStatus(response.status))
+                .httpError, "\(where_) answered HTTP \(response.status)",
+                remedy: response.status >= 500 ? .retryLater : .checkURL, cause: .httpStatus(response.status))
         }
         return try JSONValue.parse(response.body, source: where_)
     }
@@ -163,8 +162,8 @@ public struct AuthenticationServices: Sendable {
         if let location = ProxyAuthenticationChallenge.signInRedirect(from: request.url, response: response) {
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(ServerContext.describe(request.url)) is behind an identity-aware proxy that wants sign-in (HTTP \(response.status) to \(ServerContext.describe(location))): run portal-auth login --config IAP.json (see config/iap.example.json) first",
-                cause: .httpStatus(response.status))
+                "\(ServerContext.describe(request.url)) is behind an identity-aware proxy that wants sign-in (HTTP \(response.status) to \(ServerContext.describe(location)))",
+                remedy: .signIn(.identityAwareProxy()), cause: .httpStatus(response.status))
         }
         return response
     }
@@ -185,9 +184,8 @@ public struct AuthenticationServices: Sendable {
         }
         guard (200..<300).contains(response.status) else {
             throw PortalAuthError(
-                .httpError,
-                "\(where_) answered HTTP \(response.status): check the URL, or try again later if the server is failing",
-                cause: .httpStatus(response.status))
+                .httpError, "\(where_) answered HTTP \(response.status)",
+                remedy: response.status >= 500 ? .retryLater : .checkURL, cause: .httpStatus(response.status))
         }
         return try JSONValue.parse(response.body, source: where_)
     }

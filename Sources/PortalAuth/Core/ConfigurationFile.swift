@@ -12,6 +12,12 @@ public struct ConfigurationFile: Sendable {
     public let source: String
     /// The top-level object.
     public let members: [String: JSONValue]
+    /// Which kind of file it was read as, and why (set by ``readingKind(among:)``), for messages.
+    package var readAs: String?
+
+    /// Where the configuration came from and, once decided, which kind it was read as: the
+    /// prefix of every message about the file.
+    package var context: String { source + (readAs.map { " (read as \($0))" } ?? "") }
 
     /// Reads and parses a file.
     public init(contentsOf path: String) throws {
@@ -21,7 +27,8 @@ public struct ConfigurationFile: Sendable {
         } catch {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "cannot read the configuration file \(path): check that it exists and is readable")
+                "cannot read the configuration file \(path): check that it exists and is readable",
+                remedy: .fixConfiguration(file: path, key: nil))
         }
         try self.init(data: Array(data), source: path)
     }
@@ -35,10 +42,19 @@ public struct ConfigurationFile: Sendable {
         } catch {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(source) is not valid JSON: fix the syntax (a JSON object with the documented keys)")
+                "\(source) is not valid JSON: fix the syntax (a JSON object with the documented keys)",
+                remedy: .fixConfiguration(file: source, key: nil))
         }
         guard case .object(let members) = value else {
-            throw PortalAuthError(.invalidConfiguration, "\(source) must hold a JSON object with the documented keys")
+            throw PortalAuthError(
+                .invalidConfiguration, "\(source) must hold a JSON object with the documented keys",
+                remedy: .fixConfiguration(file: source, key: nil))
+        }
+        if let duplicate = DuplicateJSONKeys.first(in: data) {
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\(source): the key \"\(duplicate)\" appears twice in one object: keep one (JSON readers would silently use the last)",
+                remedy: .fixConfiguration(file: source, key: duplicate))
         }
         self.members = members
     }
@@ -48,7 +64,8 @@ public struct ConfigurationFile: Sendable {
         if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(source): unknown key \"\(unknown)\"; the keys are \(allowed.sorted().joined(separator: ", "))")
+                "\(context): unknown key \"\(unknown)\"; the keys are \(allowed.sorted().joined(separator: ", "))",
+                remedy: .fixConfiguration(file: source, key: unknown))
         }
     }
 
@@ -56,13 +73,17 @@ public struct ConfigurationFile: Sendable {
     public func has(_ key: String) -> Bool { members[key] != nil }
 
     private func wrongType(_ key: String, _ expected: String) -> PortalAuthError {
-        PortalAuthError(.invalidConfiguration, "\(source): \"\(key)\" must be \(expected)")
+        PortalAuthError(
+            .invalidConfiguration, "\(context): \"\(key)\" must be \(expected)",
+            remedy: .fixConfiguration(file: source, key: key))
     }
 
     /// A required string.
     public func string(_ key: String, allowEmpty: Bool = false) throws -> String {
         guard let value = members[key] else {
-            throw PortalAuthError(.invalidConfiguration, "\(source): missing key \"\(key)\" (a string)")
+            throw PortalAuthError(
+                .invalidConfiguration, "\(context): missing key \"\(key)\" (a string)",
+                remedy: .fixConfiguration(file: source, key: key))
         }
         guard case .string(let string) = value else { throw wrongType(key, "a string") }
         guard allowEmpty || !string.isEmpty else { throw wrongType(key, "a non-empty string") }
@@ -78,7 +99,9 @@ public struct ConfigurationFile: Sendable {
     /// A required array of strings; `nonEmpty` refuses `[]`.
     public func strings(_ key: String, nonEmpty: Bool = false) throws -> [String] {
         guard let value = members[key] else {
-            throw PortalAuthError(.invalidConfiguration, "\(source): missing key \"\(key)\" (an array of strings)")
+            throw PortalAuthError(
+                .invalidConfiguration, "\(context): missing key \"\(key)\" (an array of strings)",
+                remedy: .fixConfiguration(file: source, key: key))
         }
         guard case .array(let items) = value else { throw wrongType(key, "an array of strings") }
         var strings: [String] = []
@@ -111,15 +134,177 @@ public struct ConfigurationFile: Sendable {
     /// A required URL with an https scheme (http only for a loopback host).
     public func httpsURL(_ key: String) throws -> URL {
         let string = try string(key)
-        guard let url = URL(string: string), let scheme = url.scheme?.lowercased(),
-            let host = url.host(percentEncoded: false)?.lowercased()
-        else {
+        guard let url = URL(string: string), url.scheme != nil, url.host(percentEncoded: false) != nil else {
             throw wrongType(key, "an absolute https URL")
         }
-        let loopback = host == "127.0.0.1" || host == "localhost" || host == "::1"
-        guard scheme == "https" || (scheme == "http" && loopback) else {
-            throw wrongType(key, "an https URL (http is allowed only for 127.0.0.1 or localhost), not \(string)")
+        guard Self.isSecureOrLoopback(url) else {
+            throw wrongType(key, "an https URL (http only for 127.0.0.1, localhost or ::1), not \(string)")
         }
         return url
+    }
+
+    /// Whether `url` is https, or http to a loopback host (127.0.0.1, localhost, ::1): the rule
+    /// for every URL a configuration gives (sign-in pages, token endpoints, portals).
+    package static func isSecureOrLoopback(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false)?.lowercased() else {
+            return false
+        }
+        return scheme == "https" || (scheme == "http" && isLoopback(host: host))
+    }
+
+    /// Whether `host` is a loopback name or address (127.0.0.1, localhost, ::1, with or without brackets).
+    package static func isLoopback(host: String) -> Bool {
+        ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
+    }
+
+    /// Whether two URLs have the same origin (scheme, host and port, default ports included).
+    package static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        func port(_ url: URL) -> Int { url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443) }
+        return a.scheme?.lowercased() == b.scheme?.lowercased()
+            && a.host(percentEncoded: false)?.lowercased() == b.host(percentEncoded: false)?.lowercased()
+            && port(a) == port(b)
+    }
+}
+
+/// A kind of configuration file: its `type` value and its keys. A file without `type` is read as
+/// the one kind whose keys hold all of its keys (see ``ConfigurationFile/readingKind(among:)``).
+package struct ConfigurationKind: Sendable, Equatable {
+    /// The `type` value (`iap`, `oauth-user`, `oauth-application`).
+    package var type: String
+    /// What it describes, for messages: "an identity-aware proxy (IAP) sign-in".
+    package var name: String
+    /// Every key a file of this kind may have.
+    package var keys: Set<String>
+
+    /// Creates a kind.
+    package init(type: String, name: String, keys: Set<String>) {
+        self.type = type
+        self.name = name
+        self.keys = keys
+    }
+}
+
+extension ConfigurationFile {
+    /// Decides which of `kinds` the file is, and remembers it so that every later message says
+    /// which kind the file was read as. By its `type` key when there is one; otherwise by its
+    /// keys: the one kind whose keys hold all of the file's, or, when several do, the first of
+    /// them (`kinds` in order of preference); when none does (an unknown or misspelt key), the
+    /// kind sharing the most keys with the file, whose reader then names the unknown key.
+    package mutating func readingKind(among kinds: [ConfigurationKind]) throws -> ConfigurationKind {
+        if let type = try optionalString("type") {
+            guard let kind = kinds.first(where: { $0.type == type }) else {
+                let types = kinds.map { "\"\($0.type)\"" }.joined(separator: ", ")
+                throw PortalAuthError(
+                    .invalidConfiguration, "\(source): \"type\" must be one of \(types), not \"\(type)\"",
+                    remedy: .fixConfiguration(file: source, key: "type"))
+            }
+            readAs = "\(kind.name), as its \"type\" says"
+            return kind
+        }
+        let present = Set(members.keys)
+        if let kind = kinds.first(where: { present.isSubset(of: $0.keys) }) {
+            readAs = "\(kind.name): it has no \"type\" and its keys are those of one"
+            return kind
+        }
+        let closest = kinds.enumerated().max { a, b in
+            let (countA, countB) = (
+                a.element.keys.intersection(present).count, b.element.keys.intersection(present).count
+            )
+            return countA != countB ? countA < countB : a.offset > b.offset
+        }!.element
+        readAs = "\(closest.name): it has no \"type\" and most of its keys are those of one"
+        return closest
+    }
+}
+
+/// Finds keys that appear twice in one JSON object: JSON decoders keep the last silently, so a
+/// configuration file with `"client_id"` twice would be read with one of them quietly dropped.
+enum DuplicateJSONKeys {
+    /// The first key that appears twice in one object of `bytes` (valid JSON), or `nil`.
+    static func first(in bytes: [UInt8]) -> String? {
+        // One entry per open object (its keys so far) or array (nil).
+        var scopes: [Set<String>?] = []
+        var expectingKey = false
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "{"):
+                scopes.append([])
+                expectingKey = true
+            case UInt8(ascii: "["):
+                scopes.append(nil)
+                expectingKey = false
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if !scopes.isEmpty { scopes.removeLast() }
+                expectingKey = false
+            case UInt8(ascii: ","):
+                expectingKey = scopes.last.map { $0 != nil } ?? false
+            case UInt8(ascii: "\""):
+                let (string, end) = readString(bytes, openingAt: index)
+                if expectingKey, let last = scopes.indices.last, var keys = scopes[last] {
+                    if keys.contains(string) { return string }
+                    keys.insert(string)
+                    scopes[last] = keys
+                    expectingKey = false
+                }
+                index = end
+                continue
+            default:
+                break
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The string whose opening quote is at `start`, unescaped, and the index after its closing quote.
+    static func readString(_ bytes: [UInt8], openingAt start: Int) -> (String, Int) {
+        var scalars = String.UnicodeScalarView()
+        var raw: [UInt8] = []
+        var index = start + 1
+        func flush() {
+            scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars)
+            raw.removeAll()
+        }
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+            guard bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count else {
+                raw.append(bytes[index])
+                index += 1
+                continue
+            }
+            flush()
+            let escaped = bytes[index + 1]
+            index += 2
+            switch escaped {
+            case UInt8(ascii: "u"):
+                var value = hexValue(bytes, at: index)
+                index += 4
+                // A surrogate pair (\uD83D\uDE00) is one character.
+                if (0xD800..<0xDC00).contains(value), index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                    bytes[index + 1] == UInt8(ascii: "u")
+                {
+                    let low = hexValue(bytes, at: index + 2)
+                    if (0xDC00..<0xE000).contains(low) {
+                        value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+                        index += 6
+                    }
+                }
+                scalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "b"): scalars.append("\u{08}")
+            case UInt8(ascii: "f"): scalars.append("\u{0C}")
+            default: scalars.append(Unicode.Scalar(escaped))
+            }
+        }
+        flush()
+        return (String(scalars), index + 1)
+    }
+
+    /// The four hex digits at `index` (0xFFFD when they are not).
+    static func hexValue(_ bytes: [UInt8], at index: Int) -> UInt32 {
+        let hex = bytes[min(index, bytes.count)..<min(index + 4, bytes.count)]
+        return UInt32(String(decoding: hex, as: UTF8.self), radix: 16) ?? 0xFFFD
     }
 }

@@ -80,19 +80,20 @@ final class CredentialStoreEngine: Sendable {
         do { kind = try JSONDecoder().decode(KindProbe.self, from: data).kind } catch {
             throw PortalAuthError(
                 .storeFailure,
-                "the stored credential for \(server) in the \(backend.name) store is unreadable: remove it with portal-auth logout"
-            )
+                "the stored credential for \(server) in the \(backend.name) store is unreadable",
+                remedy: .removeStoredCredential(server: server))
         }
         guard let decoder = decoders.withLock({ $0[kind] }) else {
             throw PortalAuthError(
                 .storeFailure,
-                "the stored credential for \(server) is of kind '\(kind)', which no registered plugin reads: register its plugin, or remove it with portal-auth logout"
-            )
+                "the stored credential for \(server) is of kind '\(kind)', which no registered plugin reads (register its plugin to use it)",
+                remedy: .removeStoredCredential(server: server))
         }
         do { return try decoder(data) } catch let error as PortalAuthError { throw error } catch {
             throw PortalAuthError(
                 .storeFailure,
-                "the stored \(kind) credential for \(server) is unreadable: remove it with portal-auth logout")
+                "the stored \(kind) credential for \(server) is unreadable",
+                remedy: .removeStoredCredential(server: server))
         }
     }
 

@@ -100,9 +100,10 @@ public protocol ArcGISCredential: StorableCredential {
     /// Returns a renewed credential without asking the user, or `nil` when that is impossible
     /// (for example a token credential whose password is not in memory).
     func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)?
-    /// The `portal-auth` command that signs in again for this credential, for error messages
-    /// (nil: the manager suggests a username/password sign-in).
-    var signInCommand: String? { get }
+    /// What signing in again for this credential takes, for the remedy of errors that need it
+    /// (by default a username/password sign-in to ``serverContext``, or to the portal of
+    /// ``derivedFrom``).
+    var howToSignIn: PortalAuthError.SignIn { get }
 }
 
 extension ArcGISCredential {
@@ -112,8 +113,11 @@ extension ArcGISCredential {
     public var renewalLeeway: TimeInterval { 300 }
     /// Not derived by default.
     public var derivedFrom: ServerContext? { nil }
-    /// None by default.
-    public var signInCommand: String? { nil }
+    /// A username/password sign-in to ``serverContext`` (to ``derivedFrom`` for a derived credential).
+    public var howToSignIn: PortalAuthError.SignIn {
+        derivedFrom.map { .token($0, username: username) }
+            ?? PortalAuthError.SignIn(kind: Self.kind, serverContext: serverContext, username: username)
+    }
     /// Cannot be renewed by default.
     public func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? { nil }
 }

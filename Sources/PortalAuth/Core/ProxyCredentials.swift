@@ -27,8 +27,8 @@ public protocol ProxyAuthorizationCredential: StorableCredential {
     func renewed(using services: AuthenticationServices) async throws -> (any ProxyAuthorizationCredential)?
     /// The identity provider's sign-out page, opened in the browser when the credential is invalidated.
     var logoutURL: URL? { get }
-    /// The `portal-auth` command that signs in again, for error messages.
-    var signInCommand: String? { get }
+    /// What signing in again takes, for the remedy of errors that need it.
+    var howToSignIn: PortalAuthError.SignIn { get }
 }
 
 extension ProxyAuthorizationCredential {
@@ -36,8 +36,8 @@ extension ProxyAuthorizationCredential {
     public var renewalLeeway: TimeInterval { 300 }
     /// No sign-out page by default.
     public var logoutURL: URL? { nil }
-    /// None by default.
-    public var signInCommand: String? { nil }
+    /// A sign-in of this kind, with no configuration file known.
+    public var howToSignIn: PortalAuthError.SignIn { PortalAuthError.SignIn(kind: Self.kind) }
     /// Cannot be renewed by default.
     public func renewed(using services: AuthenticationServices) async throws -> (any ProxyAuthorizationCredential)? {
         nil
@@ -138,6 +138,20 @@ public final class ProxyCredentialStore: Sendable {
         return removed
     }
 
+    /// Signs out of one identity-aware proxy: removes `credential`, then shows its
+    /// ``ProxyAuthorizationCredential/logoutURL`` (the identity provider's sign-out page) through
+    /// `userAgent`. Removed first, so that a sign-out page that cannot be shown leaves nothing
+    /// behind. The one implementation behind ``AuthenticationManager/invalidateProxyCredentials(for:userAgent:)``
+    /// and the plugins' own sign-out.
+    public func invalidate(
+        _ credential: any ProxyAuthorizationCredential, userAgent: (any AuthorizationUserAgent)?
+    ) async throws {
+        try await remove(credential.proxyIdentifier)
+        if let logout = credential.logoutURL, let userAgent {
+            try await userAgent.present(logout, redirectURI: "")
+        }
+    }
+
     /// Removes every proxy credential; returns how many were removed.
     @discardableResult
     public func removeAll() async throws -> Int {
@@ -153,18 +167,19 @@ public final class ProxyCredentialStore: Sendable {
 }
 
 /// Finds, renews and attaches proxy credentials. Renewal is single-flight across tasks and,
-/// for persistent stores, across processes.
+/// for persistent stores, across processes (``RenewOnce``).
 final class ProxyAuthorization: Sendable {
     let store: ProxyCredentialStore
     /// Services over the transport without proxy credentials (the identity provider is not behind the proxy).
     let services: AuthenticationServices
-    let usesCrossProcessLocks: Bool
-    private let flights = SingleFlight<String, (any ProxyAuthorizationCredential)?>()
+    private let renewals: RenewOnce<any ProxyAuthorizationCredential>
+    /// Whether renewals take a lock shared with other processes (the store is persistent).
+    var usesCrossProcessLocks: Bool { renewals.usesCrossProcessLocks }
 
     init(store: ProxyCredentialStore, services: AuthenticationServices, usesCrossProcessLocks: Bool) {
         self.store = store
         self.services = services
-        self.usesCrossProcessLocks = usesCrossProcessLocks
+        self.renewals = RenewOnce(usesCrossProcessLocks: usesCrossProcessLocks, logger: services.logger)
     }
 
     /// The credential for `url`, renewed when close to expiry; nil when none applies, or when it
@@ -184,40 +199,18 @@ final class ProxyAuthorization: Sendable {
         _ credential: any ProxyAuthorizationCredential, refused: Bool = false
     ) async throws -> (any ProxyAuthorizationCredential)? {
         let key = credential.proxyIdentifier
-        return try await flights.run(key + (refused ? " refused" : "")) { [self] in
-            let work: () async throws -> (any ProxyAuthorizationCredential)? = { [self] in
-                let stored = try await store.allCredentials(reload: usesCrossProcessLocks).first {
-                    $0.proxyIdentifier == key
-                }
-                if let stored, stored.tokenInfo.accessToken != credential.tokenInfo.accessToken,
-                    !stored.tokenInfo.expires(within: 30)
-                {
-                    return stored
-                }
-                if !refused, let stored, !stored.tokenInfo.expires(within: stored.renewalLeeway) { return stored }
-                // Signed out meanwhile (another process ran logout): do not bring it back.
-                if usesCrossProcessLocks, stored == nil { return nil }
-                services.logger.debug("renewing proxy credential", metadata: ["kind": "\(type(of: credential).kind)"])
-                let renewed: (any ProxyAuthorizationCredential)?
-                do {
-                    renewed = try await (stored ?? credential).renewed(using: services)
-                } catch let error as PortalAuthError
-                    where error.code != .authenticationFailed && !refused && !credential.tokenInfo.isExpired()
-                {
-                    services.logger.warning(
-                        "proxy token renewal failed; using the current token until it expires",
-                        metadata: ["error": "\(error.code)"])
-                    return credential
-                }
-                if let renewed {
-                    try await store.add(any: renewed)
-                    return renewed
-                }
-                return refused || credential.tokenInfo.isExpired() ? nil : credential
-            }
-            if usesCrossProcessLocks { return try await CrossProcessLock.withLock("renew proxy " + key, work) }
-            return try await work()
-        }
+        let store = store
+        let services = services
+        return try await renewals.run(
+            Renewal(
+                flightKey: key + (refused ? " refused" : ""), lockKey: "renew proxy " + key, credential: credential,
+                refused: refused, tokenInfo: { $0.tokenInfo }, renewalLeeway: { $0.renewalLeeway },
+                stored: { reload in
+                    try await store.allCredentials(reload: reload).first { $0.proxyIdentifier == key }
+                },
+                renew: { try await $0.renewed(using: services) }, save: { try await store.add(any: $0) },
+                renewsStoredCopy: true, fallback: nil,
+                logMetadata: ["store": "proxy", "kind": "\(type(of: credential).kind)"]))
     }
 }
 
@@ -234,8 +227,8 @@ struct ProxyAuthorizingTransport: HTTPTransport {
             guard request.url.scheme?.lowercased() == "https" else {
                 throw PortalAuthError(
                     .insecureTransport,
-                    "refusing to send the identity-aware proxy's token to \(ServerContext.describe(request.url)) over plain http: use the https URL"
-                )
+                    "refusing to send the identity-aware proxy's token to \(ServerContext.describe(request.url)) over plain http",
+                    remedy: .useHTTPS(url: request.url))
             }
             request.setHeader("Authorization", "Bearer " + credential.tokenInfo.accessToken)
         }

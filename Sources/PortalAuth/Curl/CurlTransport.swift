@@ -197,8 +197,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
         if let bundle = configuration.caBundlePath {
             guard access(bundle, R_OK) == 0 else {
                 throw PortalAuthError(
-                    .invalidArgument,
-                    "the CA bundle \(bundle) cannot be read: check the path given by --cacert or PORTAL_AUTH_CA_BUNDLE")
+                    .invalidArgument, "the CA bundle \(bundle) cannot be read", remedy: .provideCABundle(path: bundle))
             }
             try check(pa_easy_setopt_str(easy, CURLOPT_CAINFO, bundle), "CAINFO")
         }
@@ -560,15 +559,15 @@ enum CurlErrors {
             let reason = trustFailure(text)
             let error = PortalAuthError(
                 .untrustedServer,
-                "the certificate of \(place) is not trusted (\(reason.rawValue)): pass --cacert FILE (or set PORTAL_AUTH_CA_BUNDLE) with its CA, or trust it with portal-auth trust \(place)",
-                cause: cause)
+                "the certificate of \(place) is not trusted (\(reason.rawValue))",
+                remedy: .trustServer(host: host, port: port), cause: cause)
             return TransportChallengeError(
                 challenge: .serverTrust(host: host, port: port, reason: reason, message: text), error: error)
         case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             let error = PortalAuthError(
                 .untrustedServer,
-                "the public key of \(place) does not match the pinned key: the server's certificate changed; if that is expected, run portal-auth untrust \(place) and trust it again",
-                cause: cause)
+                "the public key of \(place) does not match the pinned key: the server's certificate changed",
+                remedy: .trustServerAgain(host: host, port: port), cause: cause)
             return TransportChallengeError(
                 challenge: .serverTrust(host: host, port: port, reason: .pinMismatch, message: text), error: error)
         case _ where handshakeFailures.contains(code):
@@ -577,8 +576,8 @@ enum CurlErrors {
             {
                 let error = PortalAuthError(
                     .tlsFailure,
-                    "\(place) requires a client certificate: sign in with portal-auth login --url https://\(place) --p12 FILE --password-stdin",
-                    cause: cause)
+                    "\(place) requires a client certificate",
+                    remedy: .provideClientCertificate(host: host, port: port), cause: cause)
                 return TransportChallengeError(
                     challenge: .clientCertificate(host: host, port: port, message: text), error: error)
             }

@@ -1,0 +1,110 @@
+import Logging
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension AuthenticationManager {
+    // MARK: - Challenges
+
+    /// Obtains a credential for an ArcGIS challenge on `url`, once per server context however many
+    /// requests are challenged at the same time.
+    func resolveArcGISChallenge(
+        url: URL, error: ArcGISError, sent: (any ArcGISCredential)?, interactive: Bool = true
+    ) async throws -> (any ArcGISCredential)? {
+        let serverRoot = ServerContext.arcGISServerRoot(of: url)
+        let key = try (serverRoot ?? ServerContext(url: url)).url
+        return try await arcGISFlights.run(key) { [self] in
+            try await Self.$insideChallenge.withValue(true) {
+                // A credential stored since this request was sent answers it without asking anyone.
+                if let current = try await arcGISCredentialStore.credential(for: url),
+                    current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired()
+                {
+                    return current
+                }
+                // A refused credential that can renew itself silently does so.
+                if let sent, let renewed = try await sent.renewed(using: services) {
+                    try await arcGISCredentialStore.add(any: renewed)
+                    return renewed
+                }
+                if let serverRoot {
+                    return try await resolveServerChallenge(
+                        url: url, root: serverRoot, error: error, sent: sent, interactive: interactive)
+                }
+                let context = try ServerContext(url: url)
+                let stored = try await arcGISCredentialStore.credential(for: url)
+                guard interactive else {
+                    throw PortalAuthError(
+                        .noCredential,
+                        "no credential for \(context)", remedy: Self.signInRemedy(for: context, credential: stored))
+                }
+                let challenge = ArcGISAuthenticationChallenge(
+                    requestURL: url, serverContext: stored?.serverContext ?? context, error: error,
+                    previousCredential: sent ?? stored)
+                return try await routeArcGIS(challenge)
+            }
+        }
+    }
+
+    /// True inside a challenge's resolution: a plugin's own requests through the manager must not
+    /// wait for the very challenge they are part of.
+    @TaskLocal static var insideChallenge = false
+
+    /// A challenge from an ArcGIS Server: federated servers get a token from their portal.
+    func resolveServerChallenge(
+        url: URL, root: ServerContext, error: ArcGISError, sent: (any ArcGISCredential)?, interactive: Bool
+    ) async throws -> (any ArcGISCredential)? {
+        let info = try await services.getJSON(URL(string: root.url + "/rest/info")!)
+        let tokenServiceURL = info["authInfo"]?["tokenServicesUrl"]?.stringValue.flatMap(URL.init(string:))
+        if let owning = info["owningSystemUrl"]?.stringValue, let portalURL = URL(string: owning),
+            let portal = try? ServerContext(url: portalURL)
+        {
+            logger.debug("federated server", metadata: ["server": "\(root)", "portal": "\(portal)"])
+            var portalCredential = try await credentialForUse(portalURL)
+            if portalCredential == nil {
+                guard interactive else {
+                    throw PortalAuthError(
+                        .noCredential,
+                        "\(root) is federated with \(portal), which has no credential",
+                        remedy: Self.signInRemedy(for: portal, credential: nil))
+                }
+                let challenge = ArcGISAuthenticationChallenge(
+                    requestURL: url, serverContext: portal, error: error,
+                    previousCredential: try await arcGISCredentialStore.credential(for: portal),
+                    tokenServiceURL: tokenServiceURL)
+                portalCredential = try await routeArcGIS(challenge)
+            }
+            guard let portalCredential else { return nil }
+            return try await federate(server: root, portal: portalCredential, tokenServiceURL: tokenServiceURL)
+        }
+        guard interactive else {
+            throw PortalAuthError(
+                .noCredential,
+                "no credential for \(root) (a server not federated with a portal)",
+                remedy: Self.signInRemedy(for: root, credential: nil))
+        }
+        let challenge = ArcGISAuthenticationChallenge(
+            requestURL: url, serverContext: root, error: error,
+            previousCredential: sent, tokenServiceURL: tokenServiceURL)
+        return try await routeArcGIS(challenge)
+    }
+
+    /// Routes an ArcGIS challenge to the first plugin that accepts it.
+    func routeArcGIS(_ challenge: ArcGISAuthenticationChallenge) async throws -> (any ArcGISCredential)? {
+        switch try await route(.arcGIS(challenge)) {
+        case .arcGIS(let credential)?: return credential
+        case .network?, .proxy?:
+            throw PortalAuthError(
+                .internalError, "a plugin answered an ArcGIS challenge with a non-ArcGIS credential", remedy: .none)
+        case nil:
+            if handlers.contains(where: { $0.canHandle(.arcGIS(challenge)) }) { return nil }
+            throw PortalAuthError(
+                .authenticationRequired,
+                "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and no plugin can answer",
+                remedy: Self.signInRemedy(for: challenge.serverContext, credential: challenge.previousCredential),
+                cause: challenge.error.cause)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Logging
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension AuthenticationManager {
+    // MARK: - Credentials for use
+
+    /// The credential to attach to a request for `url`: the one of its server context, renewed
+    /// when it is close to expiry. `nil` when there is none or it expired and cannot be renewed.
+    func credentialForUse(_ url: URL) async throws -> (any ArcGISCredential)? {
+        guard let credential = try await arcGISCredentialStore.credential(for: url) else { return nil }
+        if credential.tokenInfo.isSSLRequired, url.scheme?.lowercased() != "https" {
+            throw PortalAuthError(
+                .insecureTransport,
+                "refusing to send the token of \(credential.serverContext) over plain http to \(ServerContext.describe(url)): the token requires https",
+                remedy: .useHTTPS(url: url))
+        }
+        guard credential.tokenInfo.expires(within: credential.renewalLeeway) else { return credential }
+        return try await renew(credential)
+    }
+
+    /// Renews a credential close to expiry, once across tasks and processes (``RenewOnce``).
+    /// Returns the renewed credential, the old one while it has not yet expired, or `nil` once it
+    /// has. A federated server token that cannot renew itself is obtained again from its portal.
+    ///
+    /// - Parameter refused: the server refused the credential's token: renew it even though it
+    ///   has not expired (unless another task or process already replaced it).
+    func renew(_ credential: any ArcGISCredential, refused: Bool = false) async throws -> (any ArcGISCredential)? {
+        let context = credential.serverContext
+        let store = arcGISCredentialStore
+        let services = services
+        var fallback: (@Sendable () async throws -> (any ArcGISCredential)?)?
+        if let portal = credential.derivedFrom {
+            fallback = { [self] () async throws -> (any ArcGISCredential)? in
+                guard let portalCredential = try await credentialForUse(URL(string: portal.url)!) else { return nil }
+                return try await federate(server: context, portal: portalCredential, tokenServiceURL: nil)
+            }
+        }
+        return try await renewals.run(
+            Renewal(
+                flightKey: context.url + (refused ? " refused" : ""), lockKey: "renew " + context.url,
+                credential: credential, refused: refused, tokenInfo: { $0.tokenInfo },
+                renewalLeeway: { $0.renewalLeeway },
+                stored: { reload in try await store.credential(for: context, reload: reload) },
+                renew: { try await $0.renewed(using: services) }, save: { try await store.add(any: $0) },
+                fallback: fallback, logMetadata: ["server": "\(context)", "kind": "\(type(of: credential).kind)"]))
+    }
+}

@@ -1,0 +1,293 @@
+import Logging
+import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension AuthenticationManager {
+    /// ``send(_:)`` with a network credential that is being registered (see ``signIn(with:verifying:)``).
+    ///
+    /// A small state machine: each turn sends one attempt and classifies the answer into one
+    /// ``AttemptOutcome``; the `switch` decides what happens next. A challenge is answered once per
+    /// request (``ChallengeLedger``), and redirects are counted and checked by ``RedirectState``.
+    func send(
+        _ request: ArcGISRequest, presetting preset: ProvisionalNetworkCredential?
+    ) async throws -> ArcGISResponse {
+        var target = RequestTarget(request)
+        _ = try ServerContext.host(of: target.url)
+        try Self.refuseDotSegments(target.url)
+        var ledger = ChallengeLedger()
+        var redirects = RedirectState(expectsJSON: request.expectsJSON)
+        // Network credentials a plugin just gave: used for this request and stored only once the
+        // server accepts them (a refused password or certificate is never stored).
+        var provisional: [ProvisionalNetworkCredential] = []
+        if let preset {
+            // The server's refusal of a credential being registered is final, not a new challenge.
+            provisional.append(preset)
+            for category in preset.categories { _ = ledger.answer(.network(host: preset.credential.host, category)) }
+        }
+        while true {
+            guard case let (attempt, sent)? = try await sendAttempt(target, request.tokenPlacement, provisional) else {
+                continue
+            }
+            switch try await classify(sent, of: attempt, provisional: &provisional) {
+            case .done(let response):
+                let source = ServerContext.describe(attempt.url)
+                let json = request.expectsJSON ? try JSONValue.parse(response.body, source: source) : nil
+                return ArcGISResponse(http: response, json: json)
+            case .failure(let error):
+                throw error
+            case .redirect(let status, let location):
+                target = try followRedirect(from: attempt, to: location, status: status, target, &redirects)
+            case .tlsDemand(let kind, let error):
+                try await answerNetworkDemand(kind, error, attempt, &ledger, &provisional)
+            case .httpAuthenticationChallenge(let offered):
+                try await answerHTTPAuthentication(offered, attempt, &ledger, &provisional)
+            case .proxySignIn(let challenge):
+                try await answerProxySignIn(challenge, attempt, &ledger)
+            case .arcGISChallenge(let error):
+                try await answerArcGISChallenge(error, attempt, &ledger)
+            }
+        }
+    }
+
+    /// Sends one attempt for `target` with the credentials of its server context and host, and
+    /// the transport's answer (a TLS demand comes back as a failure). `nil` when a sign-in for the
+    /// server started while it waited for its host's gate: the caller tries again, and waits for it.
+    func sendAttempt(
+        _ target: RequestTarget, _ placement: ArcGISRequest.TokenPlacement,
+        _ provisional: [ProvisionalNetworkCredential]
+    ) async throws -> (RequestAttempt, Result<HTTPResponse, any Error>)? {
+        let host = try ServerContext.host(of: target.url)
+        // While a sign-in for this server is under way, requests wait for its credential
+        // instead of going out without one only to be challenged again.
+        if let pending = pendingArcGISChallenge(for: target.url) { _ = try? await pending.value }
+        let gate = requestGate(for: host)
+        await gate.acquire()
+        defer { gate.release() }
+        let credential = try await credentialForUse(target.url)
+        if credential == nil, pendingArcGISChallenge(for: target.url) != nil { return nil }
+        var options = TransportOptions()
+        for network in try await networkCredentialStore.credentials(for: host) { network.apply(to: &options) }
+        for fresh in provisional where fresh.credential.host == host { fresh.credential.apply(to: &options) }
+        let http = makeHTTPRequest(
+            url: target.url, parameters: target.parameters, method: target.method, placement: placement,
+            credential: credential)
+        logger.debug(
+            "request",
+            metadata: [
+                "method": "\(http.method.rawValue)", "url": "\(URLRedaction.redact(target.url.absoluteString))",
+                "credential": "\(credential.map { type(of: $0).kind } ?? "none")",
+            ])
+        let attempt = RequestAttempt(url: target.url, host: host, credential: credential, options: options)
+        do { return (attempt, .success(try await requestTransport.send(http, options: options))) } catch {
+            return (attempt, .failure(error))
+        }
+    }
+
+    /// What the answer to `attempt` calls for, in the order the answers are recognised: a TLS
+    /// demand, a transport failure, a demand for a client certificate, a proxy's sign-in, a
+    /// redirect, HTTP authentication, an ArcGIS error (a challenge or a failure), an HTTP error,
+    /// or success. Stores the fresh network credentials the answer shows were accepted.
+    func classify(
+        _ sent: Result<HTTPResponse, any Error>, of attempt: RequestAttempt,
+        provisional: inout [ProvisionalNetworkCredential]
+    ) async throws -> AttemptOutcome {
+        let response: HTTPResponse
+        switch sent {
+        case .failure(let challengeError as TransportChallengeError):
+            switch challengeError.challenge {
+            case .serverTrust(_, _, let reason, _):
+                return .tlsDemand(.serverTrust(reason: reason), challengeError.error)
+            case .clientCertificate: return .tlsDemand(.clientCertificate, challengeError.error)
+            }
+        case .failure(let error): return .failure(error)
+        case .success(let answer): response = answer
+        }
+        provisional = try await commitAccepted(provisional, by: response)
+        let host = attempt.host
+        if response.demandsClientCertificate {
+            return .tlsDemand(
+                .clientCertificate,
+                PortalAuthError(
+                    .authenticationRequired,
+                    "\(host.host):\(host.port) requires a client certificate (HTTP \(response.status))",
+                    remedy: .provideClientCertificate(host: host.host, port: host.port),
+                    cause: .httpStatus(response.status)))
+        }
+        // An identity-aware proxy in front of the host wants sign-in.
+        if let challenge = try await proxyChallenge(url: attempt.url, response: response) {
+            return .proxySignIn(challenge)
+        }
+        return Self.classifyAnswer(response, of: attempt)
+    }
+
+    /// The part of ``classify(_:of:provisional:)`` that reads the answer alone: a redirect, HTTP
+    /// authentication, an ArcGIS error (a challenge or a failure), an HTTP error, or success.
+    static func classifyAnswer(_ response: HTTPResponse, of attempt: RequestAttempt) -> AttemptOutcome {
+        let url = attempt.url
+        // Redirects: followed by the loop, so the credential is chosen again for the new URL.
+        if RedirectState.statuses.contains(response.status), let location = response.header("Location") {
+            return .redirect(status: response.status, location: location)
+        }
+        if response.status == 401,
+            let offered = HTTPAuthenticationHeader.parse(response.headers(named: "WWW-Authenticate"))
+        {
+            return .httpAuthenticationChallenge(offered)
+        }
+        if let error = ArcGISError.parse(response.body) {
+            let isChallenge =
+                error.code == 499 || error.code == 498
+                || (error.code == 403 && error.messageCode == "GWM_0003" && attempt.credential == nil)
+            if isChallenge { return .arcGISChallenge(error) }
+            return .failure(
+                PortalAuthError(
+                    .arcGISError,
+                    "\(ServerContext.describe(url)) answered ArcGIS error \(error.code): \(error.message)\(error.details.isEmpty ? "" : " (" + error.details.joined(separator: "; ") + ")")",
+                    remedy: .none, cause: error.cause))
+        }
+        guard (200..<300).contains(response.status) else {
+            return .failure(
+                PortalAuthError(
+                    .httpError,
+                    "\(ServerContext.describe(url)) answered HTTP \(response.status)",
+                    remedy: response.status >= 500 ? .retryLater : .checkURL, cause: .httpStatus(response.status)))
+        }
+        return .done(response)
+    }
+
+    /// The request after a redirect of `attempt` to `location` (counted and checked by `redirects`).
+    func followRedirect(
+        from attempt: RequestAttempt, to location: String, status: Int, _ target: RequestTarget,
+        _ redirects: inout RedirectState
+    ) throws -> RequestTarget {
+        let next = try redirects.follow(target, status: status, location: location) { next in
+            attempt.credential.map { $0.serverContext.contains(next) }
+                ?? ((try? ServerContext.host(of: next)) == attempt.host)
+        }
+        logger.debug(
+            "redirect",
+            metadata: [
+                "from": "\(URLRedaction.redact(attempt.url.absoluteString))",
+                "to": "\(URLRedaction.redact(next.url.absoluteString))",
+            ])
+        return next
+    }
+
+    /// Answers an ArcGIS challenge (499, 498, 403 `GWM_0003` without a token) once per request.
+    func answerArcGISChallenge(
+        _ error: ArcGISError, _ attempt: RequestAttempt, _ ledger: inout ChallengeLedger
+    )
+        async throws
+    {
+        let url = attempt.url
+        guard ledger.answer(.arcGIS) else {
+            let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: url)
+            throw PortalAuthError(
+                .invalidToken,
+                "\(ServerContext.describe(url)) refused the credential it was just given (\(error.code) \(error.message)): the token is not valid for this server; check the server's federation and sign in again",
+                remedy: remedy, cause: error.cause)
+        }
+        logger.debug(
+            "ArcGIS challenge",
+            metadata: ["code": "\(error.code)", "url": "\(URLRedaction.redact(url.absoluteString))"])
+        guard try await resolveArcGISChallenge(url: url, error: error, sent: attempt.credential) != nil else {
+            let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: url)
+            throw PortalAuthError(
+                .authenticationRequired,
+                "\(ServerContext.describe(url)) requires sign-in (\(error.code) \(error.message)) and no credential was given",
+                remedy: remedy, cause: error.cause)
+        }
+    }
+
+    /// How to sign in again after the server refused `credential` (or wanted one for `url`): as
+    /// the portal credential it was derived from was made (a federated server token, whatever
+    /// kind of portal credential gave it), or as it was made itself.
+    func signInRemedy(
+        afterRefusing credential: (any ArcGISCredential)?, at url: URL
+    ) async throws -> PortalAuthError.Remedy {
+        if let portal = credential?.derivedFrom, let source = try? await arcGISCredentialStore.credential(for: portal) {
+            return .signIn(source.howToSignIn)
+        }
+        return Self.signInRemedy(for: try credential?.serverContext ?? ServerContext(url: url), credential: credential)
+    }
+
+    /// Answers an identity-aware proxy's sign-in demand once per host and request.
+    func answerProxySignIn(
+        _ challenge: ProxyAuthenticationChallenge, _ attempt: RequestAttempt, _ ledger: inout ChallengeLedger
+    ) async throws {
+        let host = attempt.host
+        let sent = try await proxyCredentialStore.credential(for: attempt.url)
+        guard ledger.answer(.proxy(host: host)) else {
+            throw PortalAuthError(
+                .authenticationFailed,
+                "the identity-aware proxy in front of \(host.host):\(host.port) refused the token it was just given (HTTP \(challenge.status)): check hosts_behind_proxy and the app registration, then sign in again",
+                remedy: .signIn(sent?.howToSignIn ?? .identityAwareProxy()), cause: .httpStatus(challenge.status))
+        }
+        try await resolveProxyChallenge(challenge, sent: sent)
+    }
+
+    /// How many requests to one host the manager has in the transport at once (twice libcurl's
+    /// default connections per host, so connections never idle): the rest wait here, where they
+    /// still see a credential that arrives meanwhile.
+    static let requestsInFlightPerHost = 16
+
+    func requestGate(for host: ServerContext) -> AsyncGate {
+        gates.withLock { gates in
+            if let gate = gates[host.url] { return gate }
+            let gate = AsyncGate(limit: Self.requestsInFlightPerHost)
+            gates[host.url] = gate
+            return gate
+        }
+    }
+
+    /// The ArcGIS challenge being resolved for `url`'s server (the key ``resolveArcGISChallenge(url:error:sent:interactive:)`` uses).
+    func pendingArcGISChallenge(for url: URL) -> Task<(any ArcGISCredential)?, any Error>? {
+        guard !Self.insideChallenge,
+            let key = (ServerContext.arcGISServerRoot(of: url) ?? (try? ServerContext(url: url)))?.url
+        else { return nil }
+        return arcGISFlights.running(key)
+    }
+
+    func makeHTTPRequest(
+        url: URL, parameters: [(String, String)], method: ArcGISRequest.Method, placement: ArcGISRequest.TokenPlacement,
+        credential: (any ArcGISCredential)?
+    ) -> HTTPRequest {
+        var parameters = parameters
+        if let credential, placement == .parameter { parameters.append(("token", credential.tokenInfo.accessToken)) }
+        let query = FormEncoding.encode(parameters)
+        let base = url.absoluteString
+        let getURL = query.isEmpty ? base : base + (base.contains("?") ? "&" : "?") + query
+        var request: HTTPRequest
+        if method == .post || (method == .automatic && getURL.utf8.count > ArcGISRequest.maximumGETLength),
+            !query.isEmpty
+        {
+            request = HTTPRequest(url: url, method: .post, body: Array(query.utf8))
+            request.setHeader("Content-Type", "application/x-www-form-urlencoded")
+        } else {
+            request = HTTPRequest(url: URL(string: getURL) ?? url)
+        }
+        if let credential {
+            if placement == .header {
+                request.setHeader("X-Esri-Authorization", "Bearer " + credential.tokenInfo.accessToken)
+            }
+            if let referer = credential.referer { request.setHeader("Referer", referer) }
+        }
+        return request
+    }
+
+    /// Refuses URLs with `.` or `..` path segments: the credential is chosen by path, and the
+    /// server (or libcurl) would resolve them to another path, maybe outside the credential's context.
+    static func refuseDotSegments(_ url: URL) throws {
+        let segments = url.path(percentEncoded: false).split(separator: "/", omittingEmptySubsequences: false)
+        if segments.contains(where: { $0 == "." || $0 == ".." }) {
+            throw PortalAuthError(
+                .invalidURL,
+                "\(ServerContext.describe(url)) has a . or .. path segment, which the server would resolve to another path",
+                remedy: .checkURL)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+extension HTTPResponse {
+    /// The HTTP authentication schemes (Basic, Digest, NTLM, Negotiate) and realm a 401 offers
+    /// in its `WWW-Authenticate` headers; `nil` for any other answer.
+    public var httpAuthenticationOffer: (schemes: TransportOptions.HTTPAuthSchemes, realm: String?)? {
+        guard status == 401, let offer = HTTPAuthenticationHeader.parse(headers(named: "WWW-Authenticate")) else {
+            return nil
+        }
+        return (offer.schemes, offer.realm)
+    }
+}
+
+/// The schemes and realm of `WWW-Authenticate` headers.
+struct HTTPAuthenticationHeader: CustomStringConvertible {
+    var schemes: TransportOptions.HTTPAuthSchemes
+    var realm: String?
+    var names: [String]
+
+    static func parse(_ values: [String]) -> HTTPAuthenticationHeader? {
+        var schemes: TransportOptions.HTTPAuthSchemes = []
+        var realm: String?
+        var names: [String] = []
+        for value in values {
+            let scheme = value.split(separator: " ", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+            switch scheme {
+            case "basic": schemes.insert(.basic); names.append("Basic")
+            case "digest": schemes.insert(.digest); names.append("Digest")
+            case "ntlm": schemes.insert(.ntlm); names.append("NTLM")
+            case "negotiate": schemes.insert(.negotiate); names.append("Negotiate")
+            default: continue
+            }
+            if realm == nil, let range = value.firstRange(of: "realm=\"") {
+                let rest = value[range.upperBound...]
+                realm = rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+            }
+        }
+        return schemes.isEmpty ? nil : HTTPAuthenticationHeader(schemes: schemes, realm: realm, names: names)
+    }
+
+    var description: String {
+        names.joined(separator: "/") + (realm.map { " (realm \"\($0)\")" } ?? "")
+    }
+}

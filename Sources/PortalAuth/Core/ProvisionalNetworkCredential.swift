@@ -1,0 +1,53 @@
+import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A network credential a plugin just gave (or a program registers), stored once, when a server
+/// first accepts it.
+///
+/// The user's own Kerberos ticket that a plugin picked up for a request (Negotiate with no
+/// password) is never stored: it holds nothing of its own to keep, and the ticket's life is the
+/// user's business (`kinit`, `kdestroy`). A program that registers such a credential on purpose
+/// (``AuthenticationManager/signIn(with:verifying:)``) stores it.
+final class ProvisionalNetworkCredential: Sendable {
+    let credential: any NetworkCredential
+    /// What it contributes to a request.
+    let options: TransportOptions
+    /// What it answers.
+    let categories: Set<NetworkCredentialCategory>
+    /// Whether the server's acceptance stores it.
+    let storesWhenAccepted: Bool
+    private let stored: Mutex<Bool>
+
+    /// - Parameters:
+    ///   - alreadyStored: it came from the store.
+    ///   - registering: a program registers it (it is stored even when it is the user's own ticket).
+    init(_ credential: any NetworkCredential, alreadyStored: Bool = false, registering: Bool = false) {
+        self.credential = credential
+        var options = TransportOptions()
+        credential.apply(to: &options)
+        self.options = options
+        self.categories = NetworkCredentialCategory.of(options)
+        self.storesWhenAccepted = registering || !Self.isUsersOwnKerberosTicket(options)
+        self.stored = Mutex(alreadyStored)
+    }
+
+    /// Options that only say "Negotiate with the ticket the user already has" (no password).
+    static func isUsersOwnKerberosTicket(_ options: TransportOptions) -> Bool {
+        guard let auth = options.httpAuthentication, options.clientCertificate == nil, options.pinnedPublicKey == nil
+        else { return false }
+        return auth.schemes == [.negotiate] && auth.password.isEmpty
+    }
+
+    func commit(to store: NetworkCredentialStore) async throws {
+        let first = stored.withLock { stored -> Bool in
+            defer { stored = true }
+            return !stored
+        }
+        if first, storesWhenAccepted { try await store.add(any: credential) }
+    }
+}

@@ -1,0 +1,99 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where a request goes and what it carries; a redirect changes it.
+struct RequestTarget {
+    var url: URL
+    var method: ArcGISRequest.Method
+    var parameters: [(String, String)]
+
+    /// The first target of `request` (with `f=json` when it expects JSON and names no format).
+    init(_ request: ArcGISRequest) {
+        url = request.url
+        method = request.method
+        parameters = request.parameters
+        if request.expectsJSON, !parameters.contains(where: { $0.0 == "f" }) { parameters.append(("f", "json")) }
+    }
+}
+
+/// One attempt of a request: where it went, and with which credentials.
+struct RequestAttempt {
+    /// The URL it was sent to.
+    var url: URL
+    /// The URL's host.
+    var host: ServerContext
+    /// The ArcGIS credential it carried.
+    var credential: (any ArcGISCredential)?
+    /// The network credentials it carried.
+    var options: TransportOptions
+}
+
+/// What the answer to one attempt calls for (see ``AuthenticationManager/classify(_:of:provisional:)``).
+enum AttemptOutcome {
+    /// A successful answer.
+    case done(HTTPResponse)
+    /// A redirect to follow.
+    case redirect(status: Int, location: String)
+    /// An ArcGIS challenge: 499, 498, or 403 `GWM_0003` to a request without a token.
+    case arcGISChallenge(ArcGISError)
+    /// HTTP authentication (401 with `WWW-Authenticate`).
+    case httpAuthenticationChallenge(HTTPAuthenticationHeader)
+    /// A TLS-level demand (server trust, a client certificate in the handshake) or a web
+    /// server's HTTP demand for a client certificate; the error is what to throw if unanswered.
+    case tlsDemand(NetworkAuthenticationChallenge.Kind, PortalAuthError)
+    /// An identity-aware proxy in front of the host wants sign-in.
+    case proxySignIn(ProxyAuthenticationChallenge)
+    /// The request failed.
+    case failure(any Error)
+}
+
+/// Redirect bookkeeping for one request, as async-http-client's `RedirectState`: how many were
+/// followed, and what the request becomes.
+struct RedirectState {
+    /// The redirect statuses followed.
+    static let statuses: Set<Int> = [301, 302, 303, 307, 308]
+    /// How many redirects one request follows.
+    static let limit = 10
+
+    /// Whether the request expects JSON (`f=json` is added again after a redirect that drops the parameters).
+    let expectsJSON: Bool
+    /// How many redirects were followed.
+    private(set) var count = 0
+
+    init(expectsJSON: Bool) { self.expectsJSON = expectsJSON }
+
+    /// The request after `target` was answered with `status` and `location`.
+    ///
+    /// 301, 302 and 303 make it a GET of the new location without the parameters (the Location
+    /// is the whole new request); 307 and 308 resend the parameters, but only within the same
+    /// context (`keepsContext`), never to another server.
+    mutating func follow(
+        _ target: RequestTarget, status: Int, location: String, keepsContext: (URL) -> Bool
+    ) throws -> RequestTarget {
+        count += 1
+        guard count <= Self.limit, let next = URL(string: location, relativeTo: target.url)?.absoluteURL else {
+            throw PortalAuthError(
+                .httpError,
+                "\(ServerContext.describe(target.url)) redirected too often or to an invalid location",
+                remedy: .checkURL, cause: .httpStatus(status))
+        }
+        try AuthenticationManager.refuseDotSegments(next)
+        var followed = target
+        followed.url = next
+        if status != 307 && status != 308 {
+            followed.method = .get
+            let query = next.query(percentEncoded: true) ?? ""
+            let hasFormat = query.split(separator: "&").contains { $0.lowercased().hasPrefix("f=") }
+            followed.parameters = expectsJSON && !hasFormat ? [("f", "json")] : []
+        } else if !keepsContext(next) {
+            throw PortalAuthError(
+                .httpError,
+                "\(ServerContext.describe(target.url)) redirected a request with its parameters to \(ServerContext.describe(next)), another server: refusing to resend them there (use the new URL directly if you trust it)",
+                remedy: .checkURL, cause: .httpStatus(status))
+        }
+        return followed
+    }
+}

@@ -1,0 +1,111 @@
+import PortalAuth
+import PortalAuthIAP
+import PortalAuthOAuthApplication
+import PortalAuthOAuthUser
+import PortalAuthPregeneratedToken
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// The library says what to do in its own terms (``PortalAuthError/Remedy``); this file is the one
+// place that turns a remedy into the portal-auth command or option to use.
+
+extension PortalAuthError {
+    /// The line the CLI prints: the message, then what to do with this tool.
+    var cliMessage: String {
+        guard let advice = remedy.cliAdvice else { return message }
+        return "\(message): \(advice)"
+    }
+}
+
+extension PortalAuthError.Remedy {
+    /// One line naming the command to run or the option to give, or nil for ``none``.
+    var cliAdvice: String? {
+        switch self {
+        case .none: return nil
+        case .signIn(let signIn): return signIn.cliAdvice
+        case .provideHTTPPassword(let url):
+            return
+                "run portal-auth login --url \(URLRedaction.redact(url.absoluteString)) --username USER --password-stdin"
+        case .provideClientCertificate(let host, let port):
+            return "sign in with portal-auth login --url https://\(host):\(port) --p12 FILE --password-stdin"
+        case .trustServer(let host, let port):
+            return
+                "pass --cacert FILE (or set PORTAL_AUTH_CA_BUNDLE) with its CA, or trust it with portal-auth trust \(host):\(port)"
+        case .trustServerAgain(let host, let port):
+            return
+                "if the change is expected, run portal-auth untrust \(host):\(port) and portal-auth trust \(host):\(port)"
+        case .provideCABundle: return "check the path given by --cacert or PORTAL_AUTH_CA_BUNDLE"
+        case .provide(let input): return input.cliAdvice
+        case .useHTTPS: return "use the https URL"
+        case .allowBasicOverHTTP: return "use its https URL, or allow it explicitly (--allow-basic-over-http)"
+        case .fixConfiguration(_, let key):
+            // The message names the file and the key already.
+            return key == nil ? nil : "the keys are described in config/README.md"
+        case .removeStoredCredential: return "remove it with portal-auth logout"
+        case .openSignInPageYourself: return "set BROWSER, or use --no-browser and open the URL yourself"
+        case .raiseLimit(let limit, let value): return limit.cliAdvice(value: value)
+        case .startSessionBus: return "run under dbus-run-session, or choose --store file"
+        case .startSecretService:
+            return "start one, for example gnome-keyring-daemon --start --components=secrets, or choose --store file"
+        case .unlockKeyring:
+            return
+                "unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file"
+        case .checkCredentialStore: return "run portal-auth doctor"
+        case .checkURL: return "check the URL"
+        case .retryLater: return "try again later"
+        }
+    }
+}
+
+extension PortalAuthError.SignIn {
+    /// The `portal-auth login` command for this kind of sign-in.
+    var cliAdvice: String {
+        let url = serverContext?.url ?? "URL"
+        switch kind {
+        case OAuthUserCredential.kind:
+            return "run portal-auth login --portal \(url) --client-id \(clientID ?? "ID")"
+        case OAuthApplicationCredential.kind:
+            return
+                "run printf %s \"$SECRET\" | portal-auth login --portal \(url) --client-id \(clientID ?? "ID") --client-secret-stdin"
+        case PregeneratedTokenCredential.kind:
+            return "get a new token and run portal-auth login --url \(url) --token-stdin"
+        case IAPCredential.kind:
+            return "run portal-auth login --config \(configurationFile ?? "IAP.json (see config/iap.example.json)")"
+        default:
+            return "run portal-auth login --portal \(url) --username \(username ?? "USER")"
+        }
+    }
+}
+
+extension PortalAuthError.Input {
+    /// Where the CLI takes this input from.
+    var cliAdvice: String {
+        switch self {
+        case .username: return "give one with --username"
+        case .password: return "pipe it to --password-stdin or type it at the prompt"
+        case .token:
+            return
+                "pipe it to --token-stdin, for example printf %s \"$TOKEN\" | portal-auth login --url URL --token-stdin"
+        case .tokenLifetime: return "give --expires-in SECONDS"
+        case .clientID: return "give the app's client ID with --client-id"
+        case .clientSecret: return "pipe it to --client-secret-stdin or set PORTAL_AUTH_CLIENT_SECRET"
+        }
+    }
+}
+
+extension PortalAuthError.Limit {
+    /// The option that raises this limit (`value` is the limit that was reached).
+    func cliAdvice(value: Int) -> String {
+        switch self {
+        case .signInTimeout:
+            return "allow more time with --timeout SECONDS (or timeout_seconds in a --config file; it was \(value))"
+        case .requestTimeout: return "the request time-out was \(value) s: try again when the server is less busy"
+        case .responseSize:
+            return "if the server is trusted to send more, raise --max-response-size BYTES above \(value)"
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import PortalAuth
+import Testing
+
+@testable import portal_auth
+
+/// The CLI's rendering of each remedy: one line naming the command to run or the option to give.
+@Suite struct RemedyRenderingTests {
+    static let portal = try! ServerContext("https://host.example.com/portal")
+    static let server = try! ServerContext("https://host.example.com/server")
+
+    typealias Remedy = PortalAuthError.Remedy
+
+    static let renderings: [(Remedy, String)] = [
+        (.signIn(.token(portal, username: "alice")), "run portal-auth login --portal \(portal.url) --username alice"),
+        (.signIn(.token(server)), "run portal-auth login --portal \(server.url) --username USER"),
+        (
+            .signIn(.init(kind: "oauth-user", serverContext: portal, clientID: "app1")),
+            "run portal-auth login --portal \(portal.url) --client-id app1"
+        ),
+        (
+            .signIn(.init(kind: "oauth-application", serverContext: portal, clientID: "app2")),
+            "run printf %s \"$SECRET\" | portal-auth login --portal \(portal.url) --client-id app2 --client-secret-stdin"
+        ),
+        (
+            .signIn(.init(kind: "pregenerated-token", serverContext: server)),
+            "get a new token and run portal-auth login --url \(server.url) --token-stdin"
+        ),
+        (.signIn(.identityAwareProxy()), "run portal-auth login --config IAP.json (see config/iap.example.json)"),
+        (
+            .signIn(.identityAwareProxy(configurationFile: "/etc/iap.json")),
+            "run portal-auth login --config /etc/iap.json"
+        ),
+        (
+            .provideHTTPPassword(url: URL(string: "https://web.example.com/arcgis/rest/info?token=secret")!),
+            "run portal-auth login --url https://web.example.com/arcgis/rest/info?token=*** --username USER --password-stdin"
+        ),
+        (
+            .provideClientCertificate(host: "pki.example.com", port: 8443),
+            "sign in with portal-auth login --url https://pki.example.com:8443 --p12 FILE --password-stdin"
+        ),
+        (
+            .trustServer(host: "self.example.com", port: 443),
+            "pass --cacert FILE (or set PORTAL_AUTH_CA_BUNDLE) with its CA, or trust it with portal-auth trust self.example.com:443"
+        ),
+        (
+            .trustServerAgain(host: "h", port: 1),
+            "if the change is expected, run portal-auth untrust h:1 and portal-auth trust h:1"
+        ),
+        (.provideCABundle(path: "/x.pem"), "check the path given by --cacert or PORTAL_AUTH_CA_BUNDLE"),
+        (.provide(.username), "give one with --username"),
+        (.provide(.password), "pipe it to --password-stdin or type it at the prompt"),
+        (
+            .provide(.token),
+            "pipe it to --token-stdin, for example printf %s \"$TOKEN\" | portal-auth login --url URL --token-stdin"
+        ),
+        (.provide(.tokenLifetime), "give --expires-in SECONDS"),
+        (.provide(.clientID), "give the app's client ID with --client-id"),
+        (.provide(.clientSecret), "pipe it to --client-secret-stdin or set PORTAL_AUTH_CLIENT_SECRET"),
+        (.useHTTPS(url: URL(string: "http://host/portal")!), "use the https URL"),
+        (.allowBasicOverHTTP(host: server), "use its https URL, or allow it explicitly (--allow-basic-over-http)"),
+        (.fixConfiguration(file: "iap.json", key: "client_id"), "the keys are described in config/README.md"),
+        (.removeStoredCredential(server: portal.url), "remove it with portal-auth logout"),
+        (.openSignInPageYourself, "set BROWSER, or use --no-browser and open the URL yourself"),
+        (
+            .raiseLimit(.signInTimeout, value: 300),
+            "allow more time with --timeout SECONDS (or timeout_seconds in a --config file; it was 300)"
+        ),
+        (
+            .raiseLimit(.responseSize, value: 1024),
+            "if the server is trusted to send more, raise --max-response-size BYTES above 1024"
+        ),
+        (
+            .raiseLimit(.requestTimeout, value: 60),
+            "the request time-out was 60 s: try again when the server is less busy"
+        ),
+        (.startSessionBus, "run under dbus-run-session, or choose --store file"),
+        (
+            .startSecretService,
+            "start one, for example gnome-keyring-daemon --start --components=secrets, or choose --store file"
+        ),
+        (
+            .unlockKeyring,
+            "unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file"
+        ),
+        (.checkCredentialStore, "run portal-auth doctor"),
+        (.checkURL, "check the URL"),
+        (.retryLater, "try again later"),
+    ]
+
+    @Test(arguments: renderings)
+    func eachRemedyIsOneLine(remedy: Remedy, expected: String) {
+        #expect(remedy.cliAdvice == expected)
+        #expect(!expected.contains("\n"))
+    }
+
+    @Test func noRemedyAddsNothing() {
+        #expect(Remedy.none.cliAdvice == nil)
+        #expect(PortalAuthError(.httpError, "the server failed").cliMessage == "the server failed")
+        // The message already names the file when no key is at fault.
+        #expect(Remedy.fixConfiguration(file: "a.json", key: nil).cliAdvice == nil)
+    }
+
+    @Test func theMessageComesFirstThenTheCommand() {
+        let error = PortalAuthError(
+            .noCredential, "no credential for \(Self.portal)", remedy: .signIn(.token(Self.portal)))
+        #expect(
+            error.cliMessage
+                == "no credential for \(Self.portal): run portal-auth login --portal \(Self.portal.url) --username USER"
+        )
+    }
+}
