@@ -103,9 +103,12 @@ extension PortalAuthError.Limit {
         switch self {
         case .signInTimeout:
             return "allow more time with --timeout SECONDS (or timeout_seconds in a --config file; it was \(value))"
-        case .requestTimeout: return "the request time-out was \(value) s: try again when the server is less busy"
+        case .requestTimeout:
+            return
+                "try again when the server is less busy, or allow more time (request: --timeout SECONDS; it was \(value) s)"
         case .responseSize:
-            return "if the server is trusted to send more, raise --max-response-size BYTES above \(value)"
+            return
+                "if the server is trusted to send more, raise the limit (request: --max-response-size SIZE or PORTAL_AUTH_MAX_RESPONSE_SIZE; it was \(value) bytes)"
         }
     }
 }

@@ -73,21 +73,6 @@ struct Request: AsyncParsableCommand {
         return bytes
     }
 
-    /// Adds the options of this command that raise the limit an error names.
-    func withRemedy(_ error: PortalAuthError) -> PortalAuthError {
-        let hint: String
-        if error.code == .responseTooLarge, error.message.contains("transport's maximum response size") {
-            hint = "raise it with --max-response-size SIZE or PORTAL_AUTH_MAX_RESPONSE_SIZE"
-        } else if error.code == .timedOut, error.message.contains("request's deadline") {
-            hint = "raise it with --timeout SECONDS"
-        } else {
-            return error
-        }
-        var error = error
-        error.message += " (\(hint))"
-        return error
-    }
-
     func run() async throws {
         try await runReportingErrors {
             let target = try parseURL(url)
@@ -98,13 +83,8 @@ struct Request: AsyncParsableCommand {
                 return (String(field[..<equals]), String(field[field.index(after: equals)...]))
             }
             let manager = try global.makeManager(transport: makeTransport())
-            let response: ArcGISResponse
-            do {
-                response = try await manager.send(
-                    ArcGISRequest(url: target, parameters: parameters, method: post ? .post : .automatic))
-            } catch let error as PortalAuthError {
-                throw withRemedy(error)
-            }
+            let response = try await manager.send(
+                ArcGISRequest(url: target, parameters: parameters, method: post ? .post : .automatic))
             if raw || response.json == nil {
                 output(response.http.text)
             } else {

@@ -68,11 +68,11 @@ import Testing
         ),
         (
             .raiseLimit(.responseSize, value: 1024),
-            "if the server is trusted to send more, raise --max-response-size BYTES above 1024"
+            "if the server is trusted to send more, raise the limit (request: --max-response-size SIZE or PORTAL_AUTH_MAX_RESPONSE_SIZE; it was 1024 bytes)"
         ),
         (
             .raiseLimit(.requestTimeout, value: 60),
-            "the request time-out was 60 s: try again when the server is less busy"
+            "try again when the server is less busy, or allow more time (request: --timeout SECONDS; it was 60 s)"
         ),
         (.startSessionBus, "run under dbus-run-session, or choose --store file"),
         (

@@ -57,6 +57,7 @@ struct TransportLimitTests {
             let (error, seconds) = await failure(server, transport, path)
             #expect(error?.code == .responseTooLarge, "\(String(describing: error))")
             #expect(error?.message.contains("the transport's maximum response size of 8 MiB") == true)
+            #expect(error?.remedy == .raiseLimit(.responseSize, value: Self.limit))
             #expect(error?.message.contains("--") == false, "the library names no CLI flag")
             #expect(seconds < Self.deadline)
         }
@@ -68,6 +69,7 @@ struct TransportLimitTests {
             let (error, _) = await failure(server, transport, "/endless", maxResponseSize: 1 << 20)
             #expect(error?.code == .responseTooLarge)
             #expect(error?.message.contains("this request's maximum response size of 1 MiB") == true)
+            #expect(error?.remedy == PortalAuthError.Remedy.none)
         }
     }
 
@@ -87,6 +89,7 @@ struct TransportLimitTests {
             let (error, seconds) = await failure(server, transport, "/steady")
             #expect(error?.code == .timedOut, "\(String(describing: error))")
             #expect(error?.message.contains("deadline of 3 s") == true)
+            #expect(error?.remedy == .raiseLimit(.requestTimeout, value: 3))
             #expect(seconds >= 3 && seconds < Self.deadline)
         }
     }
@@ -97,6 +100,7 @@ struct TransportLimitTests {
             let (error, seconds) = await failure(server, transport, "/trickle")
             #expect(error?.code == .timedOut, "\(String(describing: error))")
             #expect(error?.message.contains("less than 1024 bytes per second for 2 s") == true)
+            #expect(error?.remedy == .retryLater)
             #expect(seconds < Self.deadline)
         }
     }

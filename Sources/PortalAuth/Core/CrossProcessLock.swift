@@ -33,14 +33,25 @@ enum CrossProcessLock {
     }
 
     /// Runs `body` while holding the lock for `key`; waits (polling, so no thread blocks) up to `timeout` seconds.
+    ///
+    /// While it waits, `settled` (when given) is asked every 100 ms whether the holder's work
+    /// already answers this caller (another process renewed the credential): then its answer is
+    /// returned without taking the lock. So a crowd of processes that all need one renewal read the
+    /// result side by side, instead of each holding the lock in turn to find there is nothing to do.
     static func withLock<T: Sendable>(
-        _ key: String, timeout: Double = 60, _ body: () async throws -> T
+        _ key: String, timeout: Double = 60, settled: (() async throws -> T?)? = nil,
+        _ body: () async throws -> T
     ) async throws -> T {
         let (fd, path) = try openLockFile(for: key)
         defer { close(fd) }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        var nextCheck = ContinuousClock.now + .milliseconds(100)
         while try !tryLock(fd, shared: false, path: path) {
             guard ContinuousClock.now < deadline else { throw heldTooLong(path, timeout: timeout) }
+            if let settled, ContinuousClock.now >= nextCheck {
+                if let answer = try await settled() { return answer }
+                nextCheck = ContinuousClock.now + .milliseconds(100)
+            }
             try await Task.sleep(for: .milliseconds(5))
         }
         defer { flock(fd, LOCK_UN) }

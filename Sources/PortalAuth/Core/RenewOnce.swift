@@ -62,8 +62,22 @@ final class RenewOnce<Credential: Sendable>: Sendable {
     func run(_ renewal: Renewal<Credential>) async throws -> Credential? {
         try await flights.run(renewal.flightKey) { [self] in
             guard usesCrossProcessLocks else { return try await renew(renewal) }
-            return try await CrossProcessLock.withLock(renewal.lockKey) { try await renew(renewal) }
+            return try await CrossProcessLock.withLock(
+                renewal.lockKey, settled: { try await self.renewedElsewhere(renewal) }
+            ) { try await renew(renewal) }
         }
+    }
+
+    /// While another process holds the lock: its renewal, once stored (a different token that is
+    /// not about to expire); `nil` to go on waiting. A credential signed out meanwhile is left to
+    /// the lock holder's rules.
+    private func renewedElsewhere(_ renewal: Renewal<Credential>) async throws -> Credential?? {
+        guard let stored = try await renewal.stored(true) else { return nil }
+        let info = renewal.tokenInfo(stored)
+        guard info.accessToken != renewal.tokenInfo(renewal.credential).accessToken, !info.expires(within: 30) else {
+            return nil
+        }
+        return .some(stored)
     }
 
     private func renew(_ renewal: Renewal<Credential>) async throws -> Credential? {

@@ -71,7 +71,7 @@ struct TransferLimits: Sendable {
             return PortalAuthError(
                 .responseTooLarge,
                 "\(place) sent more response headers than allowed (at most \(maxHeaderCount) lines and \(Self.size(maxHeaderSize))): the transfer was stopped; the server or a proxy in front of it is misbehaving",
-                cause: cause)
+                remedy: .none, cause: cause)
         case .body, nil:
             let limit =
                 requestSetMaxResponseSize
@@ -79,7 +79,10 @@ struct TransferLimits: Sendable {
                 : "the transport's maximum response size of \(Self.size(maxResponseSize))"
             return PortalAuthError(
                 .responseTooLarge,
-                "the answer from \(place) is larger than \(limit) (counted after decompression): the transfer was stopped; if an answer this large is expected, raise the limit",
+                "the answer from \(place) is larger than \(limit) (counted after decompression): the transfer was stopped",
+                // A request's own limit (a token endpoint's) is the library's to keep; the transport's
+                // is the program's to raise.
+                remedy: requestSetMaxResponseSize ? .none : .raiseLimit(.responseSize, value: maxResponseSize),
                 cause: cause)
         }
     }
@@ -91,17 +94,18 @@ struct TransferLimits: Sendable {
         if lower.contains("too slow") {
             return PortalAuthError(
                 .timedOut,
-                "\(place) sent less than \(lowSpeedLimit) bytes per second for \(Self.seconds(lowSpeedTime)) (the low-speed limit): the transfer was stopped; try again, or check the network and proxy",
-                cause: cause)
+                "\(place) sent less than \(lowSpeedLimit) bytes per second for \(Self.seconds(lowSpeedTime)) (the low-speed limit): the transfer was stopped; check the network and proxy",
+                remedy: .retryLater, cause: cause)
         }
         if lower.contains("operation timed out") {
             return PortalAuthError(
                 .timedOut,
-                "\(place) did not finish its answer within the request's deadline of \(Self.seconds(timeout)): the transfer was stopped; try again, check the network and proxy, or raise the timeout",
-                cause: cause)
+                "\(place) did not finish its answer within the request's deadline of \(Self.seconds(timeout)): the transfer was stopped",
+                remedy: .raiseLimit(.requestTimeout, value: Int(timeout.rounded(.up))), cause: cause)
         }
         return PortalAuthError(
-            .timedOut, "\(place) did not answer in time: try again, or check the network and proxy", cause: cause)
+            .timedOut, "\(place) did not answer in time: check the network and proxy", remedy: .retryLater,
+            cause: cause)
     }
 
     /// "64 MiB", "512 KiB", "100 bytes".
