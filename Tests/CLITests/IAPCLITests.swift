@@ -77,6 +77,17 @@ func writeIAPConfig(_ emulator: PortalEmulator, _ change: (inout [String: Any]) 
             ["token", proxied, "--format", "json"], emulator: emulator, environment: env)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(object["proxyToken"] is String && object["token"] is String)
+        // exec behind the proxy: COMMAND gets both tokens, and its header file carries both headers
+        // (curl reads it as it is, through the proxy).
+        let script = """
+            [ -n "$PORTAL_AUTH_PROXY_TOKEN" ] && [ -n "$PORTAL_AUTH_TOKEN" ] || exit 9
+            curl -sS --cacert "$CURL_CA_BUNDLE" -H @"$GDAL_HTTP_HEADER_FILE" "$1/sharing/rest/community/self?f=json"
+            """
+        let exec = try await CLI.portalAuth(
+            ["exec", proxied, "--", "sh", "-c", script, "exec-behind-proxy", proxied], emulator: emulator,
+            environment: env)
+        #expect(exec.status == 0, "\(exec.stderr)")
+        #expect(exec.stdout.contains("\"username\":\"alice\""), "\(exec.stdout)")
         // `token`'s fast path leaves a host behind a proxy to the full command (plain, which has no
         // proxy part, it answers): the same output either way.
         for format in ["plain", "json", "header", "env"] {

@@ -138,7 +138,7 @@ private let nobody: uid_t = 65_534
             "read a credential", domain: "g-io-error-quark", code: 24, message: "Timeout was reached")
         #expect(error.code == .timedOut)
         #expect(error.message.contains("did not read a credential in time"))
-        #expect(error.message.contains("try again"))
+        #expect(error.remedy == .retryLater)
         #expect(!error.message.contains("no Secret Service"))
     }
 }

@@ -60,20 +60,42 @@ enum CrossProcessLock {
 
     /// Runs `body` on the calling thread (which it blocks while waiting) holding the lock for
     /// `key`, shared (several readers) or exclusive (one writer); waits up to `timeout` seconds.
+    ///
+    /// Writers go first: a writer takes a second lock (the key's gate) before waiting for the
+    /// readers already in, and a reader passes the gate before it takes its shared lock. Without
+    /// the gate, a crowd of processes reading in turn (waiting for another's renewal, say) always
+    /// holds the shared lock somewhere, and the writer they wait for never gets in.
     static func withBlockingLock<T>(
         _ key: String, shared: Bool = false, timeout: Double = 60, _ body: () throws -> T
     ) throws -> T {
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        let (gate, gatePath) = try openLockFile(for: key + " writers")
+        defer { close(gate) }
+        try waitForLock(gate, shared: shared, path: gatePath, deadline: deadline, timeout: timeout)
+        var gateHeld = true
+        defer { if gateHeld { flock(gate, LOCK_UN) } }
         let (fd, path) = try openLockFile(for: key)
         defer { close(fd) }
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        try waitForLock(fd, shared: shared, path: path, deadline: deadline, timeout: timeout)
+        defer { flock(fd, LOCK_UN) }
+        if shared {
+            // In: let the next writer announce itself.
+            flock(gate, LOCK_UN)
+            gateHeld = false
+        }
+        return try body()
+    }
+
+    /// Polls for the lock (blocking the thread, backing off to 5 ms) until `deadline`.
+    private static func waitForLock(
+        _ fd: Int32, shared: Bool, path: String, deadline: ContinuousClock.Instant, timeout: Double
+    ) throws {
         var pause: UInt32 = 200
         while try !tryLock(fd, shared: shared, path: path) {
             guard ContinuousClock.now < deadline else { throw heldTooLong(path, timeout: timeout) }
             usleep(pause)
             pause = min(pause * 2, 5_000)
         }
-        defer { flock(fd, LOCK_UN) }
-        return try body()
     }
 
     /// Takes the lock without waiting: true when taken, false when another holder has it.
