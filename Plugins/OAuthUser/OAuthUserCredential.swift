@@ -61,8 +61,8 @@ public struct OAuthUserCredential: RevocableCredential, Equatable {
 
     /// Signs a user in: the browser part through ``AuthorizationCodeFlow``, then the code is
     /// exchanged at the portal's token endpoint. Nothing is stored here.
-    public static func signIn(
-        _ configuration: OAuthUserConfiguration, userAgent: any AuthorizationUserAgent,
+    public static func credential(
+        for configuration: OAuthUserConfiguration, userAgent: any AuthorizationUserAgent,
         services: AuthenticationServices
     ) async throws -> OAuthUserCredential {
         let portal = try configuration.portalContext

@@ -67,8 +67,8 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     /// - Parameters:
     ///   - referer: the referer to bind the token to; nil binds it to the requesting IP address.
     ///   - keepPassword: keep the password in memory so the token is regenerated before expiry.
-    public static func generate(
-        serverContext: ServerContext, tokenServiceURL: URL, username: String, password: String,
+    public static func credential(
+        for serverContext: ServerContext, tokenServiceURL: URL, username: String, password: String,
         referer: String? = nil, expirationMinutes: Int = 60, keepPassword: Bool = true,
         services: AuthenticationServices
     ) async throws -> TokenCredential {
@@ -146,8 +146,8 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     /// Regenerates the token when the password is in memory; otherwise `nil` (the plugin is challenged).
     public func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? {
         guard let password, let username else { return nil }
-        return try await TokenCredential.generate(
-            serverContext: serverContext, tokenServiceURL: tokenServiceURL, username: username, password: password,
+        return try await TokenCredential.credential(
+            for: serverContext, tokenServiceURL: tokenServiceURL, username: username, password: password,
             referer: referer, expirationMinutes: expirationMinutes, services: services)
     }
 
