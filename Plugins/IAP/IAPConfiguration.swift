@@ -17,6 +17,9 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
         case idToken = "id_token"
     }
 
+    /// The default redirect: a loopback listener on a free port.
+    public static let defaultRedirectURL = URL(string: "http://127.0.0.1/iap/callback")!
+
     /// The prompt values Entra knows (`""` sends no prompt).
     public static let promptTypes: [String] = ["", "none", "login", "consent", "select_account"]
 
@@ -28,8 +31,9 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
     public var logoutURL: URL
     /// The proxy's app (client) ID.
     public var clientID: String
-    /// Where the browser comes back to (a loopback URL, usually).
-    public var redirectURL: String
+    /// Where the browser comes back to (a loopback URL, usually). Encoded as the same JSON string
+    /// the previous version's `String` was, so stored credentials still decode.
+    public var redirectURL: URL
     /// The scopes, for example `["<client_id>/.default", "offline_access", "openid", "profile"]`.
     public var scopes: [String]
     /// The hosts behind the proxy: `host`, `host:port`, `*.domain` (subdomains), or `*` (every host).
@@ -44,7 +48,7 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
     /// Creates a configuration and checks it; errors name the field and what is expected.
     public init(
         authorizeURL: URL, tokenURL: URL, logoutURL: URL, clientID: String,
-        redirectURL: String = "http://127.0.0.1/iap/callback",
+        redirectURL: URL = IAPConfiguration.defaultRedirectURL,
         scopes: [String], hostsBehindProxy: [String], authorizationPromptType: String = "",
         bearerToken: BearerToken = .accessToken, timeout: TimeInterval = 300
     ) throws {
@@ -80,7 +84,7 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
                 remedy: .fixConfiguration(file: nil, key: "authorization_prompt_type"))
         }
         // Entra ID has no out-of-band redirect.
-        guard let redirect = try? AuthorizationRedirect(redirectURL), redirect != .outOfBand else {
+        guard let redirect = try? AuthorizationRedirect(redirectURL.absoluteString), redirect != .outOfBand else {
             throw PortalAuthError(
                 .invalidConfiguration,
                 "\"redirect_url\" must be http://127.0.0.1[:PORT]/path or the app's registered URL, not \(redirectURL)",
@@ -116,7 +120,8 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
 
     /// The redirect, classified.
     public var redirect: AuthorizationRedirect {
-        (try? AuthorizationRedirect(redirectURL)) ?? .loopback(host: "127.0.0.1", port: nil, path: "/iap/callback")
+        (try? AuthorizationRedirect(redirectURL.absoluteString))
+            ?? .loopback(host: "127.0.0.1", port: nil, path: "/iap/callback")
     }
 
     /// Identifies the sign-in in the store: the token endpoint and the client ID.
@@ -198,7 +203,7 @@ extension IAPConfiguration {
 
     /// Reads a configuration file (see config/iap.example.json). Every required key must be
     /// there with the right type; unknown keys are refused, naming the key.
-    public init(file: ConfigurationFile) throws {
+    package init(file: ConfigurationFile) throws {
         try file.requireOnlyKeys(Self.fileKeys)
         if let type = try file.optionalString("type"), type != "iap" {
             throw PortalAuthError(
@@ -218,7 +223,7 @@ extension IAPConfiguration {
             try self.init(
                 authorizeURL: try url("authorize_url"), tokenURL: try url("token_url"),
                 logoutURL: try url("logout_url"),
-                clientID: try file.string("client_id"), redirectURL: try file.string("redirect_url"),
+                clientID: try file.string("client_id"), redirectURL: try Self.redirectURL(in: file),
                 scopes: try file.strings("scope", nonEmpty: true),
                 hostsBehindProxy: try file.strings("hosts_behind_proxy", nonEmpty: true),
                 authorizationPromptType: try file.optionalString("authorization_prompt_type") ?? "",
@@ -228,6 +233,18 @@ extension IAPConfiguration {
             if case .fixConfiguration(nil, let key) = remedy { remedy = .fixConfiguration(file: file.source, key: key) }
             throw PortalAuthError(error.code, "\(file.context): \(error.message)", remedy: remedy, cause: error.cause)
         }
+    }
+
+    /// The `redirect_url` of a file, as a URL.
+    private static func redirectURL(in file: ConfigurationFile) throws -> URL {
+        let text = try file.string("redirect_url")
+        guard let url = URL(string: text) else {
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\"redirect_url\" must be http://127.0.0.1[:PORT]/path or the app's registered URL, not \(text)",
+                remedy: .fixConfiguration(file: nil, key: "redirect_url"))
+        }
+        return url
     }
 
     /// Reads a configuration file from a path.

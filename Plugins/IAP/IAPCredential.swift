@@ -66,7 +66,7 @@ public struct IAPCredential: IAPAuthorizationCredential, Equatable {
 
     /// Signs out: removes the credential from `store`, then shows Entra's ``logoutURL`` through
     /// `userAgent` (the browser), as ``IAPCredentialStore/invalidate(_:userAgent:)`` does for
-    /// every proxy credential (this is that call).
+    /// every IAP credential (this is that call).
     public func invalidate(userAgent: any AuthorizationUserAgent, store: IAPCredentialStore) async throws {
         try await store.invalidate(self, userAgent: userAgent)
     }

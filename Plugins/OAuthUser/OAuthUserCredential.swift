@@ -22,8 +22,9 @@ public struct OAuthUserCredential: RevocableCredential, Equatable {
     public let serverContext: ServerContext
     /// The app's client ID.
     public let clientID: String
-    /// The redirect URL as configured (a loopback without a port means "a free port").
-    public let redirectURL: String
+    /// The redirect URL as configured (a loopback without a port means "a free port"). Stored as
+    /// the same JSON string the previous version's `String` was, so stored credentials still decode.
+    public let redirectURL: URL
     /// The redirect URI the sign-in actually used (the exchange grant sends it again).
     public let redirectURI: String
     /// The user.
@@ -40,7 +41,7 @@ public struct OAuthUserCredential: RevocableCredential, Equatable {
 
     /// Creates a credential from its parts.
     public init(
-        serverContext: ServerContext, clientID: String, redirectURL: String, redirectURI: String, username: String?,
+        serverContext: ServerContext, clientID: String, redirectURL: URL, redirectURI: String, username: String?,
         tokenInfo: TokenInfo,
         refreshToken: String, refreshTokenExpirationDate: Date?
     ) {

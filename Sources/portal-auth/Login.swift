@@ -238,8 +238,7 @@ struct Login: AsyncParsableCommand {
             case .oauthUser:
                 let configuration = try OAuthUserConfiguration(
                     portalURL: try parseURL(portal!), clientID: clientID!,
-                    redirectURL: oob
-                        ? AuthorizationRedirect.outOfBandURI : redirectURL ?? OAuthUserConfiguration.defaultRedirectURL,
+                    redirectURL: try Self.redirect(oob ? AuthorizationRedirect.outOfBandURI : redirectURL),
                     refreshTokenExpirationMinutes: expiration ?? 20160, timeout: TimeInterval(timeout ?? 300))
                 try await loginWithOAuthUser(configuration)
             case .oauthApplication:
@@ -469,4 +468,14 @@ func schemeNames(_ schemes: TransportOptions.HTTPAuthSchemes) -> String {
         (.negotiate, "Negotiate"),
     ]
     .filter { schemes.contains($0.0) }.map(\.1).joined(separator: "/")
+}
+
+extension Login {
+    /// The `--redirect-url` (or the out-of-band URI) as a URL; the default loopback when none is given.
+    static func redirect(_ text: String?) throws -> URL {
+        guard let text else { return OAuthUserConfiguration.defaultRedirectURL }
+        _ = try AuthorizationRedirect(text)  // its error says what a redirect URL may be
+        guard let url = URL(string: text) else { throw ValidationError("--redirect-url \(text) is not a URL") }
+        return url
+    }
 }

@@ -14,10 +14,10 @@ struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign out: revoke OAuth tokens where possible and remove stored credentials.",
         discussion: """
-            Without options, signs out of the only signed-in portal. --proxy also signs out of the
+            Without options, signs out of the only signed-in portal. --iap also signs out of the
             identity-aware proxy (Entra Application Proxy) in front of it: its sign-out page opens
             in the browser (printed with --no-browser) and its credential is removed. --all signs
-            out of everything, proxies included. The HTTP password and client certificate stored for
+            out of everything, identity-aware proxies included. The HTTP password and client certificate stored for
             the URL's host and port go too; a server trusted with portal-auth trust stays trusted
             (portal-auth untrust forgets it).
             """
@@ -35,10 +35,12 @@ struct Logout: AsyncParsableCommand {
     @Flag(help: "Sign out of everything: every portal-auth credential in the store.")
     var all = false
 
-    @Flag(help: "Also sign out of the identity-aware proxy in front of the portal.")
-    var proxy = false
+    @Flag(
+        name: [.customLong("iap"), .customLong("proxy")],
+        help: "Also sign out of the identity-aware proxy (IAP) in front of the portal (--proxy: the same, formerly).")
+    var iap = false
 
-    @Flag(help: "Print the proxy's sign-out URL instead of opening a browser.")
+    @Flag(help: "Print the identity-aware proxy's sign-out URL instead of opening a browser.")
     var noBrowser = false
 
     func validate() throws {
@@ -49,18 +51,19 @@ struct Logout: AsyncParsableCommand {
         try await runReportingErrors {
             let manager = try global.makeManager()
             if all {
-                let reports = try await manager.revokeOAuthTokens()
-                printReports(reports)
-                try await signOutOfProxies(manager, url: nil)
-                let removed = try await manager.clearCredentialStores()
+                let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true, purpose: .signOut)
+                let report = try await manager.signOut(userAgent: agent)
+                printReports(report.revocations)
+                report.invalidatedIAPCredentials.forEach(printSignedOut)
+                let removed = report.removedCredentialCount
                 output(
                     "Removed \(removed) credential\(removed == 1 ? "" : "s") from the \(manager.arcGISCredentialStore.backend.name) store."
                 )
                 return
             }
-            if proxy, portal == nil, try await manager.arcGISCredentialStore.summaries().isEmpty {
-                // Only a proxy is signed in: sign out of it (them).
-                try await signOutOfProxies(manager, url: nil)
+            if iap, portal == nil, try await manager.arcGISCredentialStore.summaries().isEmpty {
+                // Only an identity-aware proxy is signed in: sign out of it (them).
+                try await signOutOfIAP(manager, url: nil)
                 return
             }
             let target = try await resolveTarget(portal, manager: manager)
@@ -72,7 +75,7 @@ struct Logout: AsyncParsableCommand {
             for kind in [PasswordCredential.kind, CertificateCredential.kind] {
                 removed += try await manager.networkCredentialStore.remove(host, kind: kind)
             }
-            if proxy { try await signOutOfProxies(manager, url: target) }
+            if iap { try await signOutOfIAP(manager, url: target) }
             if removed == 0 {
                 output("No credential was stored for \(context); nothing to remove.")
             } else {
@@ -83,13 +86,15 @@ struct Logout: AsyncParsableCommand {
         }
     }
 
-    private func signOutOfProxies(_ manager: AuthenticationManager, url: URL?) async throws {
+    private func signOutOfIAP(_ manager: AuthenticationManager, url: URL?) async throws {
         let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true, purpose: .signOut)
-        for credential in try await manager.invalidateIAPCredentials(for: url, userAgent: agent) {
-            output(
-                "Signed out of the identity-aware proxy\(credential.username.map { " (\($0))" } ?? "") and removed its credential."
-            )
-        }
+        try await manager.invalidateIAPCredentials(for: url, userAgent: agent).forEach(printSignedOut)
+    }
+
+    private func printSignedOut(_ credential: any IAPAuthorizationCredential) {
+        output(
+            "Signed out of the identity-aware proxy\(credential.username.map { " (\($0))" } ?? "") and removed its credential."
+        )
     }
 
     private func printReports(_ reports: [RevocationReport]) {

@@ -47,7 +47,7 @@ import Testing
             serverContext: server, portal: portal, tokenInfo: info, username: "alice", referer: nil)
         #expect(federated.howToSignIn == .token(portal, username: "alice"))
         let oauth = OAuthUserCredential(
-            serverContext: portal, clientID: "app", redirectURL: "r", redirectURI: "r", username: "bob",
+            serverContext: portal, clientID: "app", redirectURL: URL(string: "r")!, redirectURI: "r", username: "bob",
             tokenInfo: info, refreshToken: "x", refreshTokenExpirationDate: nil)
         #expect(
             oauth.howToSignIn

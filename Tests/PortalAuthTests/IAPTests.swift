@@ -43,7 +43,7 @@ func parseIAP(_ object: [String: Any]) throws -> IAPConfiguration {
         #expect(configuration.tokenURL.absoluteString.hasSuffix("/token"))
         #expect(configuration.logoutURL.absoluteString.hasSuffix("/logout"))
         #expect(configuration.clientID == "iap-client")
-        #expect(configuration.redirectURL == "http://127.0.0.1/iap/callback")
+        #expect(configuration.redirectURL == URL(string: "http://127.0.0.1/iap/callback")!)
         #expect(configuration.scopes == ["iap-client/.default", "offline_access", "openid", "profile"])
         #expect(configuration.hostsBehindProxy == ["*.example.com"])
         #expect(configuration.authorizationPromptType == "select_account")

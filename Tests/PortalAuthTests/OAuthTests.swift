@@ -118,7 +118,7 @@ struct OAuthFixture {
     var communitySelf: URL { URL(string: emulator.portalURL + "/sharing/rest/community/self")! }
     var query: URL { URL(string: emulator.serverURL + "/rest/services/Parcels/FeatureServer/0/query")! }
     func configuration(
-        redirect: String = OAuthUserConfiguration.defaultRedirectURL, clientID: String = "portal-auth-cli",
+        redirect: URL = OAuthUserConfiguration.defaultRedirectURL, clientID: String = "portal-auth-cli",
         timeout: TimeInterval = 60
     ) throws -> OAuthUserConfiguration {
         try OAuthUserConfiguration(
@@ -169,7 +169,7 @@ struct OAuthFixture {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
         let credential = try await OAuthUserCredential.credential(
-            for: try f.configuration(redirect: AuthorizationRedirect.outOfBandURI),
+            for: try f.configuration(redirect: URL(string: AuthorizationRedirect.outOfBandURI)!),
             userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath), services: f.manager.services)
         #expect(credential.username == "alice")
         #expect(credential.redirectURI == AuthorizationRedirect.outOfBandURI)

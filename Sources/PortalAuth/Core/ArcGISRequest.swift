@@ -50,12 +50,12 @@ public struct ArcGISResponse: Sendable {
 }
 
 /// `application/x-www-form-urlencoded` encoding.
-public enum FormEncoding {
+package enum FormEncoding {
     private static let unreserved: Set<UInt8> = Set(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
 
     /// Percent-encodes one component.
-    public static func escape(_ string: String) -> String {
+    package static func escape(_ string: String) -> String {
         var out = ""
         out.reserveCapacity(string.utf8.count)
         for byte in string.utf8 {
@@ -72,12 +72,12 @@ public enum FormEncoding {
     }
 
     /// Encodes parameters.
-    public static func encode(_ parameters: [(String, String)]) -> String {
+    package static func encode(_ parameters: [(String, String)]) -> String {
         parameters.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
     }
 
     /// Decodes a query string or form body.
-    public static func decode(_ string: String) -> [(String, String)] {
+    package static func decode(_ string: String) -> [(String, String)] {
         string.split(separator: "&").map { item in
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func unescape(_ s: Substring) -> String {

@@ -7,7 +7,7 @@ public import Foundation
 extension AuthenticationManager {
     // MARK: - Identity-aware proxies
 
-    /// A proxy's sign-in demand: 401 with `WWW-Authenticate: Bearer` from a host a proxy credential
+    /// A proxy's sign-in demand: 401 with `WWW-Authenticate: Bearer` from a host an IAP credential
     /// or plugin covers, or a redirect that a plugin recognizes as its identity provider's sign-in.
     func iapChallenge(url: URL, response: HTTPResponse) async throws -> IAPAuthenticationChallenge? {
         let isRedirect = [302, 303, 307].contains(response.status)
@@ -18,7 +18,7 @@ extension AuthenticationManager {
         let location = response.header("Location").flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
         let challenge = IAPAuthenticationChallenge(requestURL: url, status: response.status, location: location)
         if isBearer401 {
-            // Only where a proxy credential or plugin covers the host: elsewhere a Bearer 401 is
+            // Only where an IAP credential or plugin covers the host: elsewhere a Bearer 401 is
             // the server's own business (HTTP authentication handles the other schemes).
             let covered =
                 try await iapCredentialStore.credential(for: url) != nil
@@ -64,7 +64,7 @@ extension AuthenticationManager {
         }
     }
 
-    /// The proxy credential that requests to `url` carry (renewed when close to expiry), if the
+    /// The IAP credential that requests to `url` carry (renewed when close to expiry), if the
     /// URL's host is behind an identity-aware proxy with a stored credential.
     public func iapCredential(for url: URL) async throws -> (any IAPAuthorizationCredential)? {
         try await iapAuthorization.credentialForUse(url)

@@ -28,7 +28,7 @@ public final class AuthenticationManager: Sendable {
     public let arcGISCredentialStore: ArcGISCredentialStore
     /// The network credentials.
     public let networkCredentialStore: NetworkCredentialStore
-    /// The identity-aware proxy credentials (IAP).
+    /// The IAP credentials (identity-aware proxies).
     public let iapCredentialStore: IAPCredentialStore
     /// The transport and helpers given to plugins.
     public let services: AuthenticationServices
@@ -63,7 +63,7 @@ public final class AuthenticationManager: Sendable {
     /// credentials are kept in the ArcGIS store's backend.
     ///
     /// Every request made through ``services`` (plugins' token requests included) carries the
-    /// proxy credential of its host, when the host is behind an identity-aware proxy.
+    /// IAP credential of its host, when the host is behind an identity-aware proxy.
     public init(
         arcGISCredentialStore: ArcGISCredentialStore, networkCredentialStore: NetworkCredentialStore,
         iapCredentialStore: IAPCredentialStore? = nil,

@@ -135,7 +135,7 @@ public enum Credential: Sendable {
     case arcGIS(any ArcGISCredential)
     /// A network credential, kept in the ``NetworkCredentialStore``.
     case network(any NetworkCredential)
-    /// A proxy credential (IAP), kept in the ``IAPCredentialStore``.
+    /// An IAP credential, kept in the ``IAPCredentialStore``.
     case iap(any IAPAuthorizationCredential)
 }
 
@@ -165,7 +165,7 @@ public protocol AuthenticationChallengeHandler: Sendable {
     var arcGISCredentialTypes: [any ArcGISCredential.Type] { get }
     /// The network credential types this plugin makes.
     var networkCredentialTypes: [any NetworkCredential.Type] { get }
-    /// The proxy credential types this plugin makes.
+    /// The IAP credential types this plugin makes.
     var iapCredentialTypes: [any IAPAuthorizationCredential.Type] { get }
     /// Whether the plugin answers this challenge.
     func canHandle(_ challenge: AuthenticationChallenge) -> Bool

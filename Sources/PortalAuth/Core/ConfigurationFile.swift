@@ -7,11 +7,11 @@ public import Foundation
 /// A strict reader for JSON configuration files (`portal-auth login --config FILE`): every
 /// problem is an error that names the file, the key and what is expected, and unknown keys are
 /// refused so that a typo never passes silently.
-public struct ConfigurationFile: Sendable {
+package struct ConfigurationFile: Sendable {
     /// Where the configuration came from, for messages.
-    public let source: String
+    package let source: String
     /// The top-level object.
-    public let members: [String: JSONValue]
+    package let members: [String: JSONValue]
     /// Which kind of file it was read as, and why (set by ``readingKind(among:)``), for messages.
     package var readAs: String?
 
@@ -20,7 +20,7 @@ public struct ConfigurationFile: Sendable {
     package var context: String { source + (readAs.map { " (read as \($0))" } ?? "") }
 
     /// Reads and parses a file.
-    public init(contentsOf path: String) throws {
+    package init(contentsOf path: String) throws {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -34,7 +34,7 @@ public struct ConfigurationFile: Sendable {
     }
 
     /// Parses JSON text.
-    public init(data: [UInt8], source: String) throws {
+    package init(data: [UInt8], source: String) throws {
         self.source = source
         let value: JSONValue
         do {
@@ -60,7 +60,7 @@ public struct ConfigurationFile: Sendable {
     }
 
     /// Refuses keys outside `allowed`, naming the first unknown one.
-    public func requireOnlyKeys(_ allowed: Set<String>) throws {
+    package func requireOnlyKeys(_ allowed: Set<String>) throws {
         if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw PortalAuthError(
                 .invalidConfiguration,
@@ -70,7 +70,7 @@ public struct ConfigurationFile: Sendable {
     }
 
     /// Whether a key is present.
-    public func has(_ key: String) -> Bool { members[key] != nil }
+    package func has(_ key: String) -> Bool { members[key] != nil }
 
     private func wrongType(_ key: String, _ expected: String) -> PortalAuthError {
         PortalAuthError(
@@ -79,7 +79,7 @@ public struct ConfigurationFile: Sendable {
     }
 
     /// A required string.
-    public func string(_ key: String, allowEmpty: Bool = false) throws -> String {
+    package func string(_ key: String, allowEmpty: Bool = false) throws -> String {
         guard let value = members[key] else {
             throw PortalAuthError(
                 .invalidConfiguration, "\(context): missing key \"\(key)\" (a string)",
@@ -91,13 +91,13 @@ public struct ConfigurationFile: Sendable {
     }
 
     /// An optional string.
-    public func optionalString(_ key: String) throws -> String? {
+    package func optionalString(_ key: String) throws -> String? {
         guard members[key] != nil else { return nil }
         return try string(key, allowEmpty: true)
     }
 
     /// A required array of strings; `nonEmpty` refuses `[]`.
-    public func strings(_ key: String, nonEmpty: Bool = false) throws -> [String] {
+    package func strings(_ key: String, nonEmpty: Bool = false) throws -> [String] {
         guard let value = members[key] else {
             throw PortalAuthError(
                 .invalidConfiguration, "\(context): missing key \"\(key)\" (an array of strings)",
@@ -116,7 +116,7 @@ public struct ConfigurationFile: Sendable {
     }
 
     /// An optional positive integer.
-    public func optionalPositiveInteger(_ key: String) throws -> Int? {
+    package func optionalPositiveInteger(_ key: String) throws -> Int? {
         guard let value = members[key] else { return nil }
         guard case .number(let number) = value, number == number.rounded(), number > 0, number < 1e9 else {
             throw wrongType(key, "a positive whole number")
@@ -125,14 +125,14 @@ public struct ConfigurationFile: Sendable {
     }
 
     /// An optional boolean.
-    public func optionalBool(_ key: String) throws -> Bool? {
+    package func optionalBool(_ key: String) throws -> Bool? {
         guard let value = members[key] else { return nil }
         guard case .bool(let bool) = value else { throw wrongType(key, "true or false") }
         return bool
     }
 
     /// A required URL with an https scheme (http only for a loopback host).
-    public func httpsURL(_ key: String) throws -> URL {
+    package func httpsURL(_ key: String) throws -> URL {
         let string = try string(key)
         guard let url = URL(string: string), url.scheme != nil, url.host(percentEncoded: false) != nil else {
             throw wrongType(key, "an absolute https URL")

@@ -53,7 +53,7 @@ public struct IAPAuthenticationChallenge: Sendable {
     public var status: Int
     /// Where a redirect pointed (the identity provider's sign-in page), if it was one.
     public var location: URL?
-    /// The proxy credential the request carried, if any.
+    /// The IAP credential the request carried, if any.
     public var previousCredential: (any IAPAuthorizationCredential)?
 
     /// Where `response` (to a request for `url`) sends an API client to sign in: a redirect to an
@@ -79,10 +79,10 @@ public struct IAPAuthenticationChallenge: Sendable {
     }
 }
 
-/// Keeps proxy credentials (IAP) in a storage backend, under `store=proxy`, and finds the one
+/// Keeps IAP credentials (identity-aware proxies) in a storage backend, under `store=proxy`, and finds the one
 /// that applies to a URL. The list is read once per process and cached.
 public final class IAPCredentialStore: Sendable {
-    /// The `store` attribute of proxy items.
+    /// The `store` attribute of IAP items (`proxy`, the name earlier versions stored: kept so their items still read).
     public static let storeName = "proxy"
     let engine: CredentialStoreEngine
     private let cache = Mutex<[any IAPAuthorizationCredential]?>(nil)
@@ -98,7 +98,7 @@ public final class IAPCredentialStore: Sendable {
     /// Lets the store read back credentials of this type.
     public func register<C: IAPAuthorizationCredential>(_ type: C.Type) { engine.register(type) }
 
-    /// Every stored proxy credential.
+    /// Every stored IAP credential.
     ///
     /// - Parameter reload: read the backend even when the list is cached.
     public func allCredentials(reload: Bool = false) async throws -> [any IAPAuthorizationCredential] {
@@ -152,7 +152,7 @@ public final class IAPCredentialStore: Sendable {
         }
     }
 
-    /// Removes every proxy credential; returns how many were removed.
+    /// Removes every IAP credential; returns how many were removed.
     @discardableResult
     public func removeAll() async throws -> Int {
         let removed = try await engine.delete(CredentialQuery())
@@ -166,11 +166,11 @@ public final class IAPCredentialStore: Sendable {
     }
 }
 
-/// Finds, renews and attaches proxy credentials. Renewal is single-flight across tasks and,
+/// Finds, renews and attaches IAP credentials. Renewal is single-flight across tasks and,
 /// for persistent stores, across processes (``RenewOnce``).
 final class IAPAuthorization: Sendable {
     let store: IAPCredentialStore
-    /// Services over the transport without proxy credentials (the identity provider is not behind the proxy).
+    /// Services over the transport without IAP credentials (the identity provider is not behind the proxy).
     let services: AuthenticationServices
     private let renewals: RenewOnce<any IAPAuthorizationCredential>
     /// Whether renewals take a lock shared with other processes (the store is persistent).
@@ -214,7 +214,7 @@ final class IAPAuthorization: Sendable {
     }
 }
 
-/// A transport that adds the proxy credential's `Authorization: Bearer` header to every request
+/// A transport that adds the IAP credential's `Authorization: Bearer` header to every request
 /// whose host is behind an identity-aware proxy, and to no other. It never sends the token over
 /// plain http.
 struct IAPAuthorizingTransport: HTTPTransport {

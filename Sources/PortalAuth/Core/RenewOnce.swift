@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 /// One credential's renewal, as ``RenewOnce`` runs it: how to read the stored copy, renew, and
-/// store the result. ArcGIS credentials and identity-aware proxy credentials both renew this way.
+/// store the result. ArcGIS credentials and identity-aware IAP credentials both renew this way.
 struct Renewal<Credential: Sendable>: Sendable {
     /// Concurrent renewals with the same key share one run.
     var flightKey: String
