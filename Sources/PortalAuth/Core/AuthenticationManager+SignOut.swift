@@ -27,12 +27,12 @@ public struct SignOutReport: Sendable {
 extension AuthenticationManager {
     // MARK: - Sign-out
 
-    /// Signs out of everything, as the SDK's `signOut()` does: revokes the OAuth tokens
+    /// Signs out of everything, as the Maps SDK toolkit's `signOut()` does: revokes the OAuth tokens
     /// (``revokeOAuthTokens(for:)``), signs out of identity-aware proxies
     /// (``invalidateIAPCredentials(for:userAgent:)``), then clears the credential stores
     /// (``clearCredentialStores()``).
     ///
-    /// Unlike the SDK's, which revokes silently, it returns what happened: a portal that could
+    /// Unlike the toolkit's, which revokes silently, it returns what happened: a portal that could
     /// not be reached keeps a refresh token that is still valid until it expires, and a caller
     /// that signs a user out must be able to say so (the local credentials are removed anyway).
     ///

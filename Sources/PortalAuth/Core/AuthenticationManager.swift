@@ -59,7 +59,7 @@ public final class AuthenticationManager: Sendable {
     /// The transport.
     public var transport: any HTTPTransport { services.transport }
 
-    /// Creates a manager over the stores and a transport. Without a proxy store, proxy
+    /// Creates a manager over the stores and a transport. Without an IAP store, IAP
     /// credentials are kept in the ArcGIS store's backend.
     ///
     /// Every request made through ``services`` (plugins' token requests included) carries the

@@ -44,7 +44,7 @@ extension IAPAuthorizationCredential {
     }
 }
 
-/// A proxy in front of a host wants sign-in: it redirected a request to its identity provider,
+/// An identity-aware proxy (IAP) in front of a host wants sign-in: it redirected a request to its identity provider,
 /// or answered 401 with `WWW-Authenticate: Bearer`.
 public struct IAPAuthenticationChallenge: Sendable {
     /// The request that was refused.
