@@ -144,6 +144,7 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
                 try backend.store(
                     CredentialAttributes(store: "arcgis", server: uniqueServer(), kind: "token"), secret: "s")
             }
+            #expect(error?.code == .storeFailure)
             #expect(error?.message.contains("not valid JSON") == true)
             #expect(error?.message.contains("move it aside") == true)
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
