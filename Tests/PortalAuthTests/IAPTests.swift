@@ -178,7 +178,8 @@ struct IAPFixture {
                     configurations: [configuration],
                     userAgent: browser?(emulator.caCertificatePath) ?? ScriptedBrowser(ca: emulator.caCertificatePath)))
             manager.register(TokenAuthenticationHandler(provider: fixture.provider))
-            return try await body(fixture)
+            return try await withResource(
+                fixture, release: { await ScriptedBrowser.finish(ca: $0.emulator.caCertificatePath) }, body)
         }
     }
 

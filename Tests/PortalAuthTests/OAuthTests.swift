@@ -28,6 +28,20 @@ final class ScriptedBrowser: AuthorizationUserAgent {
     private let launches = Mutex<[Task<SubprocessResult, any Error>]>([])
     private let launched: AsyncStream<Task<SubprocessResult, any Error>>
     private let announce: AsyncStream<Task<SubprocessResult, any Error>>.Continuation
+    private let ca: String
+
+    /// The browsers launched and out-of-band files made for each emulator (by its CA bundle's
+    /// path), until ``finish(ca:)``: a browser outlives `present`, which returns before the
+    /// browser comes back to the loopback listener.
+    private static let started = Mutex<[String: (browsers: [Task<SubprocessResult, any Error>], files: [String])]>([:])
+
+    /// Waits for every browser launched for the emulator whose CA bundle is `ca` and removes
+    /// their out-of-band files: the fixtures call it before their emulator stops.
+    static func finish(ca: String) async {
+        let (browsers, files) = started.withLock { $0.removeValue(forKey: ca) } ?? ([], [])
+        for browser in browsers { _ = try? await browser.value }
+        for file in files { try? FileManager.default.removeItem(atPath: file) }
+    }
 
     /// Waits for the first browser to be started, then for it to finish.
     func firstBrowserFinished() async throws -> SubprocessResult? {
@@ -47,6 +61,9 @@ final class ScriptedBrowser: AuthorizationUserAgent {
         if let state { env["SCRIPTED_BROWSER_STATE"] = state }
         if let log { env["SCRIPTED_BROWSER_LOG"] = log }
         environment = env
+        self.ca = ca
+        let outFile = outFile
+        Self.started.withLock { $0[ca, default: ([], [])].files.append(outFile) }
         (launched, announce) = AsyncStream.makeStream()
     }
 
@@ -60,6 +77,7 @@ final class ScriptedBrowser: AuthorizationUserAgent {
                 timeout: 60)
         }
         launches.withLock { $0.append(task) }
+        Self.started.withLock { $0[ca, default: ([], [])].browsers.append(task) }
         announce.yield(task)
     }
 
@@ -92,7 +110,9 @@ struct OAuthFixture {
                 backend: MemoryCredentialBackend(), transport: transport, logger: logs.logger())
             manager.register(OAuthUserHandler(userAgent: agent ?? ScriptedBrowser(ca: emulator.caCertificatePath)))
             manager.register(OAuthApplicationHandler())
-            return try await body(OAuthFixture(emulator: emulator, manager: manager, transport: transport, logs: logs))
+            let fixture = OAuthFixture(emulator: emulator, manager: manager, transport: transport, logs: logs)
+            return try await withResource(
+                fixture, release: { await ScriptedBrowser.finish(ca: $0.emulator.caCertificatePath) }, body)
         }
     }
 

@@ -42,10 +42,47 @@ public final class PrivateKeyring: Sendable {
         return keyring
     }
 
-    /// Stops the bus (the keyring daemon leaves with it).
+    /// Stops the bus and the keyring daemon (which daemonized, so it is no child of ours: it is
+    /// found by its runtime folder), waits until the daemon is gone, and removes the folder (the
+    /// daemon removes its sockets there as it leaves, which made an earlier removal fail halfway).
     public func stop() async {
         _ = await daemon.stop()
+        let keyringDaemons = Self.processes(named: "gnome-keyring-daemon", withVariable: "XDG_RUNTIME_DIR=\(directory)")
+        for pid in keyringDaemons { kill(pid, SIGTERM) }
+        await Self.waitUntilGone(keyringDaemons)
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The processes whose command is `name` and whose environment holds `variable`.
+    static func processes(named name: String, withVariable variable: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            guard let command = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
+                command.trimmingCharacters(in: .whitespacesAndNewlines) == String(name.prefix(15)),
+                let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ")
+            else { return false }
+            return environment.split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == variable }
+        }
+    }
+
+    /// Waits (up to 10 s, then SIGKILL) until none of `pids` is running; they are not our
+    /// children, so this polls `kill(pid, 0)` on a thread of its own.
+    static func waitUntilGone(_ pids: [Int32]) async {
+        guard !pids.isEmpty else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                for _ in 0..<1000 where pids.contains(where: { kill($0, 0) == 0 && !isZombie($0) }) {
+                    usleep(10_000)
+                }
+                for pid in pids where kill(pid, 0) == 0 && !isZombie(pid) { kill(pid, SIGKILL) }
+                continuation.resume()
+            }
+        }
+    }
+
+    private static func isZombie(_ pid: Int32) -> Bool {
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
     }
 }
 
