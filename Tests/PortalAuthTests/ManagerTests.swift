@@ -191,8 +191,8 @@ import Testing
             _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
             let before = try #require(try await f.manager.arcGISCredentialStore.credential(for: f.portalContext))
             await expectPortalAuthError(.authenticationFailed) {
-                try await TokenCredential.generate(
-                    serverContext: f.portalContext,
+                try await TokenCredential.credential(
+                    for: f.portalContext,
                     tokenServiceURL: URL(string: f.emulator.portalURL + "/sharing/rest/generateToken")!,
                     username: "alice", password: "nope", services: f.manager.services)
             }
@@ -256,8 +256,8 @@ import Testing
     @Test func tokenCloseToExpiryIsRegeneratedBeforeUseWhenThePasswordIsInMemory() async throws {
         try await Fixture.with { f in
             let tokenURL = URL(string: f.emulator.portalURL + "/sharing/rest/generateToken")!
-            let fresh = try await TokenCredential.generate(
-                serverContext: f.portalContext, tokenServiceURL: tokenURL, username: "alice",
+            let fresh = try await TokenCredential.credential(
+                for: f.portalContext, tokenServiceURL: tokenURL, username: "alice",
                 password: "alice-pass-123",
                 services: f.manager.services)
             let expiring = TokenCredential(
@@ -399,8 +399,8 @@ import Testing
             let other = try ServerContext("https://www.arcgis.com/sharing")
             for context in [f.portalContext, other] {
                 let error = await expectPortalAuthError(.insecureTransport) {
-                    try await TokenCredential.generate(
-                        serverContext: context, tokenServiceURL: URL(string: service)!, username: "alice",
+                    try await TokenCredential.credential(
+                        for: context, tokenServiceURL: URL(string: service)!, username: "alice",
                         password: "alice-pass-123", services: f.manager.services)
                 }
                 #expect(error?.message.contains("alice-pass-123") == false)
