@@ -109,10 +109,10 @@ let package = Package(
             path: "Benchmarks/ManagerBenchmark",
             swiftSettings: strict
         ),
-        // Test helpers: child processes that inherit no stray descriptors.
+        // Test helpers: child processes that inherit no stray descriptors, scoped emulators, folders and logs.
         .target(
             name: "TestSupport",
-            dependencies: ["CPortalAuth"],
+            dependencies: ["CPortalAuth", "PortalEmulator", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),

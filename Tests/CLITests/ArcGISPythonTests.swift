@@ -3,22 +3,6 @@ import PortalEmulator
 import TestSupport
 import Testing
 
-/// Starts an emulator with its defaults (what users' CI runs), runs `body`, and shuts it down,
-/// awaited, whatever `body` does.
-func withDefaultEmulator<T>(
-    _ configure: (inout EmulatorConfiguration) -> Void = { _ in }, _ body: (PortalEmulator) async throws -> T
-) async throws -> T {
-    let emulator = try await startEmulator(configure)
-    do {
-        let result = try await body(emulator)
-        try await emulator.shutdown()
-        return result
-    } catch {
-        try? await emulator.shutdown()
-        throw error
-    }
-}
-
 /// Runs `Tests/Clients/arcgis_client.py` (the ArcGIS API for Python from PyPI) against an
 /// emulator and returns its report.
 func arcGISPython(
@@ -72,7 +56,7 @@ func expectParcelQueries(_ report: [String: Any], sourceLocation: SourceLocation
     /// (authorize, the sign-in page's oAuthInfo, `POST /sharing/oauth2/signin`, the
     /// out-of-band code), then users, content and layer queries through the federated server.
     @Test func usernameAndPasswordSignInReadsTheUserContentAndFeatures() async throws {
-        try await withDefaultEmulator { emulator in
+        try await withEmulator { emulator in
             let report = try await arcGISPython(
                 "password", emulator, secrets: ["ARCGIS_USERNAME": "alice", "ARCGIS_PASSWORD": alicePassword])
             #expect(report["signIn"] as? String == "ok", "\(report)")
@@ -97,9 +81,8 @@ func expectParcelQueries(_ report: [String: Any], sourceLocation: SourceLocation
     /// `portal-auth login`: the API sends it as it is (no Referer of ours), and it must be
     /// alice's, not an anonymous session, with the secured layer readable.
     @Test func aTokenPrintedByPortalAuthWorksInGIS() async throws {
-        let keyring = try await PrivateKeyring.start()
-        do {
-            try await withDefaultEmulator { emulator in
+        try await withPrivateKeyring { keyring in
+            try await withEmulator { emulator in
                 let signIn = try await login(emulator, environment: keyring.environment)
                 #expect(signIn.status == 0, "\(signIn.stderr)")
                 let token = try await CLI.portalAuth(
@@ -111,10 +94,6 @@ func expectParcelQueries(_ report: [String: Any], sourceLocation: SourceLocation
                 #expect(me?["username"] as? String == "alice", "me: \(report["me"] ?? "none (anonymous)")")
                 expectParcelQueries(report)
             }
-        } catch {
-            await keyring.stop()
-            throw error
         }
-        await keyring.stop()
     }
 }

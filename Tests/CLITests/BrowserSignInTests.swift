@@ -99,9 +99,8 @@ func expectSignedInThroughTheLoopback(
     /// `login --client-id`: the portal's authorize page with PKCE, signed in and approved in the
     /// browser, back to the loopback page; the credential then answers `token` and `whoami`.
     @Test func oauthSignInThroughThePortalsPage() async throws {
-        let keyring = try await PrivateKeyring.start()
-        do {
-            try await withDefaultEmulator { emulator in
+        try await withPrivateKeyring { keyring in
+            try await withEmulator { emulator in
                 let (signIn, visit) = try await withHeadlessBrowser(emulator) { browser in
                     try await portalAuthWithBrowser(
                         ["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-cli"], emulator,
@@ -115,20 +114,15 @@ func expectSignedInThroughTheLoopback(
                 let whoami = try await CLI.portalAuth(["whoami"], emulator: emulator, environment: keyring.environment)
                 #expect(whoami.stdout.contains("alice (Alice Anderson)"), "\(whoami.stderr)")
             }
-        } catch {
-            await keyring.stop()
-            throw error
         }
-        await keyring.stop()
     }
 
     /// `login --config` for an identity-aware proxy: Entra ID's sign-in page (the consent: its
     /// approve button), the loopback page, a request through the proxy, then `logout --all`
     /// opens Entra's sign-out page in the browser.
     @Test func entraSignInThenSignOutPage() async throws {
-        let keyring = try await PrivateKeyring.start()
-        do {
-            try await withDefaultEmulator({ $0.proxyPort = 0 }) { emulator in
+        try await withPrivateKeyring { keyring in
+            try await withEmulator(configuring: { $0.proxyPort = 0 }) { emulator in
                 let config = try writeIAPConfig(emulator)
                 defer { try? FileManager.default.removeItem(atPath: config) }
                 let env = keyring.environment
@@ -156,10 +150,6 @@ func expectSignedInThroughTheLoopback(
                 #expect(signOut.last["heading"] as? String == "You signed out of your account", "\(signOut.report)")
                 #expect(emulator.counters().entraLogouts == 1)
             }
-        } catch {
-            await keyring.stop()
-            throw error
         }
-        await keyring.stop()
     }
 }

@@ -78,13 +78,6 @@ enum CLI {
     }
 }
 
-/// Starts an emulator for one test.
-func startEmulator(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) async throws -> PortalEmulator {
-    var configuration = EmulatorConfiguration.default
-    configure(&configuration)
-    return try await PortalEmulator.start(configuration)
-}
-
 let alicePassword = "alice-pass-123"
 
 func login(
@@ -101,50 +94,5 @@ extension CLIResult {
     var oneLineError: Bool {
         let lines = stderr.split(separator: "\n")
         return lines.count == 1 && lines[0].hasPrefix("portal-auth: ")
-    }
-}
-
-/// A D-Bus session bus of its own with an unlocked gnome-keyring, for tests whose assertions
-/// depend on what else is in the keyring ("the only signed-in portal", "logout --all").
-final class PrivateKeyring: Sendable {
-    let address: String
-    let directory: String
-    private let daemon: ChildProcess
-
-    private init(address: String, directory: String, daemon: ChildProcess) {
-        self.address = address
-        self.directory = directory
-        self.daemon = daemon
-    }
-
-    /// The variables that point a child process at this keyring.
-    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address, "XDG_RUNTIME_DIR": directory] }
-
-    static func start() async throws -> PrivateKeyring {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pa-kr-\(UUID().uuidString.prefix(8))"
-        ).path
-        try FileManager.default.createDirectory(
-            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let daemon = try ChildProcess("/usr/bin/dbus-daemon", ["--session", "--nofork", "--print-address=1"])
-        guard let address = await daemon.nextLine(timeout: 30), !address.isEmpty else {
-            _ = await daemon.stop()
-            throw SubprocessError("dbus-daemon did not print its address")
-        }
-        let keyring = PrivateKeyring(address: address, directory: directory, daemon: daemon)
-        let unlock = try await CLI.run(
-            "/usr/bin/gnome-keyring-daemon", ["--unlock", "--components=secrets"], stdin: "private-keyring",
-            environment: keyring.environment.merging(["XDG_DATA_HOME": directory + "/data"]) { $1 })
-        guard unlock.status == 0 else {
-            await keyring.stop()
-            throw SubprocessError("gnome-keyring-daemon --unlock failed: \(unlock.stderr)")
-        }
-        return keyring
-    }
-
-    /// Stops the bus (the keyring daemon leaves with it).
-    func stop() async {
-        _ = await daemon.stop()
-        try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -64,18 +64,20 @@ import Testing
             let script =
                 #"trap 'echo "got $0"; exit 7' "$0"; echo "ready $GDAL_HTTP_HEADER_FILE"; while :; do sleep 0.05; done"#
             let name = [SIGTERM: "TERM", SIGINT: "INT", SIGHUP: "HUP", SIGUSR1: "USR1"][signal]!
-            let child = try ChildProcess(
+            try await withChildProcess(
                 CLI.portalAuth, ["exec", use.emulator.portalURL, "--", "sh", "-c", script, name],
-                environment: ProcessInfo.processInfo.environment.merging(use.environment) { $1 })
-            let ready = await child.nextLine(timeout: 60)
-            let file = try #require(ready?.split(separator: " ").last.map(String.init), "COMMAND did not start")
-            #expect(FileManager.default.fileExists(atPath: file))
-            child.signal(signal)
-            let got = await child.nextLine(timeout: 60)
-            let status = await child.wait()
-            #expect(got == "got \(name)")
-            #expect(status == 7)
-            #expect(!FileManager.default.fileExists(atPath: (file as NSString).deletingLastPathComponent))
+                environment: ProcessInfo.processInfo.environment.merging(use.environment) { $1 }
+            ) { child in
+                let ready = await child.nextLine(timeout: 60)
+                let file = try #require(ready?.split(separator: " ").last.map(String.init), "COMMAND did not start")
+                #expect(FileManager.default.fileExists(atPath: file))
+                child.signal(signal)
+                let got = await child.nextLine(timeout: 60)
+                let status = await child.wait()
+                #expect(got == "got \(name)")
+                #expect(status == 7)
+                #expect(!FileManager.default.fileExists(atPath: (file as NSString).deletingLastPathComponent))
+            }
         }
     }
 

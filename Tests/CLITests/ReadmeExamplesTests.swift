@@ -34,8 +34,7 @@ import Testing
     @Test func everyUsingTheTokenExampleWorksAsWritten() async throws {
         let examples = try Self.examples()
         #expect(examples.count >= 10, "the README's marked examples were not found")
-        let keyring = try await PrivateKeyring.start()
-        do {
+        try await withPrivateKeyring { keyring in
             try await TokenUse.with { use in
                 var environment = use.environment.merging(keyring.environment) { $1 }
                 environment["PORTAL_AUTH_STORE"] = "keyring"
@@ -50,10 +49,6 @@ import Testing
                         "\(example.script)\nprinted: \(result.stdout)\n\(result.stderr)")
                 }
             }
-        } catch {
-            await keyring.stop()
-            throw error
         }
-        await keyring.stop()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PortalEmulator
+import TestSupport
 import Testing
 
 /// `portal-auth token` answers a stored, unexpired credential before the argument parser starts
@@ -38,91 +39,89 @@ import Testing
     }
 
     @Test func everyFormatPrintsWhatTheFullCommandPrints() async throws {
-        let emulator = try await startEmulator()
-        let keyring = try await PrivateKeyring.start()
-        let env = keyring.environment
-        defer {
-            Task {
-                await keyring.stop(); try? await emulator.shutdown()
+        try await withEmulator { emulator in
+            try await withPrivateKeyring { keyring in
+                let env = keyring.environment
+
+                // A token sign-in (referer portal-auth), pregenerated tokens with a referer that needs
+                // shell quoting, without an expiry, inside the renewal window, and expired.
+                #expect(try await login(emulator, environment: env).status == 0)
+                let token = emulator.issueToken(username: "alice", lifetimeSeconds: 3600)
+                let base = emulator.baseURL
+                for (path, extra) in [
+                    ("/quoted", ["--expires-in", "3600", "--referer", "it's https://app.example/"]), ("/forever", []),
+                    ("/soon", ["--expires-in", "290"]), ("/expired", ["--expires-in", "1"]),
+                ] {
+                    let r = try await CLI.portalAuth(
+                        ["login", "--url", base + path, "--token-stdin"] + extra, emulator: emulator, stdin: token,
+                        environment: env)
+                    #expect(r.status == 0, "\(path): \(r.stderr)")
+                }
+                try await Task.sleep(for: .milliseconds(1200))
+
+                // Answered (by the fast path, or for /soon by the full command after it declined).
+                for url in [
+                    emulator.portalURL, emulator.portalURL + "/sharing/rest/community/self", base + "/quoted",
+                    base + "/quoted/", base + "/forever/a/b", base + "/soon",
+                ] {
+                    for arguments in Self.commandLines(url) {
+                        let r = try await compare(arguments, emulator, environment: env)
+                        #expect(r.status == 0 && !r.stdout.isEmpty, "\(arguments): \(r.stderr)")
+                    }
+                }
+                let quoted = try await CLI.portalAuth(
+                    ["token", base + "/quoted", "--format", "env"], emulator: emulator, environment: env)
+                #expect(quoted.stdout.contains("export PORTAL_AUTH_REFERER='it'\\''s https://app.example/'"))
+                let forever = try await CLI.portalAuth(
+                    ["token", base + "/forever", "--format", "json"], emulator: emulator, environment: env)
+                #expect(forever.stdout.contains("\"expires\""), "\(forever.stdout)")
+
+                // Refused the same way: expired, nothing stored, not a URL, options the parser refuses.
+                for arguments in [
+                    ["token", base + "/expired"], ["token", base + "/expired", "--format", "json"],
+                    ["token", base + "/nothing"],
+                    ["token", "not-a-url"], ["token", emulator.portalURL, "--format", "xml"],
+                    ["token", emulator.portalURL, "--format"],
+                    ["token", emulator.portalURL, "--bogus"], ["token", emulator.portalURL, emulator.portalURL],
+                    ["token", "--store", "drawer", emulator.portalURL],
+                ] {
+                    let r = try await compare(arguments, emulator, environment: env)
+                    #expect(r.status != 0 && r.stdout.isEmpty, "\(arguments): \(r.stdout)")
+                }
+                // Command lines the fast path leaves to the full command, whatever it makes of them.
+                for arguments in [
+                    ["token", "--cacert", emulator.caCertificatePath, emulator.portalURL],
+                    ["token", "--", emulator.portalURL],
+                    ["token", "--format", "json", "--format", "env", emulator.portalURL],
+                    ["token", "--store", "keyring", "--store", "file", emulator.portalURL],
+                ] {
+                    try await compare(arguments, emulator, environment: env)
+                }
+                // -v logs to stderr (with timestamps, so only stdout is compared).
+                let verbose = try await CLI.portalAuth(
+                    ["token", "-v", emulator.portalURL], emulator: emulator, environment: env)
+                let quiet = try await CLI.portalAuth(
+                    ["token", emulator.portalURL], emulator: emulator, environment: env)
+                #expect(verbose.status == 0 && verbose.stdout == quiet.stdout, "\(verbose.stderr)")
             }
         }
-
-        // A token sign-in (referer portal-auth), pregenerated tokens with a referer that needs
-        // shell quoting, without an expiry, inside the renewal window, and expired.
-        #expect(try await login(emulator, environment: env).status == 0)
-        let token = emulator.issueToken(username: "alice", lifetimeSeconds: 3600)
-        let base = emulator.baseURL
-        for (path, extra) in [
-            ("/quoted", ["--expires-in", "3600", "--referer", "it's https://app.example/"]), ("/forever", []),
-            ("/soon", ["--expires-in", "290"]), ("/expired", ["--expires-in", "1"]),
-        ] {
-            let r = try await CLI.portalAuth(
-                ["login", "--url", base + path, "--token-stdin"] + extra, emulator: emulator, stdin: token,
-                environment: env)
-            #expect(r.status == 0, "\(path): \(r.stderr)")
-        }
-        try await Task.sleep(for: .milliseconds(1200))
-
-        // Answered (by the fast path, or for /soon by the full command after it declined).
-        for url in [
-            emulator.portalURL, emulator.portalURL + "/sharing/rest/community/self", base + "/quoted",
-            base + "/quoted/", base + "/forever/a/b", base + "/soon",
-        ] {
-            for arguments in Self.commandLines(url) {
-                let r = try await compare(arguments, emulator, environment: env)
-                #expect(r.status == 0 && !r.stdout.isEmpty, "\(arguments): \(r.stderr)")
-            }
-        }
-        let quoted = try await CLI.portalAuth(
-            ["token", base + "/quoted", "--format", "env"], emulator: emulator, environment: env)
-        #expect(quoted.stdout.contains("export PORTAL_AUTH_REFERER='it'\\''s https://app.example/'"))
-        let forever = try await CLI.portalAuth(
-            ["token", base + "/forever", "--format", "json"], emulator: emulator, environment: env)
-        #expect(forever.stdout.contains("\"expires\""), "\(forever.stdout)")
-
-        // Refused the same way: expired, nothing stored, not a URL, options the parser refuses.
-        for arguments in [
-            ["token", base + "/expired"], ["token", base + "/expired", "--format", "json"],
-            ["token", base + "/nothing"],
-            ["token", "not-a-url"], ["token", emulator.portalURL, "--format", "xml"],
-            ["token", emulator.portalURL, "--format"],
-            ["token", emulator.portalURL, "--bogus"], ["token", emulator.portalURL, emulator.portalURL],
-            ["token", "--store", "drawer", emulator.portalURL],
-        ] {
-            let r = try await compare(arguments, emulator, environment: env)
-            #expect(r.status != 0 && r.stdout.isEmpty, "\(arguments): \(r.stdout)")
-        }
-        // Command lines the fast path leaves to the full command, whatever it makes of them.
-        for arguments in [
-            ["token", "--cacert", emulator.caCertificatePath, emulator.portalURL], ["token", "--", emulator.portalURL],
-            ["token", "--format", "json", "--format", "env", emulator.portalURL],
-            ["token", "--store", "keyring", "--store", "file", emulator.portalURL],
-        ] {
-            try await compare(arguments, emulator, environment: env)
-        }
-        // -v logs to stderr (with timestamps, so only stdout is compared).
-        let verbose = try await CLI.portalAuth(
-            ["token", "-v", emulator.portalURL], emulator: emulator, environment: env)
-        let quiet = try await CLI.portalAuth(["token", emulator.portalURL], emulator: emulator, environment: env)
-        #expect(verbose.status == 0 && verbose.stdout == quiet.stdout, "\(verbose.stderr)")
     }
 
     @Test func theFileStoreToo() async throws {
-        let emulator = try await startEmulator()
-        let path = temporaryPath("fast-path-store") + "/credentials.json"
-        let env = ["PORTAL_AUTH_STORE": "file", "PORTAL_AUTH_FILE_STORE": path]
-        defer {
-            Task {
-                try? await emulator.shutdown();
-                try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+        try await withEmulator { emulator in
+            try await withTemporaryDirectory("fast-path-store") { folder in
+                let path = folder + "/store/credentials.json"
+                let env = ["PORTAL_AUTH_STORE": "file", "PORTAL_AUTH_FILE_STORE": path]
+                #expect(try await login(emulator, environment: env).status == 0)
+                for arguments in Self.commandLines(emulator.portalURL).filter({
+                    !$0.contains { $0.contains("keyring") }
+                }) + [
+                    ["token", "--store", "file", emulator.portalURL]
+                ] {
+                    let r = try await compare(arguments, emulator, environment: env)
+                    #expect(r.status == 0 && !r.stdout.isEmpty, "\(arguments): \(r.stderr)")
+                }
             }
-        }
-        #expect(try await login(emulator, environment: env).status == 0)
-        for arguments in Self.commandLines(emulator.portalURL).filter({ !$0.contains { $0.contains("keyring") } }) + [
-            ["token", "--store", "file", emulator.portalURL]
-        ] {
-            let r = try await compare(arguments, emulator, environment: env)
-            #expect(r.status == 0 && !r.stdout.isEmpty, "\(arguments): \(r.stderr)")
         }
     }
 
@@ -166,35 +165,36 @@ import Testing
 
     /// An OAuth access token inside the five-minute renewal window is refreshed, not printed as it is.
     @Test func aTokenInsideTheRenewalWindowIsRefreshed() async throws {
-        let emulator = try await startEmulator { $0.oauthAccessTokenLifetimeSeconds = 120 }
-        let keyring = try await PrivateKeyring.start()
-        let env = keyring.environment
-        defer {
-            Task {
-                await keyring.stop(); try? await emulator.shutdown()
+        try await withEmulator(configuring: { $0.oauthAccessTokenLifetimeSeconds = 120 }) { emulator in
+            try await withPrivateKeyring { keyring in
+                let env = keyring.environment
+                #expect(try await oauthLogin(emulator, environment: env).status == 0)
+                let stored = try await CLI.run(
+                    "/usr/bin/secret-tool",
+                    ["lookup", "application", "portal-auth", "store", "arcgis", "server", emulator.portalURL],
+                    environment: env)
+                let envelope = try #require(
+                    try JSONSerialization.jsonObject(with: Data(stored.stdout.utf8)) as? [String: Any])
+                let old = try #require(
+                    ((envelope["credential"] as? [String: Any])?["tokenInfo"] as? [String: Any])?["accessToken"]
+                        as? String)
+                emulator.setOAuthAccessTokenLifetime(seconds: 1800)
+                emulator.resetCounters()
+
+                let json = try await CLI.portalAuth(
+                    ["token", emulator.portalURL, "--format", "json"], emulator: emulator, environment: env)
+                #expect(json.status == 0, "\(json.stderr)")
+                let object = try #require(
+                    try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+                let renewed = try #require(object["token"] as? String)
+                #expect(renewed != old)
+                #expect(emulator.counters().refreshTokenGrants == 1)
+                // The renewed token is stored; now the fast path prints it, and nothing is refreshed again.
+                let plain = try await compare(["token", emulator.portalURL], emulator, environment: env)
+                #expect(plain.trimmedStdout == renewed)
+                try await compare(["token", emulator.portalURL, "--format", "json"], emulator, environment: env)
+                #expect(emulator.counters().refreshTokenGrants == 1)
             }
         }
-        #expect(try await oauthLogin(emulator, environment: env).status == 0)
-        let stored = try await CLI.run(
-            "/usr/bin/secret-tool",
-            ["lookup", "application", "portal-auth", "store", "arcgis", "server", emulator.portalURL], environment: env)
-        let envelope = try #require(try JSONSerialization.jsonObject(with: Data(stored.stdout.utf8)) as? [String: Any])
-        let old = try #require(
-            ((envelope["credential"] as? [String: Any])?["tokenInfo"] as? [String: Any])?["accessToken"] as? String)
-        emulator.setOAuthAccessTokenLifetime(seconds: 1800)
-        emulator.resetCounters()
-
-        let json = try await CLI.portalAuth(
-            ["token", emulator.portalURL, "--format", "json"], emulator: emulator, environment: env)
-        #expect(json.status == 0, "\(json.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
-        let renewed = try #require(object["token"] as? String)
-        #expect(renewed != old)
-        #expect(emulator.counters().refreshTokenGrants == 1)
-        // The renewed token is stored; now the fast path prints it, and nothing is refreshed again.
-        let plain = try await compare(["token", emulator.portalURL], emulator, environment: env)
-        #expect(plain.trimmedStdout == renewed)
-        try await compare(["token", emulator.portalURL, "--format", "json"], emulator, environment: env)
-        #expect(emulator.counters().refreshTokenGrants == 1)
     }
 }

@@ -31,21 +31,13 @@ struct TokenUse {
     static func with(
         _ configure: (inout EmulatorConfiguration) -> Void = { _ in }, _ body: (TokenUse) async throws -> Void
     ) async throws {
-        let emulator = try await startEmulator(configure)
-        let directory = temporaryPath("token-use")
-        do {
-            try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try "ca_certificate = \(emulator.caCertificatePath)\n".write(
-                toFile: directory + "/system-wgetrc", atomically: true, encoding: .utf8)
-            try await body(TokenUse(emulator: emulator, directory: directory))
-        } catch {
-            try? await emulator.shutdown()
-            try? FileManager.default.removeItem(atPath: directory)
-            throw error
+        try await withEmulator(configuring: configure) { emulator in
+            try await withTemporaryDirectory("token-use") { directory in
+                try "ca_certificate = \(emulator.caCertificatePath)\n".write(
+                    toFile: directory + "/system-wgetrc", atomically: true, encoding: .utf8)
+                try await body(TokenUse(emulator: emulator, directory: directory))
+            }
         }
-        try await emulator.shutdown()
-        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// portal-auth with this test's store and CA.

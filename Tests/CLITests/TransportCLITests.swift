@@ -26,9 +26,8 @@ struct TransportCLITests {
     }
 
     func withHostileServer(_ body: (HostileServer) async throws -> Void) async throws {
-        let directory = temporaryPath("pa-hostile")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await HostileServer.with(in: directory, body)
+        try await withTemporaryDirectory("pa-hostile") { directory in try await HostileServer.with(in: directory, body)
+        }
     }
 
     @Test(
@@ -80,8 +79,7 @@ struct TransportCLITests {
     /// fixed, no run ends by a signal.
     @Test("60 request and token processes, 20 at a time, all end without a signal")
     func noSignalAtExit() async throws {
-        let emulator = try await startEmulator()
-        do {
+        try await withEmulator { emulator in
             let signIn = try await login(emulator)
             #expect(signIn.status == 0, "\(signIn.stderr)")
             let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
@@ -101,10 +99,6 @@ struct TransportCLITests {
             }
             #expect(statuses.count == 60)
             #expect(statuses.filter { $0 > 128 }.isEmpty, "exit statuses: \(statuses.sorted())")
-            try await emulator.shutdown()
-        } catch {
-            try? await emulator.shutdown()
-            throw error
         }
     }
 

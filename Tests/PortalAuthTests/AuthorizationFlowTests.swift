@@ -135,6 +135,7 @@ import Testing
         #expect(page.stdout.contains("does not belong"))
         let error = await #expect(throws: PortalAuthError.self) { try await answer.value }
         #expect(error?.code == .timedOut)
+        #expect(error?.remedy == .raiseLimit(.signInTimeout, value: 5))
         #expect(error?.message.contains("1 answer with a state that does not belong to this sign-in") == true)
     }
 

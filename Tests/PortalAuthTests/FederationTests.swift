@@ -2,37 +2,10 @@ import Foundation
 import PortalAuth
 import PortalAuthOAuthApplication
 import PortalEmulator
+import TestSupport
 import Testing
 
 @testable import PortalAuthToken
-
-/// Runs `body` with `fixture` and shuts it down, awaited, whatever happens.
-func withShutdown<F, T>(
-    _ fixture: F, _ shutdown: (F) async -> Void, _ body: (F) async throws -> T
-) async throws -> T {
-    do {
-        let result = try await body(fixture)
-        await shutdown(fixture)
-        return result
-    } catch {
-        await shutdown(fixture)
-        throw error
-    }
-}
-
-/// Runs `body` with an OAuth fixture and shuts its emulator down, awaited.
-func withOAuthFixture<T>(
-    _ configure: (inout EmulatorConfiguration) -> Void, _ body: (OAuthFixture) async throws -> T
-) async throws -> T {
-    try await withShutdown(try await OAuthFixture.make(configure), { await $0.shutdown() }, body)
-}
-
-/// Runs `body` with a username/password fixture and shuts its emulator down, awaited.
-func withFixture<T>(
-    _ configuration: EmulatorConfiguration = .default, _ body: (Fixture) async throws -> T
-) async throws -> T {
-    try await withShutdown(try await Fixture.make(configuration), { await $0.shutdown() }, body)
-}
 
 @Suite struct FederationWithEveryCredentialTests {
     /// Signs the emulator's confidential app in (client_credentials) and stores its credential.
@@ -44,7 +17,7 @@ func withFixture<T>(
     }
 
     @Test func anAppTokenThePortalWillNotExchangeIsUsedAtTheFederatedServerItself() async throws {
-        try await withOAuthFixture({ $0.serverAcceptsPortalTokens = true }) { f in
+        try await OAuthFixture.with({ $0.serverAcceptsPortalTokens = true }) { f in
             try await signInAsApp(f)
             let response = try await f.manager.send(
                 ArcGISRequest(url: f.query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
@@ -73,7 +46,7 @@ func withFixture<T>(
     }
 
     @Test func aPortalTokenRefusedOnceDuringTheExchangeIsRenewedAndExchanged() async throws {
-        try await withFixture { f in
+        try await Fixture.with { f in
             _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
             #expect(f.emulator.counters().generateTokenRequests == 1)
             // The portal refuses the next request carrying a token to generateToken: the exchange.
@@ -96,7 +69,7 @@ func withFixture<T>(
     }
 
     @Test func anExchangeOnlyServerStillRefusesTheAppTokenClearly() async throws {
-        try await withOAuthFixture({ $0.serverAcceptsPortalTokens = false }) { f in
+        try await OAuthFixture.with({ $0.serverAcceptsPortalTokens = false }) { f in
             try await signInAsApp(f)
             let error = await expectPortalAuthError(.invalidToken) {
                 try await f.manager.send(

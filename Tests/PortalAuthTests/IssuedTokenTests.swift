@@ -2,6 +2,7 @@ import Foundation
 import PortalAuth
 import PortalAuthToken
 import PortalEmulator
+import TestSupport
 import Testing
 
 /// A token service that answers with what the real one (portal-emulator) issued, then changes
@@ -35,18 +36,6 @@ final class AlteredTokenService: HTTPTransport {
     }
 }
 
-/// Starts an emulator, runs `body`, and shuts the emulator down (awaited) whatever happens.
-func withIssuingEmulator(_ body: (PortalEmulator) async throws -> Void) async throws {
-    let emulator = try await PortalEmulator.start()
-    do {
-        try await body(emulator)
-        try await emulator.shutdown()
-    } catch {
-        try? await emulator.shutdown()
-        throw error
-    }
-}
-
 @Suite struct IssuedTokenTests {
     /// A manager whose token service answers are altered; everything else reaches the emulator.
     func alteringManager(
@@ -66,7 +55,7 @@ func withIssuingEmulator(_ body: (PortalEmulator) async throws -> Void) async th
         token: @escaping @Sendable (String) -> String = { $0 }, expires: @escaping @Sendable (Double) -> Double = { $0 }
     ) async throws -> PortalAuthError? {
         var refused: PortalAuthError?
-        try await withIssuingEmulator { emulator in
+        try await withEmulator { emulator in
             let manager = alteringManager(emulator, token: token, expires: expires)
             let communitySelf = URL(string: emulator.portalURL + "/sharing/rest/community/self")!
             refused = await expectPortalAuthError(.invalidResponse) {
@@ -92,7 +81,7 @@ func withIssuingEmulator(_ body: (PortalEmulator) async throws -> Void) async th
     }
 
     @Test func aFederatedServerTokenWithALineFeedIsRefusedAndNotStored() async throws {
-        try await withIssuingEmulator { emulator in
+        try await withEmulator { emulator in
             // Only the exchange (the form names serverUrl) is altered: the portal sign-in is real.
             let manager = alteringManager(
                 emulator, matches: { $0.contains("serverUrl=") }, token: { $0 + "\nX-Injected: 1" })
@@ -119,14 +108,7 @@ func withIssuingEmulator(_ body: (PortalEmulator) async throws -> Void) async th
     }
 
     @Test func aDefaultSignInBindsTheTokenToTheRequestingAddressAndSendsNoReferer() async throws {
-        let f = try await Fixture.make()
-        do {
-            try await defaultSignInSendsNoReferer(f)
-            await f.shutdown()
-        } catch {
-            await f.shutdown()
-            throw error
-        }
+        try await Fixture.with { f in try await defaultSignInSendsNoReferer(f) }
     }
 
     func defaultSignInSendsNoReferer(_ f: Fixture) async throws {

@@ -57,6 +57,7 @@ private let nobody: uid_t = 65_534
         let error = #expect(throws: PortalAuthError.self) {
             try CrossProcessLock.openLockFile(for: "k", in: base + "/portal-auth/locks")
         }
+        #expect(error?.code == .storeFailure)
         #expect(error?.message.contains("is not a folder") == true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: base + "/elsewhere").isEmpty)
     }
@@ -84,6 +85,7 @@ private let nobody: uid_t = 65_534
         let error = #expect(throws: PortalAuthError.self) {
             try CrossProcessLock.openLockFile(for: "k", in: base + "/portal-auth/locks")
         }
+        #expect(error?.code == .storeFailure)
         #expect(error?.message.contains("belongs to user id \(nobody)") == true)
     }
 }
@@ -116,6 +118,7 @@ private let nobody: uid_t = 65_534
             try backend.store(
                 CredentialAttributes(store: "arcgis", server: "https://h/portal", kind: "token"), secret: "s")
         }
+        #expect(error?.code == .storeFailure)
         #expect(error?.message.contains("belongs to user id \(nobody)") == true)
     }
 }

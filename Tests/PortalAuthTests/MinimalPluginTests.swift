@@ -39,8 +39,7 @@ struct VaultTokenHandler: AuthenticationChallengeHandler {
 @Suite struct MinimalPluginTests {
     @Test("the article's minimal plugin answers the portal's challenge with the vault's token, once")
     func vaultTokenPluginSignsIn() async throws {
-        let f = try await Fixture.make()
-        do {
+        try await Fixture.with { f in
             // A token the program already holds: here, one the token plugin got from the portal.
             _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
             let held = try #require(try await f.manager.arcGISCredentialStore.credential(for: f.portalContext))
@@ -62,10 +61,6 @@ struct VaultTokenHandler: AuthenticationChallengeHandler {
             #expect(fetches.withLock { $0 } == 1)
             let stored = try await manager.arcGISCredentialStore.credential(for: f.portalContext)
             #expect(stored is VaultTokenCredential)
-            await f.shutdown()
-        } catch {
-            await f.shutdown()
-            throw error
         }
     }
 }

@@ -15,13 +15,20 @@ func temporaryPath(_ name: String) -> String {
     return dir.appendingPathComponent(name).path
 }
 
+/// Runs `body` with a file store's path in a folder of its own (the store makes the folder), and
+/// removes the folder afterwards.
+func withFileStorePath<T>(_ body: (String) async throws -> T) async throws -> T {
+    try await withTemporaryDirectory("pa-store") { folder in try await body(folder + "/store/credentials.json") }
+}
+
 /// The three backends, each behind the same contract.
 enum BackendUnderTest: String, CaseIterable, Sendable {
     case memory, file, keyring
-    func make() -> any CredentialStorageBackend {
+    /// A backend of this kind; a file backend keeps its file at `path`.
+    func make(path: String) -> any CredentialStorageBackend {
         switch self {
         case .memory: return MemoryCredentialBackend()
-        case .file: return FileCredentialBackend(path: temporaryPath("credentials.json"))
+        case .file: return FileCredentialBackend(path: path)
         case .keyring: return KeyringCredentialBackend()
         }
     }
@@ -29,35 +36,37 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
 
 @Suite struct StorageBackendContractTests {
     @Test(arguments: BackendUnderTest.allCases)
-    func storeLookupSearchReplaceAndDelete(_ kind: BackendUnderTest) throws {
-        let backend = kind.make()
-        try backend.checkAvailable()
-        let server = uniqueServer("contract\(kind)")
-        let alice = CredentialAttributes(store: "arcgis", server: server, kind: "token", username: "alice")
-        let network = CredentialAttributes(store: "network", server: server, kind: "password", username: "alice")
+    func storeLookupSearchReplaceAndDelete(_ kind: BackendUnderTest) async throws {
+        try await withFileStorePath { path in
+            let backend = kind.make(path: path)
+            try backend.checkAvailable()
+            let server = uniqueServer("contract\(kind)")
+            let alice = CredentialAttributes(store: "arcgis", server: server, kind: "token", username: "alice")
+            let network = CredentialAttributes(store: "network", server: server, kind: "password", username: "alice")
 
-        #expect(try backend.lookup(CredentialQuery(store: "arcgis", server: server)) == nil)
-        try backend.store(alice, secret: #"{"token":"one"}"#)
-        try backend.store(network, secret: "net-secret")
-        #expect(try backend.lookup(CredentialQuery(store: "arcgis", server: server)) == #"{"token":"one"}"#)
+            #expect(try backend.lookup(CredentialQuery(store: "arcgis", server: server)) == nil)
+            try backend.store(alice, secret: #"{"token":"one"}"#)
+            try backend.store(network, secret: "net-secret")
+            #expect(try backend.lookup(CredentialQuery(store: "arcgis", server: server)) == #"{"token":"one"}"#)
 
-        // Storing the same attributes again replaces the item instead of adding one.
-        try backend.store(alice, secret: #"{"token":"two"}"#)
-        let items = try backend.search(CredentialQuery(server: server), withSecrets: true)
-        #expect(items.count == 2)
-        #expect(items.contains(StoredCredentialItem(attributes: alice, secret: #"{"token":"two"}"#)))
-        #expect(items.contains(StoredCredentialItem(attributes: network, secret: "net-secret")))
+            // Storing the same attributes again replaces the item instead of adding one.
+            try backend.store(alice, secret: #"{"token":"two"}"#)
+            let items = try backend.search(CredentialQuery(server: server), withSecrets: true)
+            #expect(items.count == 2)
+            #expect(items.contains(StoredCredentialItem(attributes: alice, secret: #"{"token":"two"}"#)))
+            #expect(items.contains(StoredCredentialItem(attributes: network, secret: "net-secret")))
 
-        // Listing without secrets never reads them.
-        let listed = try backend.search(CredentialQuery(store: "arcgis", server: server), withSecrets: false)
-        #expect(listed.map(\.attributes) == [alice])
-        #expect(listed.allSatisfy { $0.secret == nil })
+            // Listing without secrets never reads them.
+            let listed = try backend.search(CredentialQuery(store: "arcgis", server: server), withSecrets: false)
+            #expect(listed.map(\.attributes) == [alice])
+            #expect(listed.allSatisfy { $0.secret == nil })
 
-        #expect(try backend.delete(CredentialQuery(store: "arcgis", server: server)) == 1)
-        #expect(try backend.lookup(CredentialQuery(store: "arcgis", server: server)) == nil)
-        #expect(try backend.lookup(CredentialQuery(store: "network", server: server)) == "net-secret")
-        #expect(try backend.delete(CredentialQuery(server: server)) == 1)
-        #expect(try backend.search(CredentialQuery(server: server), withSecrets: false).isEmpty)
+            #expect(try backend.delete(CredentialQuery(store: "arcgis", server: server)) == 1)
+            #expect(try backend.lookup(CredentialQuery(store: "arcgis", server: server)) == nil)
+            #expect(try backend.lookup(CredentialQuery(store: "network", server: server)) == "net-secret")
+            #expect(try backend.delete(CredentialQuery(server: server)) == 1)
+            #expect(try backend.search(CredentialQuery(server: server), withSecrets: false).isEmpty)
+        }
     }
 }
 
@@ -88,70 +97,77 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
 }
 
 @Suite struct FileBackendTests {
-    @Test func theFileAndItsFolderArePrivate() throws {
-        let path = temporaryPath("credentials.json")
-        let backend = FileCredentialBackend(path: path)
-        try backend.store(CredentialAttributes(store: "arcgis", server: uniqueServer(), kind: "token"), secret: "s")
-        let file = try FileManager.default.attributesOfItem(atPath: path)
-        let folder = try FileManager.default.attributesOfItem(atPath: (path as NSString).deletingLastPathComponent)
-        #expect((file[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-        #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700)
-        // No temporary file is left behind.
-        let names = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
-        #expect(Set(names).isSubset(of: ["credentials.json", "credentials.json.lock"]))
-    }
-
-    @Test func aFileOthersMayReadIsRefusedNotFixedAndNotOverwritten() throws {
-        let path = temporaryPath("credentials.json")
-        let backend = FileCredentialBackend(path: path)
-        let server = uniqueServer()
-        try backend.store(CredentialAttributes(store: "arcgis", server: server, kind: "token"), secret: "keep-me")
-        chmod(path, 0o644)
-        let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let error = #expect(throws: PortalAuthError.self) {
-            try backend.store(
-                CredentialAttributes(store: "arcgis", server: uniqueServer(), kind: "token"), secret: "new")
-        }
-        #expect(error?.code == .storeFailure)
-        #expect(error?.message.contains("chmod 600 \(path)") == true)
-        #expect(throws: PortalAuthError.self) { try backend.lookup(CredentialQuery(server: server)) }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
-        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
-        #expect(mode?.intValue == 0o644)
-    }
-
-    @Test func aCorruptFileIsReportedAndLeftAlone() throws {
-        let path = temporaryPath("credentials.json")
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700])
-        let garbage = Data("{ not json".utf8)
-        _ = FileManager.default.createFile(atPath: path, contents: garbage, attributes: [.posixPermissions: 0o600])
-        let backend = FileCredentialBackend(path: path)
-        let error = #expect(throws: PortalAuthError.self) {
+    @Test func theFileAndItsFolderArePrivate() async throws {
+        try await withFileStorePath { path in
+            let backend = FileCredentialBackend(path: path)
             try backend.store(CredentialAttributes(store: "arcgis", server: uniqueServer(), kind: "token"), secret: "s")
+            let file = try FileManager.default.attributesOfItem(atPath: path)
+            let folder = try FileManager.default.attributesOfItem(atPath: (path as NSString).deletingLastPathComponent)
+            #expect((file[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+            // No temporary file is left behind.
+            let names = try FileManager.default.contentsOfDirectory(
+                atPath: (path as NSString).deletingLastPathComponent)
+            #expect(Set(names).isSubset(of: ["credentials.json", "credentials.json.lock"]))
         }
-        #expect(error?.message.contains("not valid JSON") == true)
-        #expect(error?.message.contains("move it aside") == true)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+    }
+
+    @Test func aFileOthersMayReadIsRefusedNotFixedAndNotOverwritten() async throws {
+        try await withFileStorePath { path in
+            let backend = FileCredentialBackend(path: path)
+            let server = uniqueServer()
+            try backend.store(CredentialAttributes(store: "arcgis", server: server, kind: "token"), secret: "keep-me")
+            chmod(path, 0o644)
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let error = #expect(throws: PortalAuthError.self) {
+                try backend.store(
+                    CredentialAttributes(store: "arcgis", server: uniqueServer(), kind: "token"), secret: "new")
+            }
+            #expect(error?.code == .storeFailure)
+            #expect(error?.message.contains("chmod 600 \(path)") == true)
+            #expect(throws: PortalAuthError.self) { try backend.lookup(CredentialQuery(server: server)) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o644)
+        }
+    }
+
+    @Test func aCorruptFileIsReportedAndLeftAlone() async throws {
+        try await withFileStorePath { path in
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+            let garbage = Data("{ not json".utf8)
+            _ = FileManager.default.createFile(atPath: path, contents: garbage, attributes: [.posixPermissions: 0o600])
+            let backend = FileCredentialBackend(path: path)
+            let error = #expect(throws: PortalAuthError.self) {
+                try backend.store(
+                    CredentialAttributes(store: "arcgis", server: uniqueServer(), kind: "token"), secret: "s")
+            }
+            #expect(error?.code == .storeFailure)
+            #expect(error?.message.contains("not valid JSON") == true)
+            #expect(error?.message.contains("move it aside") == true)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+        }
     }
 
     @Test func concurrentWritersFromManyThreadsLoseNothing() async throws {
-        let path = temporaryPath("credentials.json")
-        let servers = (0..<40).map { "https://site\($0).example.test/portal" }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for server in servers {
-                group.addTask {
-                    // A backend per writer, as separate processes would have.
-                    try FileCredentialBackend(path: path).store(
-                        CredentialAttributes(store: "arcgis", server: server, kind: "token"), secret: server)
+        try await withFileStorePath { path in
+            let servers = (0..<40).map { "https://site\($0).example.test/portal" }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for server in servers {
+                    group.addTask {
+                        // A backend per writer, as separate processes would have.
+                        try FileCredentialBackend(path: path).store(
+                            CredentialAttributes(store: "arcgis", server: server, kind: "token"), secret: server)
+                    }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
+            let items = try FileCredentialBackend(path: path).search(.all, withSecrets: true)
+            #expect(Set(items.map(\.attributes.server)) == Set(servers))
+            #expect(items.allSatisfy { $0.secret == $0.attributes.server })
         }
-        let items = try FileCredentialBackend(path: path).search(.all, withSecrets: true)
-        #expect(Set(items.map(\.attributes.server)) == Set(servers))
-        #expect(items.allSatisfy { $0.secret == $0.attributes.server })
     }
 }
 
@@ -159,16 +175,18 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
     /// The whole path: sign in with one manager, then a new manager (as a new process would)
     /// finds the credential in the Secret Service and never asks or generates again.
     @Test func aNewManagerUsesTheStoredCredentialWithoutSigningInAgain() async throws {
-        let fixture = try await Fixture.make(backend: KeyringCredentialBackend())
-        // Only this test's item goes afterwards: clearCredentialStores() would also remove the
-        // items of tests running beside it in the same keyring.
-        defer {
-            Task {
-                _ = try? await fixture.manager.arcGISCredentialStore.remove(
-                    try ServerContext(fixture.emulator.portalURL));
-                await fixture.shutdown()
-            }
+        try await Fixture.with(backend: KeyringCredentialBackend()) { fixture in
+            // Only this test's item goes afterwards (awaited, before the emulator stops):
+            // clearCredentialStores() would also remove the items of tests running beside it in
+            // the same keyring.
+            let portal = try ServerContext(fixture.emulator.portalURL)
+            try await withResource(
+                portal, release: { _ = try? await fixture.manager.arcGISCredentialStore.remove($0) }
+            ) { _ in try await newManagerUsesTheStoredCredential(fixture) }
         }
+    }
+
+    func newManagerUsesTheStoredCredential(_ fixture: Fixture) async throws {
         let first = try await fixture.manager.send(ArcGISRequest(url: fixture.communitySelf))
         #expect(first.json?["username"]?.stringValue == "alice")
         #expect(fixture.emulator.counters().generateTokenRequests == 1)

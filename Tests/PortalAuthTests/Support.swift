@@ -5,6 +5,7 @@ import PortalAuthPregeneratedToken
 import PortalAuthToken
 import PortalEmulator
 import Synchronization
+import TestSupport
 import Testing
 
 /// A username/password provider that counts its calls.
@@ -44,19 +45,24 @@ struct Fixture {
     let provider: CountingProvider
     let transport: RecordingTransport
 
-    static func make(
+    /// Starts an emulator, wires a manager to it, runs `body`, and shuts the emulator down, awaited.
+    @discardableResult
+    static func with<T>(
         _ configuration: EmulatorConfiguration = .default, backend: (any CredentialStorageBackend)? = nil,
-        provider: CountingProvider = CountingProvider(), trustEmulator: Bool = true
-    ) async throws -> Fixture {
-        let emulator = try await PortalEmulator.start(configuration)
-        let transport = RecordingTransport(
-            CurlTransport(
-                configuration: TransportConfiguration(
-                    caBundlePath: trustEmulator ? emulator.caCertificatePath : nil, timeout: 30)))
-        let manager = AuthenticationManager(backend: backend ?? MemoryCredentialBackend(), transport: transport)
-        manager.register(PregeneratedTokenHandler())
-        manager.register(TokenAuthenticationHandler(provider: provider))
-        return Fixture(emulator: emulator, manager: manager, provider: provider, transport: transport)
+        provider: CountingProvider = CountingProvider(), trustEmulator: Bool = true,
+        _ body: (Fixture) async throws -> T
+    ) async throws -> T {
+        try await withEmulator(configuration) { emulator in
+            let transport = RecordingTransport(
+                CurlTransport(
+                    configuration: TransportConfiguration(
+                        caBundlePath: trustEmulator ? emulator.caCertificatePath : nil, timeout: 30)))
+            let manager = AuthenticationManager(backend: backend ?? MemoryCredentialBackend(), transport: transport)
+            manager.register(PregeneratedTokenHandler())
+            manager.register(TokenAuthenticationHandler(provider: provider))
+            return try await body(
+                Fixture(emulator: emulator, manager: manager, provider: provider, transport: transport))
+        }
     }
 
     var portal: URL { URL(string: emulator.portalURL)! }
@@ -65,7 +71,6 @@ struct Fixture {
     var query: URL { URL(string: emulator.serverURL + "/rest/services/Parcels/FeatureServer/0/query")! }
     var communitySelf: URL { URL(string: emulator.portalURL + "/sharing/rest/community/self")! }
 
-    func shutdown() async { try? await emulator.shutdown() }
 }
 
 /// Expects an async call to throw a PortalAuthError with this code; returns it.

@@ -83,8 +83,7 @@ private let storedIAPCredential = """
 
     @Test("signOut() revokes the OAuth tokens, reports it, and clears the stores")
     func signOutRevokesAndClears() async throws {
-        let f = try await OAuthFixture.make()
-        do {
+        try await OAuthFixture.with { f in
             let seeded = f.seededCredential(accessLifetime: 1800, refreshLifetime: 14 * 24 * 3600)
             try await f.manager.arcGISCredentialStore.add(seeded)
             let report = try await f.manager.signOut()
@@ -96,17 +95,12 @@ private let storedIAPCredential = """
             #expect(f.emulator.isRevoked(seeded.refreshToken))
             #expect(f.emulator.isRevoked(seeded.tokenInfo.accessToken))
             #expect(try await f.manager.arcGISCredentialStore.summaries().isEmpty)
-            await f.shutdown()
-        } catch {
-            await f.shutdown()
-            throw error
         }
     }
 
     @Test("signOut() shows the IAP sign-out page and removes the IAP credential with the portal's")
     func signOutInvalidatesIAPCredentials() async throws {
-        let f = try await IAPFixture.make()
-        do {
+        try await IAPFixture.with { f in
             _ = try await f.manager.send(ArcGISRequest(url: f.proxiedCommunitySelf))
             #expect(try await f.manager.iapCredentialStore.allCredentials(reload: true).count == 1)
             let agent = PresentedPages()
@@ -119,10 +113,6 @@ private let storedIAPCredential = """
             #expect(report.removedCredentialCount >= 1)
             #expect(try await f.manager.iapCredentialStore.allCredentials(reload: true).isEmpty)
             #expect(try await f.manager.arcGISCredentialStore.summaries().isEmpty)
-            await f.shutdown()
-        } catch {
-            await f.shutdown()
-            throw error
         }
     }
 }

@@ -2,41 +2,8 @@ import Foundation
 import Logging
 import PortalEmulator
 import Synchronization
+import TestSupport
 import Testing
-
-/// Collects log lines (message and metadata) in memory.
-final class LogCollector: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    /// Every line so far, "message key=value ...".
-    var all: [String] { lines.withLock { $0 } }
-
-    /// A logger writing here at `level`.
-    func logger(level: Logger.Level) -> Logger {
-        var logger = Logger(label: "test") { _ in CollectingHandler(collector: self) }
-        logger.logLevel = level
-        return logger
-    }
-
-    fileprivate func append(_ line: String) { lines.withLock { $0.append(line) } }
-}
-
-private struct CollectingHandler: LogHandler {
-    let collector: LogCollector
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        let pairs = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        collector.append("\(event.message) \(pairs)")
-    }
-}
 
 @Suite("Tokens as Esri's clients, curl and GDAL present them")
 struct ClientProtocolTests {
@@ -95,17 +62,12 @@ struct ClientProtocolTests {
     @Test("the request log names method, path, status and credential kind, never the token or password")
     func requestLog() async throws {
         let collector = LogCollector()
-        let emulator = try await PortalEmulator.start(.default, logger: collector.logger(level: .info))
-        do {
+        try await withEmulator(logger: collector.logger(level: .info)) { emulator in
             let token = try await emulator.portalToken()
             _ = try await emulator.query(emulator.serverQueryURL, token: token, [("where", "1=1")])
             _ = try await Curl.get(
                 emulator.portalURL + "/sharing/rest/portals/self?f=json&token=\(token)", ca: emulator.caCertificatePath
             )
-            try await emulator.shutdown()
-        } catch {
-            try? await emulator.shutdown()
-            throw error
         }
         let requests = collector.all.filter { $0.hasPrefix("request ") }
         #expect(

@@ -48,52 +48,54 @@ struct CommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let stateFile = directory.appendingPathComponent("state/emulator.json")
         let caFile = directory.appendingPathComponent("ca.pem")
-        let process = try ChildProcess(
+        try await withChildProcess(
             try Self.executable().path,
             [
                 "--state-file", stateFile.path, "--ca-out", caFile.path, "--http-port", "0",
                 "--token-lifetime", "7", "--server-accepts-portal-tokens",
-            ])
+            ]
+        ) { process in
 
-        let started = try await Self.waitUntil(seconds: 30) {
-            FileManager.default.fileExists(atPath: stateFile.path)
+            let started = try await Self.waitUntil(seconds: 30) {
+                FileManager.default.fileExists(atPath: stateFile.path)
+            }
+            #expect(started)
+            let state = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: stateFile)) as? [String: Any])
+            let port = try #require(state["port"] as? Int)
+            #expect(state["pid"] as? Int == Int(process.pid))
+            #expect(state["httpPort"] is Int)
+            #expect(state["baseURL"] as? String == "https://127.0.0.1:\(port)")
+            #expect(state["portalURL"] as? String == "https://127.0.0.1:\(port)/portal")
+            #expect(state["serverURL"] as? String == "https://127.0.0.1:\(port)/server")
+            #expect(state["standaloneServerURL"] as? String == "https://127.0.0.1:\(port)/standalone")
+            #expect(state["caCertificatePath"] as? String == caFile.path)
+
+            let line = await process.nextLine(timeout: 10)
+            #expect(
+                line
+                    == "portal-emulator: portal https://127.0.0.1:\(port)/portal, server https://127.0.0.1:\(port)/server, CA \(caFile.path)"
+            )
+
+            // The server really listens, with the options applied.
+            let before = nowMilliseconds()
+            let signIn = try await Curl.post(
+                "https://127.0.0.1:\(port)/portal/sharing/rest/generateToken",
+                form: [("username", "alice"), ("password", "alice-pass-123"), ("f", "json")], ca: caFile.path
+            ).json()
+            let expires = try #require((signIn["expires"] as? NSNumber)?.int64Value)
+            let after = nowMilliseconds()
+            #expect(expires > before + 7 * 60_000 - 1_000 && expires <= after + 7 * 60_000 + 1_000)
+            let token = try #require(signIn["token"] as? String)
+            let query = try await Curl.get(
+                "https://127.0.0.1:\(port)/server/rest/services/Parcels/FeatureServer/0/query?where=1%3D1&returnCountOnly=true&f=json",
+                ca: caFile.path, headers: ["X-Esri-Authorization": "Bearer \(token)"])
+            #expect(try query.json()["count"] as? Int == 24)
+
+            process.signal(SIGTERM)
+            let status = await process.wait()
+            #expect(status == 0)
         }
-        #expect(started)
-        let state = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: stateFile)) as? [String: Any])
-        let port = try #require(state["port"] as? Int)
-        #expect(state["pid"] as? Int == Int(process.pid))
-        #expect(state["httpPort"] is Int)
-        #expect(state["baseURL"] as? String == "https://127.0.0.1:\(port)")
-        #expect(state["portalURL"] as? String == "https://127.0.0.1:\(port)/portal")
-        #expect(state["serverURL"] as? String == "https://127.0.0.1:\(port)/server")
-        #expect(state["standaloneServerURL"] as? String == "https://127.0.0.1:\(port)/standalone")
-        #expect(state["caCertificatePath"] as? String == caFile.path)
-
-        let line = await process.nextLine(timeout: 10)
-        #expect(
-            line
-                == "portal-emulator: portal https://127.0.0.1:\(port)/portal, server https://127.0.0.1:\(port)/server, CA \(caFile.path)"
-        )
-
-        // The server really listens, with the options applied.
-        let before = nowMilliseconds()
-        let signIn = try await Curl.post(
-            "https://127.0.0.1:\(port)/portal/sharing/rest/generateToken",
-            form: [("username", "alice"), ("password", "alice-pass-123"), ("f", "json")], ca: caFile.path
-        ).json()
-        let expires = try #require((signIn["expires"] as? NSNumber)?.int64Value)
-        let after = nowMilliseconds()
-        #expect(expires > before + 7 * 60_000 - 1_000 && expires <= after + 7 * 60_000 + 1_000)
-        let token = try #require(signIn["token"] as? String)
-        let query = try await Curl.get(
-            "https://127.0.0.1:\(port)/server/rest/services/Parcels/FeatureServer/0/query?where=1%3D1&returnCountOnly=true&f=json",
-            ca: caFile.path, headers: ["X-Esri-Authorization": "Bearer \(token)"])
-        #expect(try query.json()["count"] as? Int == 24)
-
-        process.signal(SIGTERM)
-        let status = await process.wait()
-        #expect(status == 0)
     }
 
     @Test("--help describes the options")

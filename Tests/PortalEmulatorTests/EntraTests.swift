@@ -1,5 +1,6 @@
 import Foundation
 import PortalEmulator
+import TestSupport
 import Testing
 
 private let verifier = "dBjftJeZ4CVP-mJ0kfj9O1rGa9WeFyaCeq7kZhNhpkd"

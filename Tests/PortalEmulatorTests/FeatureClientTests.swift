@@ -1,5 +1,6 @@
 import Foundation
 import PortalEmulator
+import TestSupport
 import Testing
 
 @Suite("Feature queries and listings as GDAL and the ArcGIS API for Python read them")

@@ -1,5 +1,6 @@
 import Foundation
 import PortalEmulator
+import TestSupport
 import Testing
 
 /// A PKCE pair computed outside Swift (Python's hashlib):

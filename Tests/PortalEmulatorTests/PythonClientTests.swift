@@ -1,5 +1,6 @@
 import Foundation
 import PortalEmulator
+import TestSupport
 import Testing
 
 /// What the ArcGIS API for Python (arcgis 2.4) reads from the sign-in page: the first `{...}` on a

@@ -1,5 +1,6 @@
 import Foundation
 import PortalEmulator
+import TestSupport
 import Testing
 
 @Suite("FeatureServer query")

@@ -1,21 +1,6 @@
 import Foundation
 import PortalEmulator
 
-/// Starts an emulator, runs `body`, and always shuts it down.
-func withEmulator<T>(
-    _ configuration: EmulatorConfiguration = .default, _ body: (PortalEmulator) async throws -> T
-) async throws -> T {
-    let emulator = try await PortalEmulator.start(configuration)
-    do {
-        let result = try await body(emulator)
-        try await emulator.shutdown()
-        return result
-    } catch {
-        try? await emulator.shutdown()
-        throw error
-    }
-}
-
 extension PortalEmulator {
     /// The portal's generateToken URL.
     var generateTokenURL: String { portalURL + "/sharing/rest/generateToken" }
