@@ -90,8 +90,8 @@ enum TokenFastPath {
             let url = try parseURL(request.url)
             // (Plain prints no proxy part. Where no proxy credential is stored at all, as for most
             // users, one search without a session says so: a single key exchange for the process.)
-            if request.format != .plain, try !manager.proxyCredentialStore.isEmpty(),
-                try manager.proxyCredentialStore.readCredential(for: url) != nil
+            if request.format != .plain, try !manager.iapCredentialStore.isEmpty(),
+                try manager.iapCredentialStore.readCredential(for: url) != nil
             {
                 return false
             }
