@@ -39,7 +39,7 @@ printf %s "$secret" | secret-tool store --label="bench reference" application po
 
 echo "== portal-auth token vs secret-tool lookup (secret of ${#secret} bytes), every format"
 ref="secret-tool lookup application portal-auth-bench server $url"
-formats=(plain json header env)
+formats=(plain json header gdal env)
 commands=()
 for f in "${formats[@]}"; do commands+=(--command "token --format $f" "$pa token $url --format $f"); done
 python3 Benchmarks/pairs.py --runs "${BENCH_PAIRS:-60}" --reference "$ref" --reference-label "secret-tool lookup" \

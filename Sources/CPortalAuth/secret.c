@@ -1,3 +1,6 @@
+/* secret_service_search_for_dbus_paths_sync (secret-paths.h, stable since libsecret 0.7 but
+ * behind this acknowledgement). */
+#define SECRET_API_SUBJECT_TO_CHANGE 1
 #include "pa_secret.h"
 #include <string.h>
 
@@ -48,6 +51,51 @@ char *pa_secret_lookup(GHashTable *attributes, pa_secret_error *error) {
     char *secret = secret_password_lookupv_sync(pa_secret_schema(), attributes, NULL, &gerror);
     take_error(gerror, error);
     return secret;
+}
+
+/* Whether the default collection exists and is unlocked, as pa_secret_check's 0, 2 or 3, in two
+ * small D-Bus calls (ReadAlias, then its Locked property), without loading the collection (whose
+ * Items property lists every item). -1 on error. */
+static int default_collection_state(SecretService *service, GError **gerror) {
+    GVariant *alias = g_dbus_proxy_call_sync(G_DBUS_PROXY(service), "ReadAlias", g_variant_new("(s)", "default"),
+                                             G_DBUS_CALL_FLAGS_NONE, -1, NULL, gerror);
+    if (!alias) return -1;
+    const gchar *path = NULL;
+    g_variant_get(alias, "(&o)", &path);
+    if (g_strcmp0(path, "/") == 0) { g_variant_unref(alias); return 2; }
+    GVariant *reply = g_dbus_connection_call_sync(
+        g_dbus_proxy_get_connection(G_DBUS_PROXY(service)), g_dbus_proxy_get_name(G_DBUS_PROXY(service)), path,
+        "org.freedesktop.DBus.Properties", "Get", g_variant_new("(ss)", "org.freedesktop.Secret.Collection", "Locked"),
+        G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, gerror);
+    g_variant_unref(alias);
+    if (!reply) return -1;
+    GVariant *value = NULL;
+    g_variant_get(reply, "(v)", &value);
+    int state = g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN) && g_variant_get_boolean(value) ? 3 : 0;
+    g_variant_unref(value);
+    g_variant_unref(reply);
+    return state;
+}
+
+int pa_secret_exists(GHashTable *attributes, pa_secret_error *error) {
+    GError *gerror = NULL;
+    SecretService *service = secret_service_get_sync(SECRET_SERVICE_NONE, NULL, &gerror);
+    if (!service) { take_error(gerror, error); return -1; }
+    int state = default_collection_state(service, &gerror);
+    if (state != 0) {
+        g_object_unref(service);
+        if (state < 0) { take_error(gerror, error); return -1; }
+        return -2;
+    }
+    gchar **unlocked = NULL, **locked = NULL;
+    gboolean ok = secret_service_search_for_dbus_paths_sync(service, pa_secret_schema(), attributes, NULL, &unlocked,
+                                                            &locked, &gerror);
+    int found = ok && ((unlocked && unlocked[0]) || (locked && locked[0]));
+    g_strfreev(unlocked);
+    g_strfreev(locked);
+    g_object_unref(service);
+    if (!ok) { take_error(gerror, error); return -1; }
+    return found;
 }
 
 void pa_secret_free(char *secret) {

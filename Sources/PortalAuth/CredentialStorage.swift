@@ -98,6 +98,9 @@ public protocol CredentialStorageBackend: Sendable {
     func lookup(_ query: CredentialQuery) throws -> String?
     /// Every item matching the query, with secrets when `withSecrets` is true.
     func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem]
+    /// Whether any item matches the query; nothing is decrypted or copied (the keyring answers
+    /// without a session, so without a key exchange).
+    func contains(_ query: CredentialQuery) throws -> Bool
     /// Stores an item, replacing every item with the same store, server and kind.
     func store(_ attributes: CredentialAttributes, secret: String) throws
     /// Stores an item and removes every other item matching `replacing` (a query the item
@@ -111,6 +114,11 @@ public protocol CredentialStorageBackend: Sendable {
 }
 
 extension CredentialStorageBackend {
+    /// Searches without secrets.
+    public func contains(_ query: CredentialQuery) throws -> Bool {
+        try !search(query, withSecrets: false).isEmpty
+    }
+
     /// For backends without an atomic replace: removes the items of other kinds in `replacing`,
     /// then stores the item (which replaces its own kind). A reader may see the change half done.
     public func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws {

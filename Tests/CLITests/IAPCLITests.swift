@@ -108,6 +108,24 @@ func withIAPConfig<T>(
                             fast.status == 0 && fast.stdout == full.stdout && fast.stderr == full.stderr
                                 && fast.status == full.status, "\(format): \(fast.stdout) | \(full.stdout)")
                     }
+                    // A proxy credential for other hosts than the URL's: the fast path reads the proxy
+                    // credentials (there are some), finds none for this host, and answers every format itself.
+                    let direct = try await CLI.portalAuth(
+                        ["login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"],
+                        emulator: emulator, stdin: alicePassword, environment: env)
+                    #expect(direct.status == 0, "\(direct.stderr)")
+                    for format in ["plain", "json", "header", "gdal", "env"] {
+                        let fast = try await CLI.portalAuth(
+                            ["token", emulator.portalURL, "--format", format], emulator: emulator, environment: env)
+                        let full = try await CLI.portalAuth(
+                            ["token", emulator.portalURL, "--format", format], emulator: emulator,
+                            environment: env.merging(["PORTAL_AUTH_NO_FAST_PATH": "1"]) { $1 })
+                        #expect(
+                            fast.status == 0 && fast.stdout == full.stdout && fast.stderr == full.stderr
+                                && !fast.stdout.lowercased().contains("proxy")
+                                && !fast.stdout.split(separator: "\n").contains { $0.hasPrefix("Authorization:") },
+                            "\(format): \(fast.stdout) | \(full.stdout)")
+                    }
                     let me = try await CLI.portalAuth(
                         ["whoami", "--portal", proxied], emulator: emulator, environment: env)
                     #expect(me.stdout.contains("alice (Alice Anderson)"), "\(me.stderr)")

@@ -45,8 +45,13 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
             let network = CredentialAttributes(store: "network", server: server, kind: "password", username: "alice")
 
             #expect(try backend.lookup(CredentialQuery(store: "arcgis", server: server)) == nil)
+            #expect(try !backend.contains(CredentialQuery(server: server)))
             try backend.store(alice, secret: #"{"token":"one"}"#)
             try backend.store(network, secret: "net-secret")
+            // contains answers as a search would (the keyring's without a session or a secret).
+            #expect(try backend.contains(CredentialQuery(store: "arcgis", server: server)))
+            #expect(try backend.contains(CredentialQuery(store: "network", server: server, kind: "password")))
+            #expect(try !backend.contains(CredentialQuery(store: "arcgis", server: server, kind: "password")))
             #expect(try backend.lookup(CredentialQuery(store: "arcgis", server: server)) == #"{"token":"one"}"#)
 
             // Storing the same attributes again replaces the item instead of adding one.
@@ -66,6 +71,7 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
             #expect(try backend.lookup(CredentialQuery(store: "network", server: server)) == "net-secret")
             #expect(try backend.delete(CredentialQuery(server: server)) == 1)
             #expect(try backend.search(CredentialQuery(server: server), withSecrets: false).isEmpty)
+            #expect(try !backend.contains(CredentialQuery(server: server)))
         }
     }
 }

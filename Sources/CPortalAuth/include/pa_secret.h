@@ -25,6 +25,11 @@ int pa_secret_store(GHashTable *attributes, const char *label, const char *secre
 /* The secret (free with pa_secret_free) or NULL (not found, or error->set). */
 char *pa_secret_lookup(GHashTable *attributes, pa_secret_error *error);
 void pa_secret_free(char *secret);
+/* Whether any item (locked or not) matches: 1 yes, 0 no, -1 error, -2 when the default collection
+ * is missing or locked (pa_secret_check says which). Three small D-Bus calls (the default
+ * collection's alias and Locked property, SearchItems), no session and no secret transferred, so
+ * no key exchange. */
+int pa_secret_exists(GHashTable *attributes, pa_secret_error *error);
 /* Stores the item (Secret Service CreateItem with replace: an item with exactly these attributes
  * is replaced in place, so readers never miss it), then deletes every other item matching scope
  * (which must match the item). Number of other items removed, or -1. Not atomic across

@@ -183,6 +183,29 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
         }
     }
 
+    /// Whether any item matches the query: a Secret Service search, with no session opened and no
+    /// secret read (so no key exchange, the costliest part of a read), in the default collection
+    /// checked as ``search(_:withSecrets:)`` checks it (missing or locked: the same error, before
+    /// anything could ask to unlock it).
+    public func contains(_ query: CredentialQuery) throws -> Bool {
+        let found = try Self.lock.withLock { _ -> Bool? in
+            try Self.checkBus()
+            let (found, error) = try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) {
+                Self.withAttributes(Self.pairs(query)) { table -> (Int32, pa_secret_error) in
+                    var error = pa_secret_error()
+                    return (pa_secret_exists(table, &error), error)
+                }
+            }
+            if found >= 0 { return found == 1 }
+            if Self.isTimeout(error) { throw Self.slow("list credentials", error) }
+            try Self.checkService()
+            if found != -2 { throw Self.failure("list credentials", error) }
+            return nil
+        }
+        // (Missing or locked a moment ago, usable now: as a search would find it.)
+        return try found ?? !search(query, withSecrets: false).isEmpty
+    }
+
     /// Every item matching the query.
     public func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
         try run(shared: true) {

@@ -69,12 +69,16 @@ enum CrossProcessLock {
         _ key: String, shared: Bool = false, timeout: Double = 60, _ body: () throws -> T
     ) throws -> T {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        let (gate, gatePath) = try openLockFile(for: key + " writers")
+        // Both files in one opening (and check) of the folder.
+        let directory = Self.directory
+        let folder = try openFolder(directory)
+        defer { close(folder) }
+        let (gate, gatePath) = try openLockFile(for: key + " writers", folder: folder, directory: directory)
         defer { close(gate) }
         try waitForLock(gate, shared: shared, path: gatePath, deadline: deadline, timeout: timeout)
         var gateHeld = true
         defer { if gateHeld { flock(gate, LOCK_UN) } }
-        let (fd, path) = try openLockFile(for: key)
+        let (fd, path) = try openLockFile(for: key, folder: folder, directory: directory)
         defer { close(fd) }
         try waitForLock(fd, shared: shared, path: path, deadline: deadline, timeout: timeout)
         defer { flock(fd, LOCK_UN) }
@@ -121,6 +125,12 @@ enum CrossProcessLock {
     static func openLockFile(for key: String, in directory: String = directory) throws -> (Int32, String) {
         let folder = try openFolder(directory)
         defer { close(folder) }
+        return try openLockFile(for: key, folder: folder, directory: directory)
+    }
+
+    /// Opens (creating it 0600) the lock file for `key` in `folder`, a descriptor of the lock
+    /// folder `directory` that ``openFolder(_:)`` checked.
+    private static func openLockFile(for key: String, folder: Int32, directory: String) throws -> (Int32, String) {
         let name = fileName(for: key)
         let path = directory + "/" + name
         let fd = openat(folder, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)

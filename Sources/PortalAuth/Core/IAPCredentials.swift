@@ -121,6 +121,13 @@ public final class IAPCredentialStore: Sendable {
         }.first { $0.canBeUsed(for: url) }
     }
 
+    /// Whether any proxy credential is stored, read from the backend on the calling thread
+    /// (blocking it) without reading one: where none is, ``readCredential(for:)`` is nil for
+    /// every URL, at the cost of one keyring search instead of a read of every proxy credential.
+    public func isEmpty() throws -> Bool {
+        try !engine.backend.contains(CredentialQuery(store: Self.storeName))
+    }
+
     /// Adds a credential, replacing the one with the same identifier.
     public func add(_ credential: some IAPAuthorizationCredential) async throws {
         try await engine.store(credential, server: credential.iapIdentifier)
