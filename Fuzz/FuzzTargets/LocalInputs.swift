@@ -89,7 +89,7 @@ extension FuzzTargets {
         engine.register(IAPCredential.self)
         engine.register(PasswordCredential.self)
         engine.register(CertificateCredential.self)
-        engine.register(ServerTrust.self)
+        engine.register(ServerTrustCredential.self)
         return engine
     }()
 
@@ -112,7 +112,7 @@ extension FuzzTargets {
             precondition(TokenInfo.isUsableToken(arcGIS.tokenInfo.accessToken), "an unusable stored token was read")
             Check.finite(arcGIS.tokenInfo.expirationDate, "stored token")
         }
-        if let proxy = credential as? any ProxyAuthorizationCredential {
+        if let proxy = credential as? any IAPAuthorizationCredential {
             precondition(TokenInfo.isUsableToken(proxy.tokenInfo.accessToken), "an unusable proxy token was read")
         }
         func encode<C: StorableCredential>(_ credential: C) -> String? { try? engine.encode(credential) }
