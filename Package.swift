@@ -16,7 +16,10 @@ let pluginNames = [
 
 /// One libFuzzer executable per parser of untrusted input (Fuzz/FuzzNAME/main.swift, bodies in
 /// Fuzz/FuzzTargets, seeds and kept crashes in Fuzz/Corpus/NAME).
-let fuzzTargets = ["ArcGISJSON", "PKCS12"]
+let fuzzTargets = [
+    "ArcGISJSON", "PKCS12", "TokenAnswer", "AuthenticateHeader", "ConfigurationFile", "LoopbackRequest",
+    "StoredCredential", "CredentialFile",
+]
 
 /// How `portal-auth` is linked in release builds, so that `portal-auth token` starts about as fast as
 /// `secret-tool lookup` (README, "Benchmarks"): with lld, relative relocations packed (RELR: the
@@ -156,7 +159,11 @@ let package = Package(
         + [
             // libFuzzer's driver, called from each target's main (PA_FUZZING, set by scripts/fuzz.sh).
             .target(name: "CPortalAuthFuzz", path: "Fuzz/CPortalAuthFuzz"),
-            .target(name: "FuzzTargets", dependencies: ["PortalAuth"], path: "Fuzz/FuzzTargets", swiftSettings: strict),
+            // The bodies; a parser kept in a plugin (Entra, the configuration files) is fuzzed there.
+            .target(
+                name: "FuzzTargets",
+                dependencies: ["PortalAuth"] + pluginNames.map { .target(name: "PortalAuth\($0)") },
+                path: "Fuzz/FuzzTargets", swiftSettings: strict),
         ]
         + fuzzTargets.map { name in
             // A plain build makes an executable that says to use scripts/fuzz.sh.

@@ -130,17 +130,22 @@ public struct IAPCredential: IAPAuthorizationCredential, Equatable {
 }
 
 /// Entra ID's v2.0 token response.
-struct EntraTokenResponse {
-    var accessToken: TokenInfo
-    var idToken: TokenInfo?
-    var refreshToken: String?
-    var scopes: [String]
-    var username: String?
+package struct EntraTokenResponse {
+    /// The access token and its expiry (`expires_in`).
+    package var accessToken: TokenInfo
+    /// The ID token and its expiry (its `exp` claim), when one came.
+    package var idToken: TokenInfo?
+    /// The refresh token, when one came.
+    package var refreshToken: String?
+    /// The scopes granted (`scope`).
+    package var scopes: [String]
+    /// The user (`preferred_username` or `upn` of the ID token).
+    package var username: String?
 }
 
 /// Entra ID's token endpoint: form POST, JSON answer; errors come as HTTP 400 with
 /// `{"error","error_description","error_codes",...}`.
-struct EntraTokenEndpoint {
+package struct EntraTokenEndpoint {
     let url: URL
 
     func request(_ parameters: [(String, String)], services: AuthenticationServices) async throws -> EntraTokenResponse
@@ -157,7 +162,15 @@ struct EntraTokenEndpoint {
         } catch let challenge as TransportChallengeError {
             throw challenge.error
         }
-        let json = try? JSONValue.parse(response.body, source: where_)
+        return try Self.tokenResponse(status: response.status, body: response.body, from: where_, at: Date())
+    }
+
+    /// Reads Entra's answer (`status`, `body`) from `where_`, received at `now`: an OAuth error,
+    /// an HTTP error, or the tokens (the access token usable and not expired).
+    package static func tokenResponse(
+        status: Int, body: [UInt8], from where_: String, at now: Date
+    ) throws -> EntraTokenResponse {
+        let json = try? JSONValue.parse(body, source: where_)
         if let error = json?["error"]?.stringValue {
             let description = json?["error_description"]?.stringValue.map { Self.firstSentence($0) } ?? ""
             let code: PortalAuthError.Code =
@@ -167,11 +180,11 @@ struct EntraTokenEndpoint {
                 code, "\(where_) refused the token request (\(error)\(description.isEmpty ? "" : ": " + description))",
                 cause: .oauth(error: error, description: json?["error_description"]?.stringValue))
         }
-        guard (200..<300).contains(response.status) else {
+        guard (200..<300).contains(status) else {
             throw PortalAuthError(
                 .httpError,
-                "\(where_) answered HTTP \(response.status): check token_url, or try again later if the identity provider is failing",
-                cause: .httpStatus(response.status))
+                "\(where_) answered HTTP \(status): check token_url, or try again later if the identity provider is failing",
+                cause: .httpStatus(status))
         }
         guard let json, let access = json["access_token"]?.stringValue, !access.isEmpty else {
             throw PortalAuthError(
@@ -179,13 +192,21 @@ struct EntraTokenEndpoint {
             )
         }
         let expiresIn = json["expires_in"]?.doubleValue ?? Double(json["expires_in"]?.stringValue ?? "") ?? 3600
-        let expiry = Date().addingTimeInterval(expiresIn)
+        let expiry = now.addingTimeInterval(expiresIn)
         let idToken = json["id_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        // The ID token may be what goes in `Authorization: Bearer` (bearer_token id_token).
+        if let idToken, !TokenInfo.isUsableToken(idToken) {
+            throw PortalAuthError(
+                .invalidResponse,
+                "\(where_) sent an ID token with control characters (CR, LF or NUL), which cannot be sent in an HTTP header: it was not used or stored; report this to the identity provider's administrator"
+            )
+        }
         let claims = idToken.flatMap(Self.claims)
-        let idExpiry = claims?["exp"]?.doubleValue.map { Date(timeIntervalSince1970: $0) } ?? expiry
+        let exp = claims?["exp"]?.doubleValue.flatMap { $0.isFinite ? $0 : nil }
+        let idExpiry = exp.map { Date(timeIntervalSince1970: $0) } ?? expiry
         return EntraTokenResponse(
             accessToken: try TokenInfo(accessToken: access, expirationDate: expiry, isSSLRequired: true)
-                .checkedAsIssued(by: where_),
+                .checkedAsIssued(by: where_, at: now),
             idToken: idToken.map { TokenInfo(accessToken: $0, expirationDate: idExpiry, isSSLRequired: true) },
             refreshToken: json["refresh_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
             scopes: json["scope"]?.stringValue?.split(separator: " ").map(String.init) ?? [],

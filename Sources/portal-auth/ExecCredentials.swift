@@ -72,9 +72,11 @@ struct LiveCredentials: Sendable {
         var current = self
         var last = Date()
         while let due = current.renewalDate(after: last) {
-            let wait = due.timeIntervalSinceNow
-            if wait > 0 {
-                do { try await Task.sleep(for: .milliseconds(Int64(wait * 1000))) } catch { return }
+            // A day at a time: the milliseconds of a token that lasts a century overflow Int64.
+            var wait = due.timeIntervalSinceNow
+            while wait > 0 {
+                do { try await Task.sleep(for: .milliseconds(Int64(min(wait, 86_400) * 1000))) } catch { return }
+                wait = due.timeIntervalSinceNow
             }
             if Task.isCancelled { return }
             last = Date()

@@ -1,4 +1,5 @@
 import FuzzTargets
+import PortalAuth
 import Testing
 
 #if canImport(FoundationEssentials)
@@ -24,6 +25,22 @@ struct FuzzCorpusTests {
         for file in files {
             let bytes = try Data(contentsOf: folder.appendingPathComponent(file))
             body(Array(bytes))
+        }
+    }
+
+    /// The seeds of stored credentials are named by their kind: each must read back as that kind
+    /// (a format change that left them unreadable would leave fuzzing only the error paths).
+    @Test("each stored-credential seed reads back as the kind it is named for")
+    func storedCredentialSeedsAreReadable() throws {
+        let folder = Self.corpus.appendingPathComponent("StoredCredential")
+        let seeds = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            !$0.hasPrefix("regression-") && !$0.hasPrefix("unknown-")
+        }
+        #expect(seeds.count >= 8)
+        for seed in seeds {
+            let secret = try String(contentsOf: folder.appendingPathComponent(seed), encoding: .utf8)
+            let credential = try FuzzTargets.engine.decode(secret, server: "https://portal.example.com/portal")
+            #expect(type(of: credential).kind == seed)
         }
     }
 }

@@ -46,15 +46,21 @@ public struct ArcGISOAuthTokenEndpoint: Sendable {
         _ parameters: [(String, String)], services: AuthenticationServices
     ) async throws -> ArcGISOAuthTokenResponse {
         let json = try await services.postForm(tokenURL, parameters)
+        return try tokenResponse(from: json, at: Date())
+    }
+
+    /// Reads the token endpoint's answer (one that is not an ArcGIS error), received at `now`:
+    /// the access token must be usable and not expired (``TokenInfo/checkedAsIssued(by:at:)``).
+    package func tokenResponse(from json: JSONValue, at now: Date) throws -> ArcGISOAuthTokenResponse {
         guard let token = json["access_token"]?.stringValue, !token.isEmpty else {
             throw PortalAuthError(
                 .invalidResponse,
                 "\(ServerContext.describe(tokenURL)) answered without an access_token: check that \(portal) is an ArcGIS portal with OAuth 2.0"
             )
         }
-        let now = Date()
         let expiresIn = json["expires_in"]?.doubleValue
-        let refreshExpiresIn = json["refresh_token_expires_in"]?.doubleValue
+        // A refresh token's lifetime that is not a number ("nan", "inf") is no lifetime.
+        let refreshExpiresIn = json["refresh_token_expires_in"]?.doubleValue.flatMap { $0.isFinite ? $0 : nil }
         return ArcGISOAuthTokenResponse(
             tokenInfo: try TokenInfo(
                 accessToken: token, expirationDate: expiresIn.map { now.addingTimeInterval($0) },

@@ -113,12 +113,12 @@ public enum AuthorizationCodeFlow {
         let trimmed =
             text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first.map { String($0).trimmingSpaces() } ?? ""
         if let mark = trimmed.firstIndex(of: "?") {
-            return LoopbackRedirectListener.parseQuery(
+            return LoopbackRedirectRequest.parseQuery(
                 String(trimmed[trimmed.index(after: mark)...]).split(separator: "#").first.map(String.init) ?? "")
         }
         if trimmed.hasPrefix("SUCCESS code=") { return ["code": String(trimmed.dropFirst("SUCCESS code=".count))] }
         if trimmed.contains("code=") || trimmed.contains("error=") {
-            return LoopbackRedirectListener.parseQuery(trimmed)
+            return LoopbackRedirectRequest.parseQuery(trimmed)
         }
         return trimmed.isEmpty ? [:] : ["code": trimmed]
     }

@@ -112,8 +112,6 @@ final class LoopbackRedirectListener: Sendable {
 
     /// At most this many connections are read at once (the oldest is dropped for a new one).
     static let maximumConnections = 16
-    /// The largest request head read (request line and headers).
-    static let maximumRequestSize = 16_384
 
     /// Serves every connection at once (one `poll` over the listening socket and each open
     /// connection), each with its own read deadline, so idle or slow connections cannot hold up
@@ -182,8 +180,8 @@ final class LoopbackRedirectListener: Sendable {
         if count < 0 { return errno == EAGAIN || errno == EINTR ? .waiting : .done }
         if count == 0 { return .done }
         connection.received.append(contentsOf: buffer[0..<count])
-        guard let head = Self.requestHead(connection.received) else {
-            if connection.received.count <= Self.maximumRequestSize { return .waiting }
+        guard let head = LoopbackRedirectRequest.requestLine(connection.received) else {
+            if connection.received.count <= LoopbackRedirectRequest.maximumRequestSize { return .waiting }
             Self.respond(
                 connection.fd, status: "431 Request Header Fields Too Large", title: "Request too large",
                 message: "This address only receives the portal-auth sign-in.")
@@ -192,39 +190,31 @@ final class LoopbackRedirectListener: Sendable {
         return answer(connection.fd, requestLine: head, path: path, expectedState: expectedState)
     }
 
-    /// The request line, once the whole head (up to the blank line) has arrived.
-    static func requestHead(_ received: [UInt8]) -> String? {
-        let text = String(decoding: received.prefix(maximumRequestSize), as: UTF8.self)
-        guard text.contains("\r\n\r\n") || text.contains("\n\n") else { return nil }
-        return text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).first
-            .map(String.init)
-    }
-
-    /// Answers one complete request: the state is checked before anything else is read from it.
+    /// Answers one complete request (``LoopbackRedirectRequest/verdict(requestLine:path:expectedState:)``).
     private func answer(_ fd: Int32, requestLine: String, path: String, expectedState: String?) -> Served {
-        let parts = requestLine.split(whereSeparator: { $0 == " " || $0 == "\r" })
-        guard parts.count >= 2, parts[0] == "GET" else {
-            Self.respond(
-                fd, status: "400 Bad Request", title: "Bad request",
-                message: "This address only receives the portal-auth sign-in.")
+        let notHere = "This address only receives the portal-auth sign-in."
+        switch LoopbackRedirectRequest.verdict(requestLine: requestLine, path: path, expectedState: expectedState) {
+        case .badRequest:
+            Self.respond(fd, status: "400 Bad Request", title: "Bad request", message: notHere)
             return .done
-        }
-        let (requestPath, query) = Self.split(String(parts[1]))
-        guard requestPath == path else {
-            Self.respond(
-                fd, status: "404 Not Found", title: "Not found",
-                message: "This address only receives the portal-auth sign-in.")
+        case .notFound:
+            Self.respond(fd, status: "404 Not Found", title: "Not found", message: notHere)
             return .done
-        }
-        let parameters = Self.parseQuery(query)
-        if let expectedState, parameters["state"] != expectedState {
+        case .turnedAway:
             Self.respond(
                 fd, status: "400 Bad Request", title: "Sign-in failed",
                 message:
                     "This answer does not belong to the sign-in in progress, which goes on. Return to the terminal if you started one."
             )
             return .turnedAway
+        case .redirect(let parameters):
+            answerRedirect(fd, parameters)
+            return .redirect(parameters)
         }
+    }
+
+    /// The page the browser shows once the redirect of this sign-in has arrived.
+    private func answerRedirect(_ fd: Int32, _ parameters: [String: String]) {
         if let error = parameters["error"] {
             let detail = parameters["error_description"].map { ": \($0)" } ?? ""
             Self.respond(
@@ -241,24 +231,12 @@ final class LoopbackRedirectListener: Sendable {
                 fd, status: "200 OK", title: "Signed in", message: "Signed in with portal-auth. You can close this tab."
             )
         }
-        return .redirect(parameters)
-    }
-
-    static func split(_ target: String) -> (path: String, query: String) {
-        guard let mark = target.firstIndex(of: "?") else { return (target, "") }
-        return (String(target[..<mark]), String(target[target.index(after: mark)...]))
-    }
-
-    static func parseQuery(_ query: String) -> [String: String] {
-        var result: [String: String] = [:]
-        for (name, value) in FormEncoding.decode(query) where result[name] == nil { result[name] = value }
-        return result
     }
 
     private static func respond(_ fd: Int32, status: String, title: String, message: String) {
         let body = """
             <!doctype html><html><head><meta charset="utf-8"><title>\(title)</title></head>\
-            <body style="font-family:sans-serif;margin:3em"><h1>\(title)</h1><p>\(escapeHTML(message))</p></body></html>
+            <body style="font-family:sans-serif;margin:3em"><h1>\(title)</h1><p>\(LoopbackRedirectRequest.escapeHTML(message))</p></body></html>
             """
         let response =
             "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
@@ -271,8 +249,64 @@ final class LoopbackRedirectListener: Sendable {
             offset += written
         }
     }
+}
 
-    static func escapeHTML(_ text: String) -> String {
+/// What the loopback listener reads from a connection, apart from the socket: the request line
+/// of a complete request head, and what to do with it. Pure functions, so that the fuzz target
+/// (Fuzz/FuzzLoopbackRequest) exercises exactly what the listener runs.
+package enum LoopbackRedirectRequest {
+    /// The largest request head read (request line and headers).
+    package static let maximumRequestSize = 16_384
+
+    /// What a complete request comes to.
+    package enum Verdict: Equatable, Sendable {
+        /// Not `GET` with a target: a 400 page; the sign-in goes on.
+        case badRequest
+        /// Another path: a 404 page; the sign-in goes on.
+        case notFound
+        /// The redirect path with a state that is not this sign-in's: an error page; the sign-in goes on.
+        case turnedAway
+        /// The redirect of this sign-in: its query parameters (the first of each name).
+        case redirect([String: String])
+    }
+
+    /// The request line, once the whole head (up to the blank line) has arrived within
+    /// ``maximumRequestSize`` bytes; nil while it has not.
+    package static func requestLine(_ received: [UInt8]) -> String? {
+        let text = String(decoding: received.prefix(maximumRequestSize), as: UTF8.self)
+        guard text.contains("\r\n\r\n") || text.contains("\n\n") else { return nil }
+        return text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).first
+            .map(String.init)
+    }
+
+    /// What to do with a complete request whose request line is `requestLine`, when the
+    /// redirect comes to `path` with `expectedState` (when not nil): the state is checked before
+    /// anything else is read from the query.
+    package static func verdict(requestLine: String, path: String, expectedState: String?) -> Verdict {
+        let parts = requestLine.split(whereSeparator: { $0 == " " || $0 == "\r" })
+        guard parts.count >= 2, parts[0] == "GET" else { return .badRequest }
+        let (requestPath, query) = split(String(parts[1]))
+        guard requestPath == path else { return .notFound }
+        let parameters = parseQuery(query)
+        if let expectedState, parameters["state"] != expectedState { return .turnedAway }
+        return .redirect(parameters)
+    }
+
+    /// A request target's path and query (without the `?`).
+    package static func split(_ target: String) -> (path: String, query: String) {
+        guard let mark = target.firstIndex(of: "?") else { return (target, "") }
+        return (String(target[..<mark]), String(target[target.index(after: mark)...]))
+    }
+
+    /// A query's parameters, the first of each name.
+    package static func parseQuery(_ query: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for (name, value) in FormEncoding.decode(query) where result[name] == nil { result[name] = value }
+        return result
+    }
+
+    /// `text` with `<`, `>`, `&` and `"` escaped, for an HTML page.
+    package static func escapeHTML(_ text: String) -> String {
         var out = ""
         for character in text {
             switch character {

@@ -42,13 +42,38 @@ public final class FileCredentialBackend: CredentialStorageBackend {
         }
     }
 
-    private struct FileContents: Codable {
-        var version = 1
-        var items: [Item] = []
-        struct Item: Codable {
-            var attributes: CredentialAttributes
-            var secret: String
+    /// The file's JSON: a version and the items, each its attributes and its secret.
+    package struct FileContents: Codable, Equatable {
+        /// The format version (1).
+        package var version = 1
+        /// Every item.
+        package var items: [Item] = []
+        /// One item.
+        package struct Item: Codable, Equatable {
+            /// Its non-secret attributes.
+            package var attributes: CredentialAttributes
+            /// Its secret (a credential's JSON).
+            package var secret: String
         }
+    }
+
+    /// Reads the file's bytes (`path` names it in the error): no bytes are an empty store.
+    package static func decodeContents(_ bytes: [UInt8], path: String) throws -> FileContents {
+        if bytes.isEmpty { return FileContents() }
+        do {
+            return try JSONDecoder().decode(FileContents.self, from: Data(bytes))
+        } catch {
+            throw PortalAuthError(
+                .storeFailure,
+                "the credentials file \(path) is not valid JSON: move it aside (or delete it) and sign in again")
+        }
+    }
+
+    /// The file's bytes for `contents` (sorted keys, so that a rewrite changes only what changed).
+    package static func encodeContents(_ contents: FileContents) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(contents))
     }
 
     private var directory: String {
@@ -185,20 +210,11 @@ public final class FileCredentialBackend: CredentialStorageBackend {
             if n == 0 { break }
             bytes.append(contentsOf: buffer[0..<n])
         }
-        if bytes.isEmpty { return FileContents() }
-        do {
-            return try JSONDecoder().decode(FileContents.self, from: Data(bytes))
-        } catch {
-            throw PortalAuthError(
-                .storeFailure,
-                "the credentials file \(path) is not valid JSON: move it aside (or delete it) and sign in again")
-        }
+        return try Self.decodeContents(bytes, path: path)
     }
 
     private func write(_ contents: FileContents) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = Array(try encoder.encode(contents))
+        let data = try Self.encodeContents(contents)
         let temp = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw posixError("write", temp) }

@@ -52,29 +52,34 @@ public struct CredentialSummary: Sendable, Equatable, Codable {
 
 /// The machinery both stores share: encoding, a type registry, an in-memory cache, and
 /// running blocking backends off the concurrency pool.
-final class CredentialStoreEngine: Sendable {
+package final class CredentialStoreEngine: Sendable {
     let backend: any CredentialStorageBackend
     let storeName: String
     private let decoders = Mutex<[String: @Sendable (Data) throws -> any StorableCredential]>([:])
 
-    init(backend: any CredentialStorageBackend, storeName: String) {
+    /// An engine for the items of `storeName` in `backend`.
+    package init(backend: any CredentialStorageBackend, storeName: String) {
         self.backend = backend
         self.storeName = storeName
     }
 
-    func register<C: StorableCredential>(_ type: C.Type) {
+    /// Lets the engine read back credentials of this type (by their `kind`).
+    package func register<C: StorableCredential>(_ type: C.Type) {
         decoders.withLock {
             $0[C.kind] = { data in try JSONDecoder.portalAuth.decode(CredentialEnvelope<C>.self, from: data).credential
             }
         }
     }
 
-    func encode<C: StorableCredential>(_ credential: C) throws -> String {
+    /// The JSON form kept as an item's secret.
+    package func encode<C: StorableCredential>(_ credential: C) throws -> String {
         let data = try JSONEncoder.portalAuth.encode(CredentialEnvelope(kind: C.kind, credential: credential))
         return String(decoding: data, as: UTF8.self)
     }
 
-    func decode(_ secret: String, server: String) throws -> any StorableCredential {
+    /// Reads an item's secret back (as the keyring or the file store hands it over), by its
+    /// `kind`; errors name `server` and the store, never the secret.
+    package func decode(_ secret: String, server: String) throws -> any StorableCredential {
         let data = Data(secret.utf8)
         let kind: String
         do { kind = try JSONDecoder().decode(KindProbe.self, from: data).kind } catch {

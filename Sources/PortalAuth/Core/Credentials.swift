@@ -49,7 +49,14 @@ public struct TokenInfo: Sendable, Codable, Equatable {
                 "\(issuer) sent a token that is empty or contains control characters (CR, LF or NUL), which cannot be sent in an HTTP header: it was not used or stored; report this to the server's administrator"
             )
         }
-        if let expirationDate, isExpired(at: now) {
+        if let expirationDate, !expirationDate.timeIntervalSince1970.isFinite {
+            throw PortalAuthError(
+                .invalidResponse,
+                "\(issuer) sent a token whose lifetime is not a number of seconds: it was not used or stored; report this to the server's administrator"
+            )
+        }
+        // A lifetime of 0 seconds (expiring the moment it arrives) is no sign-in either.
+        if let expirationDate, expirationDate <= now {
             throw PortalAuthError(
                 .invalidResponse,
                 "\(issuer) sent a token that had already expired when it arrived (it expires \(expirationDate.formatted(.iso8601)), the time here is \(now.formatted(.iso8601))): this machine's clock or the server's is wrong, or the server issues tokens with no lifetime; check both clocks and sign in again"

@@ -16,12 +16,17 @@ extension HTTPResponse {
 }
 
 /// The schemes and realm of `WWW-Authenticate` headers.
-struct HTTPAuthenticationHeader: CustomStringConvertible {
-    var schemes: TransportOptions.HTTPAuthSchemes
-    var realm: String?
-    var names: [String]
+package struct HTTPAuthenticationHeader: CustomStringConvertible {
+    /// The schemes offered that the transport can answer.
+    package var schemes: TransportOptions.HTTPAuthSchemes
+    /// The first realm given with one of them.
+    package var realm: String?
+    /// The schemes' names, in the order offered, for messages.
+    package var names: [String]
 
-    static func parse(_ values: [String]) -> HTTPAuthenticationHeader? {
+    /// The offer of a response's `WWW-Authenticate` values; nil when none names a scheme the
+    /// transport can answer.
+    package static func parse(_ values: [String]) -> HTTPAuthenticationHeader? {
         var schemes: TransportOptions.HTTPAuthSchemes = []
         var realm: String?
         var names: [String] = []
@@ -36,13 +41,18 @@ struct HTTPAuthenticationHeader: CustomStringConvertible {
             }
             if realm == nil, let range = value.firstRange(of: "realm=\"") {
                 let rest = value[range.upperBound...]
-                realm = rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+                // The realm is shown in messages and prompts: one with control characters (a
+                // terminal escape sequence from a hostile server) is not kept.
+                realm = rest.firstIndex(of: "\"").map { String(rest[..<$0]) }.flatMap {
+                    $0.unicodeScalars.contains { $0.properties.generalCategory == .control } ? nil : $0
+                }
             }
         }
         return schemes.isEmpty ? nil : HTTPAuthenticationHeader(schemes: schemes, realm: realm, names: names)
     }
 
-    var description: String {
+    /// `Basic/NTLM (realm "…")`, for messages.
+    package var description: String {
         names.joined(separator: "/") + (realm.map { " (realm \"\($0)\")" } ?? "")
     }
 }
