@@ -113,7 +113,7 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
                 CredentialAttributes(store: "arcgis", server: uniqueServer(), kind: "token"), secret: "new")
         }
         #expect(error?.code == .storeFailure)
-        #expect(error?.message.contains("chmod 600 \(path)") == true)
+        #expect(error?.remedy == .makePrivate(path: path))
         #expect(throws: PortalAuthError.self) { try backend.lookup(CredentialQuery(server: server)) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
@@ -131,8 +131,8 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
         let error = #expect(throws: PortalAuthError.self) {
             try backend.store(CredentialAttributes(store: "arcgis", server: uniqueServer(), kind: "token"), secret: "s")
         }
-        #expect(error?.message.contains("not valid JSON") == true)
-        #expect(error?.message.contains("move it aside") == true)
+        #expect(error?.code == .storeFailure)
+        #expect(error?.remedy == .moveAside(path: path))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
     }
 
