@@ -63,7 +63,7 @@ public struct CertificateHandler: AuthenticationChallengeHandler {
     /// Asks the provider; warns about an expired certificate (the server will likely refuse it).
     public func handle(
         _ challenge: AuthenticationChallenge, services: AuthenticationServices
-    ) async throws -> ChallengeDisposition {
+    ) async throws -> AuthenticationChallenge.Disposition {
         guard case .network(let network) = challenge, let provider,
             let credential = try await provider.certificate(for: network)
         else { return .continueWithoutCredential }

@@ -120,7 +120,7 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
     }
 
     /// Identifies the sign-in in the store: the token endpoint and the client ID.
-    public var proxyIdentifier: String { tokenURL.absoluteString + "#client_id=" + clientID }
+    public var iapIdentifier: String { tokenURL.absoluteString + "#client_id=" + clientID }
 
 }
 

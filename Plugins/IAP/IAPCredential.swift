@@ -12,9 +12,9 @@ public import Foundation
 /// proxy (and to no other host).
 ///
 /// The ``AuthenticationManager`` refreshes it with the refresh token before it expires, once
-/// across tasks and processes. ``AuthenticationManager/invalidateProxyCredentials(for:userAgent:)``
+/// across tasks and processes. ``AuthenticationManager/invalidateIAPCredentials(for:userAgent:)``
 /// opens ``logoutURL`` and removes it.
-public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
+public struct IAPCredential: IAPAuthorizationCredential, Equatable {
     /// `iap`.
     public static let kind = "iap"
     /// The configuration the user signed in with.
@@ -53,7 +53,7 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
     }
 
     /// The token endpoint and client ID.
-    public var proxyIdentifier: String { configuration.proxyIdentifier }
+    public var iapIdentifier: String { configuration.iapIdentifier }
 
     /// Whether `url` is behind the proxy.
     public func canBeUsed(for url: URL) -> Bool { configuration.canBeUsed(for: url) }
@@ -65,9 +65,9 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
     public var howToSignIn: PortalAuthError.SignIn { .identityAwareProxy() }
 
     /// Signs out: removes the credential from `store`, then shows Entra's ``logoutURL`` through
-    /// `userAgent` (the browser), as ``ProxyCredentialStore/invalidate(_:userAgent:)`` does for
+    /// `userAgent` (the browser), as ``IAPCredentialStore/invalidate(_:userAgent:)`` does for
     /// every proxy credential (this is that call).
-    public func invalidate(userAgent: any AuthorizationUserAgent, store: ProxyCredentialStore) async throws {
+    public func invalidate(userAgent: any AuthorizationUserAgent, store: IAPCredentialStore) async throws {
         try await store.invalidate(self, userAgent: userAgent)
     }
 
@@ -103,7 +103,7 @@ public struct IAPCredential: ProxyAuthorizationCredential, Equatable {
 
     /// Refreshes the tokens with the refresh token (Entra rotates it). Returns nil without a
     /// refresh token or when Entra rejects it (`invalid_grant`): a new sign-in is needed.
-    public func renewed(using services: AuthenticationServices) async throws -> (any ProxyAuthorizationCredential)? {
+    public func renewed(using services: AuthenticationServices) async throws -> (any IAPAuthorizationCredential)? {
         guard let refreshToken else { return nil }
         var parameters = [
             ("grant_type", "refresh_token"), ("client_id", configuration.clientID), ("refresh_token", refreshToken),

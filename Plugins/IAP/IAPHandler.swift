@@ -22,11 +22,11 @@ public struct IAPHandler: AuthenticationChallengeHandler {
     }
 
     /// ``IAPCredential``.
-    public var proxyCredentialTypes: [any ProxyAuthorizationCredential.Type] { [IAPCredential.self] }
+    public var iapCredentialTypes: [any IAPAuthorizationCredential.Type] { [IAPCredential.self] }
 
     /// The configuration for a challenge: its request's host is behind the proxy, and a redirect
     /// goes to that configuration's identity provider.
-    func configuration(for challenge: ProxyAuthenticationChallenge) -> IAPConfiguration? {
+    func configuration(for challenge: IAPAuthenticationChallenge) -> IAPConfiguration? {
         configurations.first { configuration in
             guard configuration.canBeUsed(for: challenge.requestURL) else { return false }
             guard challenge.status != 401 else { return true }
@@ -38,18 +38,19 @@ public struct IAPHandler: AuthenticationChallengeHandler {
 
     /// Proxy challenges on covered hosts.
     public func canHandle(_ challenge: AuthenticationChallenge) -> Bool {
-        guard case .proxy(let proxy) = challenge else { return false }
+        guard case .iap(let proxy) = challenge else { return false }
         return configuration(for: proxy) != nil
     }
 
     /// Signs in and answers with the new credential.
     public func handle(
         _ challenge: AuthenticationChallenge, services: AuthenticationServices
-    ) async throws -> ChallengeDisposition {
-        guard case .proxy(let proxy) = challenge, let configuration = configuration(for: proxy) else {
+    ) async throws -> AuthenticationChallenge.Disposition {
+        guard case .iap(let proxy) = challenge, let configuration = configuration(for: proxy) else {
             return .continueWithoutCredential
         }
-        let credential = try await IAPCredential.signIn(configuration, userAgent: userAgent, services: services)
-        return .continueWithCredential(.proxy(credential))
+        let credential = try await IAPCredential.credential(
+            for: configuration, userAgent: userAgent, services: services)
+        return .continueWithCredential(.iap(credential))
     }
 }

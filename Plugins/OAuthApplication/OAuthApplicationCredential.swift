@@ -84,8 +84,8 @@ public struct OAuthApplicationCredential: ArcGISCredential, Equatable {
     /// Requests a new app token; nil when the portal no longer accepts the app credentials.
     public func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? {
         do {
-            return try await Self.make(
-                portal: serverContext, clientID: clientID, clientSecret: clientSecret,
+            return try await Self.credential(
+                for: serverContext, clientID: clientID, clientSecret: clientSecret,
                 tokenExpirationMinutes: tokenExpirationMinutes, services: services)
         } catch let error as PortalAuthError where error.code == .authenticationFailed {
             services.logger.info(
@@ -97,7 +97,7 @@ public struct OAuthApplicationCredential: ArcGISCredential, Equatable {
 
 /// Reads app credentials back from the stores and lets them renew themselves; it answers no
 /// challenge itself (an app credential is created with `portal-auth login --client-secret-stdin`
-/// or ``OAuthApplicationCredential/make(portal:clientID:clientSecret:tokenExpirationMinutes:services:)``).
+/// or ``OAuthApplicationCredential/credential(for:clientID:clientSecret:tokenExpirationMinutes:services:)``).
 public struct OAuthApplicationHandler: AuthenticationChallengeHandler {
     /// Creates the handler.
     public init() {}
@@ -108,5 +108,5 @@ public struct OAuthApplicationHandler: AuthenticationChallengeHandler {
     /// Never called.
     public func handle(
         _ challenge: AuthenticationChallenge, services: AuthenticationServices
-    ) async throws -> ChallengeDisposition { .continueWithoutCredential }
+    ) async throws -> AuthenticationChallenge.Disposition { .continueWithoutCredential }
 }

@@ -49,11 +49,12 @@ public struct OAuthUserHandler: AuthenticationChallengeHandler {
     /// Signs the user in.
     public func handle(
         _ challenge: AuthenticationChallenge, services: AuthenticationServices
-    ) async throws -> ChallengeDisposition {
+    ) async throws -> AuthenticationChallenge.Disposition {
         guard case .arcGIS(let arcGIS) = challenge, let configuration = configuration(for: arcGIS) else {
             return .continueWithoutCredential
         }
-        let credential = try await OAuthUserCredential.signIn(configuration, userAgent: userAgent, services: services)
+        let credential = try await OAuthUserCredential.credential(
+            for: configuration, userAgent: userAgent, services: services)
         return .continueWithCredential(.arcGIS(credential))
     }
 }

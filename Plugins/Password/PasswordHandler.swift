@@ -47,7 +47,7 @@ public struct PasswordHandler: AuthenticationChallengeHandler {
     /// Uses a Kerberos ticket for Negotiate when there is one; otherwise asks the provider.
     public func handle(
         _ challenge: AuthenticationChallenge, services: AuthenticationServices
-    ) async throws -> ChallengeDisposition {
+    ) async throws -> AuthenticationChallenge.Disposition {
         guard case .network(let network) = challenge, case .httpAuthentication(let schemes, let realm) = network.kind
         else { return .continueWithoutCredential }
         // Refused before anyone is asked for a password: Basic alone over plain http.

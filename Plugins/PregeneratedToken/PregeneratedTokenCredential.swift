@@ -88,7 +88,7 @@ public struct PregeneratedTokenHandler: AuthenticationChallengeHandler {
     /// Fails with an error naming the command that stores a new token.
     public func handle(
         _ challenge: AuthenticationChallenge, services: AuthenticationServices
-    ) async throws -> ChallengeDisposition {
+    ) async throws -> AuthenticationChallenge.Disposition {
         guard case .arcGIS(let arcGIS) = challenge, let previous = arcGIS.previousCredential else {
             return .continueWithoutCredential
         }

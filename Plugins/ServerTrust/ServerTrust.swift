@@ -12,7 +12,7 @@ public import Foundation
 /// Requests to ``host`` then accept exactly that public key (libcurl's `CURLOPT_PINNEDPUBLICKEY`)
 /// instead of CA verification; verification is never switched off for another host, or
 /// globally. A server whose key changes afterwards fails loudly, naming the old and new fingerprints.
-public struct ServerTrust: NetworkCredential, Equatable {
+public struct ServerTrustCredential: NetworkCredential, Equatable {
     /// `server-trust`.
     public static let kind = "server-trust"
     /// The host-level context (`https://host:port`).
@@ -61,8 +61,8 @@ public struct ServerTrustHandler: AuthenticationChallengeHandler {
         self.decider = decider
     }
 
-    /// ``ServerTrust``.
-    public var networkCredentialTypes: [any NetworkCredential.Type] { [ServerTrust.self] }
+    /// ``ServerTrustCredential``.
+    public var networkCredentialTypes: [any NetworkCredential.Type] { [ServerTrustCredential.self] }
 
     /// A pinned key that no longer matches, and (with a decider) certificates that do not verify.
     public func canHandle(_ challenge: AuthenticationChallenge) -> Bool {
@@ -73,22 +73,23 @@ public struct ServerTrustHandler: AuthenticationChallengeHandler {
     /// See ``ServerTrustHandler``.
     public func handle(
         _ challenge: AuthenticationChallenge, services: AuthenticationServices
-    ) async throws -> ChallengeDisposition {
+    ) async throws -> AuthenticationChallenge.Disposition {
         guard case .network(let network) = challenge, case .serverTrust(let reason) = network.kind else {
             return .continueWithoutCredential
         }
         let report = try await services.transport.serverCertificate(host: network.host.host, port: network.host.port)
         if reason == .pinMismatch {
-            throw Self.keyChanged(host: network.host, trusted: network.previousCredential as? ServerTrust, now: report)
+            throw Self.keyChanged(
+                host: network.host, trusted: network.previousCredential as? ServerTrustCredential, now: report)
         }
         guard let decider, report.failure != nil else { return .continueWithoutCredential }
         guard try await decider.shouldTrust(report) else { return .cancel }
-        return .continueWithCredential(.network(try ServerTrust(report)))
+        return .continueWithCredential(.network(try ServerTrustCredential(report)))
     }
 
     /// The error for a trusted server that now presents another key.
     public static func keyChanged(
-        host: ServerContext, trusted: ServerTrust?, now report: ServerCertificateReport
+        host: ServerContext, trusted: ServerTrustCredential?, now report: ServerCertificateReport
     ) -> PortalAuthError {
         let place = "\(host.host):\(host.port)"
         let old = trusted.map { "trusted \($0.certificate.sha256Fingerprint)" } ?? "trusted key unknown"

@@ -56,7 +56,7 @@ public struct TokenAuthenticationHandler: AuthenticationChallengeHandler {
     /// Asks for a username and password and generates a token.
     public func handle(
         _ challenge: AuthenticationChallenge, services: AuthenticationServices
-    ) async throws -> ChallengeDisposition {
+    ) async throws -> AuthenticationChallenge.Disposition {
         guard case .arcGIS(let arcGIS) = challenge else { return .continueWithoutCredential }
         guard let (username, password) = try await provider.usernameAndPassword(for: arcGIS) else { return .cancel }
         var tokenServiceURL = arcGIS.tokenServiceURL
@@ -64,8 +64,8 @@ public struct TokenAuthenticationHandler: AuthenticationChallengeHandler {
             tokenServiceURL = await services.tokenServiceURL(
                 for: arcGIS.serverContext, isPortal: ServerContext.arcGISServerRoot(of: arcGIS.requestURL) == nil)
         }
-        let credential = try await TokenCredential.generate(
-            serverContext: arcGIS.serverContext, tokenServiceURL: tokenServiceURL!, username: username,
+        let credential = try await TokenCredential.credential(
+            for: arcGIS.serverContext, tokenServiceURL: tokenServiceURL!, username: username,
             password: password,
             referer: referer, expirationMinutes: expirationMinutes, keepPassword: keepPassword, services: services)
         return .continueWithCredential(.arcGIS(credential))

@@ -146,8 +146,8 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     /// Regenerates the token when the password is in memory; otherwise `nil` (the plugin is challenged).
     public func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? {
         guard let password, let username else { return nil }
-        return try await TokenCredential.generate(
-            serverContext: serverContext, tokenServiceURL: tokenServiceURL, username: username, password: password,
+        return try await TokenCredential.credential(
+            for: serverContext, tokenServiceURL: tokenServiceURL, username: username, password: password,
             referer: referer, expirationMinutes: expirationMinutes, services: services)
     }
 

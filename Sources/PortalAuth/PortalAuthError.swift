@@ -293,7 +293,7 @@ extension PortalAuthError {
 
     /// What signing in again takes: the kind of credential to make and what it is for, so a
     /// program (or the CLI) can start the right sign-in. A credential gives its own through
-    /// ``ArcGISCredential/howToSignIn`` or ``ProxyAuthorizationCredential/howToSignIn``.
+    /// ``ArcGISCredential/howToSignIn`` or ``IAPAuthorizationCredential/howToSignIn``.
     public struct SignIn: Hashable, Sendable, CustomStringConvertible {
         /// The credential kind to sign in with (``StorableCredential/kind``, for example `token` or `iap`).
         public var kind: String

@@ -18,7 +18,7 @@ struct Exec: AsyncParsableCommand {
         abstract: "Run a command with a token for a URL in its environment, kept valid while it runs.",
         discussion: """
             COMMAND gets PORTAL_AUTH_TOKEN, PORTAL_AUTH_TOKEN_EXPIRES, PORTAL_AUTH_SERVER (PORTAL_AUTH_REFERER \\
-            for a token bound to a referer, PORTAL_AUTH_PROXY_TOKEN behind an identity-aware proxy) and \\
+            for a token bound to a referer, PORTAL_AUTH_IAP_TOKEN behind an identity-aware proxy) and \\
             GDAL_HTTP_HEADER_FILE, a header file (mode 0600, in a private folder) that is rewritten with a \\
             renewed token before the token expires, for as long as COMMAND runs; with a CA bundle \\
             (--cacert, PORTAL_AUTH_CA_BUNDLE), also CURL_CA_BUNDLE, REQUESTS_CA_BUNDLE and SSL_CERT_FILE. \\

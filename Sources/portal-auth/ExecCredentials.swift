@@ -19,7 +19,7 @@ struct LiveCredentials: Sendable {
     /// The ArcGIS credential, when there is one.
     var credential: (any ArcGISCredential)?
     /// The identity-aware proxy's credential, when the host is behind one.
-    var proxy: (any ProxyAuthorizationCredential)?
+    var proxy: (any IAPAuthorizationCredential)?
     /// How long before expiry to renew (nil: the credential's renewal leeway).
     var renewBefore: TimeInterval?
 
@@ -40,10 +40,10 @@ struct LiveCredentials: Sendable {
     /// tokens, the header file, and the CA bundle when there is one.
     func environment(inheriting: [String: String], headerFile: String, caBundle: String?) -> [String: String] {
         var environment = inheriting.filter { !$0.key.hasPrefix("PORTAL_AUTH_TOKEN") }
-        for name in ["PORTAL_AUTH_SERVER", "PORTAL_AUTH_REFERER", "PORTAL_AUTH_PROXY_TOKEN"] {
+        for name in ["PORTAL_AUTH_SERVER", "PORTAL_AUTH_REFERER", "PORTAL_AUTH_IAP_TOKEN"] {
             environment[name] = nil
         }
-        environment["PORTAL_AUTH_PROXY_TOKEN_EXPIRES"] = nil
+        environment["PORTAL_AUTH_IAP_TOKEN_EXPIRES"] = nil
         for (name, value) in Token.environment(credential, proxy: proxy) { environment[name] = value }
         environment["GDAL_HTTP_HEADER_FILE"] = headerFile
         if let caBundle { for name in Self.caBundleVariables { environment[name] = caBundle } }

@@ -126,7 +126,7 @@ struct GlobalOptions: ParsableArguments {
                     allowed: stdinIsTerminal, hint: "portal-auth login --portal URL --client-id ID")))
         manager.register(OAuthApplicationHandler())
         // IAP credentials are read back and renewed; new proxy sign-ins go through login --config.
-        manager.proxyCredentialStore.register(IAPCredential.self)
+        manager.iapCredentialStore.register(IAPCredential.self)
         return manager
     }
 }

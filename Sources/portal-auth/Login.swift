@@ -303,8 +303,8 @@ struct Login: AsyncParsableCommand {
         // Fail on an unusable store before anyone signs in.
         try manager.arcGISCredentialStore.backend.checkAvailable()
         let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true)
-        let credential = try await OAuthUserCredential.signIn(
-            configuration, userAgent: agent, services: manager.services)
+        let credential = try await OAuthUserCredential.credential(
+            for: configuration, userAgent: agent, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
         output(
             "Signed in to \(credential.serverContext) as \(credential.username ?? "?") with OAuth (app \(credential.clientID))\(credential.refreshTokenExpirationDate.map { "; the refresh token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
@@ -313,15 +313,16 @@ struct Login: AsyncParsableCommand {
 
     private func loginWithIAP(_ configuration: IAPConfiguration) async throws {
         let manager = try global.makeManager()
-        try manager.proxyCredentialStore.backend.checkAvailable()
+        try manager.iapCredentialStore.backend.checkAvailable()
         let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true)
         // The identity provider is not behind the proxy: sign in with the manager's services,
         // which add no proxy token to it.
-        let credential = try await IAPCredential.signIn(configuration, userAgent: agent, services: manager.services)
-        try await manager.proxyCredentialStore.add(credential)
+        let credential = try await IAPCredential.credential(
+            for: configuration, userAgent: agent, services: manager.services)
+        try await manager.iapCredentialStore.add(credential)
         let hosts = configuration.hostsBehindProxy.joined(separator: ", ")
         output(
-            "Signed in to the identity-aware proxy for \(hosts)\(credential.username.map { " as \($0)" } ?? "")\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)\(credential.refreshToken == nil ? "" : " and is refreshed automatically")" } ?? "") (stored in \(manager.proxyCredentialStore.backend.name))."
+            "Signed in to the identity-aware proxy for \(hosts)\(credential.username.map { " as \($0)" } ?? "")\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)\(credential.refreshToken == nil ? "" : " and is refreshed automatically")" } ?? "") (stored in \(manager.iapCredentialStore.backend.name))."
         )
     }
 
@@ -340,8 +341,8 @@ struct Login: AsyncParsableCommand {
             throw PortalAuthError(
                 .secretMissing, "no client secret was given", remedy: .provide(.clientSecret))
         }
-        let credential = try await OAuthApplicationCredential.make(
-            portal: portal, clientID: clientID, clientSecret: secret,
+        let credential = try await OAuthApplicationCredential.credential(
+            for: portal, clientID: clientID, clientSecret: secret,
             tokenExpirationMinutes: expirationMinutes, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
         output(
@@ -377,8 +378,8 @@ struct Login: AsyncParsableCommand {
         let password = try readPassword(for: context.description, who: username!)
         let isPortal = ServerContext.arcGISServerRoot(of: target) == nil
         let tokenServiceURL = await manager.services.tokenServiceURL(for: context, isPortal: isPortal)
-        let credential = try await TokenCredential.generate(
-            serverContext: context, tokenServiceURL: tokenServiceURL, username: username!, password: password,
+        let credential = try await TokenCredential.credential(
+            for: context, tokenServiceURL: tokenServiceURL, username: username!, password: password,
             referer: referer, expirationMinutes: expiration ?? 60,
             keepPassword: false, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)

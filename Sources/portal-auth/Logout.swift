@@ -85,7 +85,7 @@ struct Logout: AsyncParsableCommand {
 
     private func signOutOfProxies(_ manager: AuthenticationManager, url: URL?) async throws {
         let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true, purpose: .signOut)
-        for credential in try await manager.invalidateProxyCredentials(for: url, userAgent: agent) {
+        for credential in try await manager.invalidateIAPCredentials(for: url, userAgent: agent) {
             output(
                 "Signed out of the identity-aware proxy\(credential.username.map { " (\($0))" } ?? "") and removed its credential."
             )

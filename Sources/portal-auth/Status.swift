@@ -22,7 +22,7 @@ struct Status: AsyncParsableCommand {
             let manager = try global.makeManager()
             let all =
                 try await manager.arcGISCredentialStore.summaries() + manager.networkCredentialStore.summaries()
-                + manager.proxyCredentialStore.summaries()
+                + manager.iapCredentialStore.summaries()
             let sorted = all.sorted { ($0.server, $0.kind) < ($1.server, $1.kind) }
             let now = Date()
             if json {

@@ -51,8 +51,8 @@ struct Token: AsyncParsableCommand {
     /// `interactive`: a sign-in may prompt (never when there is a proxy credential).
     static func credentials(
         for target: URL, manager: AuthenticationManager, format: Format, interactive: Bool = stdinIsTerminal
-    ) async throws -> ((any ArcGISCredential)?, (any ProxyAuthorizationCredential)?) {
-        let proxy = format == .plain ? nil : try await manager.proxyCredential(for: target)
+    ) async throws -> ((any ArcGISCredential)?, (any IAPAuthorizationCredential)?) {
+        let proxy = format == .plain ? nil : try await manager.iapCredential(for: target)
         do {
             let credential = try await manager.credential(for: target, interactive: interactive && proxy == nil)
             return (credential, proxy)
@@ -61,14 +61,14 @@ struct Token: AsyncParsableCommand {
         {
             // (json, header and env asked for the proxy's credential already.)
             var usable = proxy
-            if usable == nil, format == .plain { usable = try await manager.proxyCredential(for: target) }
+            if usable == nil, format == .plain { usable = try await manager.iapCredential(for: target) }
             guard let usable else { throw error }
             return (nil, usable)
         }
     }
 
     /// The ArcGIS credential's part and the proxy's part, either of which may be absent (not both).
-    func render(_ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?) -> String {
+    func render(_ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?) -> String {
         Self.render(credential, proxy: proxy, format: format)
     }
 }

@@ -86,7 +86,7 @@ enum TokenFastPath {
             let manager = try GlobalOptions.makeManager(
                 store: request.store, verbose: 0, transport: GlobalOptions.makeTransport(cacert: nil))
             let url = try parseURL(request.url)
-            if request.format != .plain, try manager.proxyCredentialStore.readCredential(for: url) != nil {
+            if request.format != .plain, try manager.iapCredentialStore.readCredential(for: url) != nil {
                 return false
             }
             guard let credential = try manager.readyStoredCredential(for: url) else { return false }

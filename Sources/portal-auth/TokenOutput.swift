@@ -17,7 +17,7 @@ extension Token {
     /// The headers to send with the tokens, in order: `X-Esri-Authorization` (and `Referer` for a
     /// token bound to one) for the ArcGIS credential, `Authorization` for the proxy's.
     static func headers(
-        _ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?
+        _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?
     ) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
         if let credential {
@@ -31,7 +31,7 @@ extension Token {
     /// Prints the token in `format`; for a token bound to a referer in the plain format, says on
     /// stderr (when it is a terminal: scripts read stdout alone) that the Referer must go with it.
     static func print(
-        _ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?, format: Format
+        _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, format: Format
     ) {
         output(render(credential, proxy: proxy, format: format))
         if format == .plain, let referer = credential?.referer, isatty(2) == 1 {
@@ -43,7 +43,7 @@ extension Token {
 
     /// What `token` prints in `format` (the fast path prints through this too).
     static func render(
-        _ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?, format: Format
+        _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, format: Format
     ) -> String {
         switch format {
         case .plain: return credential?.tokenInfo.accessToken ?? proxy?.tokenInfo.accessToken ?? ""
@@ -59,7 +59,7 @@ extension Token {
     }
 
     /// The `--format json` object, version ``jsonVersion`` (the README describes it).
-    static func json(_ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?) -> JSONValue {
+    static func json(_ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?) -> JSONValue {
         var object: [String: JSONValue] = ["version": .number(Double(jsonVersion))]
         if let credential {
             let info = credential.tokenInfo
@@ -89,7 +89,7 @@ extension Token {
 
     /// The variables `--format env` exports (and `exec` sets), in order.
     static func environment(
-        _ credential: (any ArcGISCredential)?, proxy: (any ProxyAuthorizationCredential)?
+        _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?
     ) -> [(String, String)] {
         var variables: [(String, String)] = []
         if let credential {
@@ -100,9 +100,9 @@ extension Token {
             if let referer = credential.referer { variables.append(("PORTAL_AUTH_REFERER", referer)) }
         }
         if let proxy {
-            variables.append(("PORTAL_AUTH_PROXY_TOKEN", proxy.tokenInfo.accessToken))
+            variables.append(("PORTAL_AUTH_IAP_TOKEN", proxy.tokenInfo.accessToken))
             if let date = proxy.tokenInfo.expirationDate {
-                variables.append(("PORTAL_AUTH_PROXY_TOKEN_EXPIRES", date.iso8601))
+                variables.append(("PORTAL_AUTH_IAP_TOKEN_EXPIRES", date.iso8601))
             }
         }
         return variables

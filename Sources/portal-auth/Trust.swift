@@ -74,7 +74,7 @@ struct Trust: AsyncParsableCommand {
                     throw PortalAuthError(.cancelled, "not trusted: nothing was stored")
                 }
             }
-            let trust = try ServerTrust(report)
+            let trust = try ServerTrustCredential(report)
             try await manager.networkCredentialStore.add(trust)
             output(
                 "Trusted \(host.host):\(host.port): its key is pinned (SHA-256 \(report.certificate.sha256Fingerprint)) in the \(manager.networkCredentialStore.backend.name) store. Undo with portal-auth untrust \(host.host):\(host.port)."
@@ -98,7 +98,7 @@ struct Untrust: AsyncParsableCommand {
         try await runReportingErrors {
             let host = try parseHostArgument(server)
             let manager = try global.makeManager()
-            let removed = try await manager.networkCredentialStore.remove(host, kind: ServerTrust.kind)
+            let removed = try await manager.networkCredentialStore.remove(host, kind: ServerTrustCredential.kind)
             output(
                 removed == 0
                     ? "\(host.host):\(host.port) was not trusted; nothing to remove."

@@ -80,7 +80,7 @@ func writeIAPConfig(_ emulator: PortalEmulator, _ change: (inout [String: Any]) 
         // exec behind the proxy: COMMAND gets both tokens, and its header file carries both headers
         // (curl reads it as it is, through the proxy).
         let script = """
-            [ -n "$PORTAL_AUTH_PROXY_TOKEN" ] && [ -n "$PORTAL_AUTH_TOKEN" ] || exit 9
+            [ -n "$PORTAL_AUTH_IAP_TOKEN" ] && [ -n "$PORTAL_AUTH_TOKEN" ] || exit 9
             curl -sS --cacert "$CURL_CA_BUNDLE" -H @"$GDAL_HTTP_HEADER_FILE" "$1/sharing/rest/community/self?f=json"
             """
         let exec = try await CLI.portalAuth(

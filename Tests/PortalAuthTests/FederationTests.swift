@@ -37,8 +37,8 @@ func withFixture<T>(
 @Suite struct FederationWithEveryCredentialTests {
     /// Signs the emulator's confidential app in (client_credentials) and stores its credential.
     func signInAsApp(_ f: OAuthFixture) async throws {
-        let app = try await OAuthApplicationCredential.make(
-            portal: f.portalContext, clientID: "portal-auth-app", clientSecret: "app-secret-456",
+        let app = try await OAuthApplicationCredential.credential(
+            for: f.portalContext, clientID: "portal-auth-app", clientSecret: "app-secret-456",
             tokenExpirationMinutes: 60, services: f.manager.services)
         try await f.manager.arcGISCredentialStore.add(app)
     }

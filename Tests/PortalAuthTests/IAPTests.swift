@@ -204,7 +204,7 @@ struct IAPFixture {
         #expect(counters.entraAuthorizationCodeGrants == 1)
         #expect(counters.proxyRequestsByToken["access"] ?? 0 >= 20)
         #expect(counters.entraLastPrompt == "")
-        let stored = try #require(try await f.manager.proxyCredentialStore.allCredentials().first as? IAPCredential)
+        let stored = try #require(try await f.manager.iapCredentialStore.allCredentials().first as? IAPCredential)
         #expect(stored.username == "alice@example.com")
         #expect(stored.refreshToken != nil)
         #expect(stored.idToken != nil)
@@ -291,24 +291,24 @@ struct IAPFixture {
         #expect(why.contains("/logout"))
         #expect(reports.first?.username == "alice@example.com")
         let agent = PresentedPages()
-        let removed = try await f.manager.invalidateProxyCredentials(for: f.proxiedSelf, userAgent: agent)
+        let removed = try await f.manager.invalidateIAPCredentials(for: f.proxiedSelf, userAgent: agent)
         #expect(removed.count == 1)
         #expect(agent.pages == [f.configuration.logoutURL])
-        #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
+        #expect(try await f.manager.iapCredentialStore.allCredentials(reload: true).isEmpty)
         // Another URL's proxy is left alone; clearCredentialStores removes proxies too.
         _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
         #expect(
-            try await f.manager.invalidateProxyCredentials(
+            try await f.manager.invalidateIAPCredentials(
                 for: URL(string: "https://elsewhere.example.com/")!, userAgent: agent
             ).isEmpty)
         #expect(try await f.manager.clearCredentialStores() == 1)
         // The credential's own invalidate() does the same.
         _ = try await f.manager.send(ArcGISRequest(url: f.proxiedSelf))
         let credential = try #require(
-            try await f.manager.proxyCredentialStore.allCredentials(reload: true).first as? IAPCredential)
-        try await credential.invalidate(userAgent: agent, store: f.manager.proxyCredentialStore)
+            try await f.manager.iapCredentialStore.allCredentials(reload: true).first as? IAPCredential)
+        try await credential.invalidate(userAgent: agent, store: f.manager.iapCredentialStore)
         #expect(agent.pages.count == 2)
-        #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
+        #expect(try await f.manager.iapCredentialStore.allCredentials(reload: true).isEmpty)
     }
 
     @Test func aSilentPromptThatCannotSucceedIsAClearErrorAndStoresNothing() async throws {
@@ -323,7 +323,7 @@ struct IAPFixture {
             Issue.record("\(String(describing: error))")
         }
         #expect(f.emulator.counters().entraLastPrompt == "none")
-        #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
+        #expect(try await f.manager.iapCredentialStore.allCredentials(reload: true).isEmpty)
     }
 
     @Test func anIdentityProviderErrorIsReportedAndStoresNothing() async throws {
@@ -354,10 +354,10 @@ struct IAPFixture {
                 $0["client_id"] = "not-registered"; $0["timeout_seconds"] = 2
             })
         await expectPortalAuthError(.timedOut) {
-            try await IAPCredential.signIn(
-                short, userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath), services: f.manager.services)
+            try await IAPCredential.credential(
+                for: short, userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath), services: f.manager.services)
         }
-        #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
+        #expect(try await f.manager.iapCredentialStore.allCredentials(reload: true).isEmpty)
     }
 
     @Test func aBrokenTokenEndpointIsAClearErrorAndStoresNothing() async throws {
@@ -369,7 +369,7 @@ struct IAPFixture {
         }
         #expect(error?.message.contains("127.0.0.1:\(f.emulator.port)") == true, "\(error?.message ?? "")")
         #expect(error?.message.contains("\n") == false)
-        #expect(try await f.manager.proxyCredentialStore.allCredentials(reload: true).isEmpty)
+        #expect(try await f.manager.iapCredentialStore.allCredentials(reload: true).isEmpty)
     }
 
     @Test func withoutAPluginAProxyChallengeNamesTheFix() async throws {
@@ -381,7 +381,7 @@ struct IAPFixture {
             backend: MemoryCredentialBackend(),
             transport: CurlTransport(
                 configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
-        manager.proxyCredentialStore.register(IAPCredential.self)
+        manager.iapCredentialStore.register(IAPCredential.self)
         // A stored credential whose token the proxy refuses, and no plugin to sign in again.
         let configuration = try parseIAP(iapFile(emulator) { $0["scope"] = ["openid"] })
         let stale = IAPCredential(
@@ -389,7 +389,7 @@ struct IAPFixture {
             accessToken: TokenInfo(
                 accessToken: "not-a-real-token", expirationDate: Date().addingTimeInterval(3600), isSSLRequired: true),
             idToken: nil, refreshToken: nil, grantedScopes: [], username: "alice@example.com")
-        try await manager.proxyCredentialStore.add(stale)
+        try await manager.iapCredentialStore.add(stale)
         let error = await expectPortalAuthError(.authenticationRequired) {
             try await manager.send(
                 ArcGISRequest(url: URL(string: emulator.proxyBaseURL! + "/portal/sharing/rest/portals/self")!))

@@ -190,8 +190,8 @@ import Testing
         _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
         let before = try #require(try await f.manager.arcGISCredentialStore.credential(for: f.portalContext))
         await expectPortalAuthError(.authenticationFailed) {
-            try await TokenCredential.generate(
-                serverContext: f.portalContext,
+            try await TokenCredential.credential(
+                for: f.portalContext,
                 tokenServiceURL: URL(string: f.emulator.portalURL + "/sharing/rest/generateToken")!,
                 username: "alice", password: "nope", services: f.manager.services)
         }
@@ -252,8 +252,8 @@ import Testing
         let f = try await Fixture.make()
         defer { Task { await f.shutdown() } }
         let tokenURL = URL(string: f.emulator.portalURL + "/sharing/rest/generateToken")!
-        let fresh = try await TokenCredential.generate(
-            serverContext: f.portalContext, tokenServiceURL: tokenURL, username: "alice", password: "alice-pass-123",
+        let fresh = try await TokenCredential.credential(
+            for: f.portalContext, tokenServiceURL: tokenURL, username: "alice", password: "alice-pass-123",
             services: f.manager.services)
         let expiring = TokenCredential(
             serverContext: f.portalContext, tokenServiceURL: tokenURL, username: "alice",
@@ -394,8 +394,8 @@ import Testing
         let other = try ServerContext("https://www.arcgis.com/sharing")
         for context in [f.portalContext, other] {
             let error = await expectPortalAuthError(.insecureTransport) {
-                try await TokenCredential.generate(
-                    serverContext: context, tokenServiceURL: URL(string: service)!, username: "alice",
+                try await TokenCredential.credential(
+                    for: context, tokenServiceURL: URL(string: service)!, username: "alice",
                     password: "alice-pass-123", services: f.manager.services)
             }
             #expect(error?.message.contains("alice-pass-123") == false)

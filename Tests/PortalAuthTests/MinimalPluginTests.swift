@@ -29,7 +29,7 @@ struct VaultTokenHandler: AuthenticationChallengeHandler {
 
     func handle(
         _ challenge: AuthenticationChallenge, services: AuthenticationServices
-    ) async throws -> ChallengeDisposition {
+    ) async throws -> AuthenticationChallenge.Disposition {
         let token = TokenInfo(accessToken: try await fetch(), expirationDate: nil, isSSLRequired: true)
         let credential = VaultTokenCredential(serverContext: portal, tokenInfo: token, username: nil)
         return .continueWithCredential(.arcGIS(credential))

@@ -60,7 +60,7 @@ struct NetworkCredentialTests {
         // Stored credentials of every kind are read back, as a new process would.
         manager.networkCredentialStore.register(PasswordCredential.self)
         manager.networkCredentialStore.register(CertificateCredential.self)
-        manager.networkCredentialStore.register(ServerTrust.self)
+        manager.networkCredentialStore.register(ServerTrustCredential.self)
         for handler in handlers { manager.register(handler) }
         return manager
     }
@@ -70,7 +70,7 @@ struct NetworkCredentialTests {
         let store = NetworkCredentialStore(backend: KeyringCredentialBackend())
         store.register(PasswordCredential.self)
         store.register(CertificateCredential.self)
-        store.register(ServerTrust.self)
+        store.register(ServerTrustCredential.self)
         return try await store.credentials(for: try ServerContext.host(of: url))
     }
 
@@ -109,7 +109,7 @@ struct NetworkCredentialTests {
         #expect(decider.reports.first?.certificate.sha256Fingerprint == tier.selfSignedFingerprint)
 
         // In the keyring: the pin of that server's key, used by a new manager without asking.
-        let trusts = try await stored(tier.selfSignedURL).compactMap { $0 as? ServerTrust }
+        let trusts = try await stored(tier.selfSignedURL).compactMap { $0 as? ServerTrustCredential }
         #expect(trusts.count == 1)
         #expect(trusts.first?.certificate.publicKeyPin == tier.selfSignedPublicKeyPin)
         let again = try await makeManager([ServerTrustHandler()]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
@@ -177,7 +177,7 @@ struct NetworkCredentialTests {
         #expect(error?.remedy == .trustServerAgain(host: try #require(target.host()), port: target.port ?? 443))
         #expect(again == error)
         // The trusted key is still the old one.
-        let trusts = try await stored(tier.rotatingSelfSignedURL).compactMap { $0 as? ServerTrust }
+        let trusts = try await stored(tier.rotatingSelfSignedURL).compactMap { $0 as? ServerTrustCredential }
         #expect(trusts.map(\.certificate.sha256Fingerprint) == [old])
     }
 

@@ -147,8 +147,8 @@ struct OAuthFixture {
     @Test func loopbackSignInEndToEndThenRequests() async throws {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
-        let credential = try await OAuthUserCredential.signIn(
-            try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath),
+        let credential = try await OAuthUserCredential.credential(
+            for: try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath),
             services: f.manager.services)
         #expect(credential.username == "alice")
         #expect(credential.redirectURI.hasPrefix("http://127.0.0.1:"))
@@ -168,8 +168,8 @@ struct OAuthFixture {
     @Test func outOfBandSignIn() async throws {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
-        let credential = try await OAuthUserCredential.signIn(
-            try f.configuration(redirect: AuthorizationRedirect.outOfBandURI),
+        let credential = try await OAuthUserCredential.credential(
+            for: try f.configuration(redirect: AuthorizationRedirect.outOfBandURI),
             userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath), services: f.manager.services)
         #expect(credential.username == "alice")
         #expect(credential.redirectURI == AuthorizationRedirect.outOfBandURI)
@@ -200,8 +200,9 @@ struct OAuthFixture {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
         let error = await expectPortalAuthError(.authenticationFailed) {
-            try await OAuthUserCredential.signIn(
-                try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, action: "deny"),
+            try await OAuthUserCredential.credential(
+                for: try f.configuration(),
+                userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, action: "deny"),
                 services: f.manager.services)
         }
         if case .oauth(let code, _)? = error?.cause {
@@ -221,7 +222,7 @@ struct OAuthFixture {
         let configuration = try f.configuration(timeout: 300)
         let services = f.manager.services
         let signIn = Task {
-            try await OAuthUserCredential.signIn(configuration, userAgent: browser, services: services)
+            try await OAuthUserCredential.credential(for: configuration, userAgent: browser, services: services)
         }
         // The browser is answered (and so finishes) while the sign-in is still waiting.
         let finished = try await browser.firstBrowserFinished()
@@ -238,8 +239,8 @@ struct OAuthFixture {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
         let error = await expectPortalAuthError(.timedOut) {
-            try await OAuthUserCredential.signIn(
-                try f.configuration(timeout: 2),
+            try await OAuthUserCredential.credential(
+                for: try f.configuration(timeout: 2),
                 userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath, action: "ignore"),
                 services: f.manager.services)
         }
@@ -371,8 +372,8 @@ struct OAuthFixture {
         defer { Task { await f.shutdown() } }
         f.emulator.inject(Fault(kind: kind, pathContains: "oauth2/token", count: nil, milliseconds: nil))
         do {
-            _ = try await OAuthUserCredential.signIn(
-                try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath),
+            _ = try await OAuthUserCredential.credential(
+                for: try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath),
                 services: f.manager.services)
             Issue.record("expected an error")
         } catch let error as PortalAuthError {
@@ -386,8 +387,8 @@ struct OAuthFixture {
     @Test func debugLogsHoldNoSecrets() async throws {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
-        let credential = try await OAuthUserCredential.signIn(
-            try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath),
+        let credential = try await OAuthUserCredential.credential(
+            for: try f.configuration(), userAgent: ScriptedBrowser(ca: f.emulator.caCertificatePath),
             services: f.manager.services)
         try await f.manager.arcGISCredentialStore.add(credential)
         let seeded = f.seededCredential(accessLifetime: 60, refreshLifetime: 3600)
@@ -422,8 +423,8 @@ final class ScriptedBrowserBox: AuthorizationUserAgent {
     @Test func clientCredentialsAndAutomaticRenewal() async throws {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
-        let app = try await OAuthApplicationCredential.make(
-            portal: f.portalContext, clientID: "portal-auth-app", clientSecret: "app-secret-456",
+        let app = try await OAuthApplicationCredential.credential(
+            for: f.portalContext, clientID: "portal-auth-app", clientSecret: "app-secret-456",
             tokenExpirationMinutes: 60, services: f.manager.services)
         #expect(app.username == nil)
         try await f.manager.arcGISCredentialStore.add(app)
@@ -444,8 +445,8 @@ final class ScriptedBrowserBox: AuthorizationUserAgent {
         let f = try await OAuthFixture.make()
         defer { Task { await f.shutdown() } }
         let error = await expectPortalAuthError(.authenticationFailed) {
-            try await OAuthApplicationCredential.make(
-                portal: f.portalContext, clientID: "portal-auth-app", clientSecret: "wrong-secret-789",
+            try await OAuthApplicationCredential.credential(
+                for: f.portalContext, clientID: "portal-auth-app", clientSecret: "wrong-secret-789",
                 services: f.manager.services)
         }
         #expect(error?.message.contains("wrong-secret-789") == false)

@@ -159,7 +159,7 @@ public struct AuthenticationServices: Sendable {
             throw challenge.error
         }
         // A proxy in front of the host sends API calls to its identity provider's sign-in page.
-        if let location = ProxyAuthenticationChallenge.signInRedirect(from: request.url, response: response) {
+        if let location = IAPAuthenticationChallenge.signInRedirect(from: request.url, response: response) {
             throw PortalAuthError(
                 .authenticationRequired,
                 "\(ServerContext.describe(request.url)) is behind an identity-aware proxy that wants sign-in (HTTP \(response.status) to \(ServerContext.describe(location)))",

@@ -95,7 +95,7 @@ extension AuthenticationManager {
     func routeArcGIS(_ challenge: ArcGISAuthenticationChallenge) async throws -> (any ArcGISCredential)? {
         switch try await route(.arcGIS(challenge)) {
         case .arcGIS(let credential)?: return credential
-        case .network?, .proxy?:
+        case .network?, .iap?:
             throw PortalAuthError(
                 .internalError, "a plugin answered an ArcGIS challenge with a non-ArcGIS credential", remedy: .none)
         case nil:

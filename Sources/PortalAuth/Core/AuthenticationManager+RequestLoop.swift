@@ -46,8 +46,8 @@ extension AuthenticationManager {
                 try await answerNetworkDemand(kind, error, attempt, &ledger, &provisional)
             case .httpAuthenticationChallenge(let offered):
                 try await answerHTTPAuthentication(offered, attempt, &ledger, &provisional)
-            case .proxySignIn(let challenge):
-                try await answerProxySignIn(challenge, attempt, &ledger)
+            case .iapSignIn(let challenge):
+                try await answerIAPSignIn(challenge, attempt, &ledger)
             case .arcGISChallenge(let error):
                 try await answerArcGISChallenge(error, attempt, &ledger)
             }
@@ -119,8 +119,8 @@ extension AuthenticationManager {
                     cause: .httpStatus(response.status)))
         }
         // An identity-aware proxy in front of the host wants sign-in.
-        if let challenge = try await proxyChallenge(url: attempt.url, response: response) {
-            return .proxySignIn(challenge)
+        if let challenge = try await iapChallenge(url: attempt.url, response: response) {
+            return .iapSignIn(challenge)
         }
         return Self.classifyAnswer(response, of: attempt)
     }
@@ -216,18 +216,18 @@ extension AuthenticationManager {
     }
 
     /// Answers an identity-aware proxy's sign-in demand once per host and request.
-    func answerProxySignIn(
-        _ challenge: ProxyAuthenticationChallenge, _ attempt: RequestAttempt, _ ledger: inout ChallengeLedger
+    func answerIAPSignIn(
+        _ challenge: IAPAuthenticationChallenge, _ attempt: RequestAttempt, _ ledger: inout ChallengeLedger
     ) async throws {
         let host = attempt.host
-        let sent = try await proxyCredentialStore.credential(for: attempt.url)
-        guard ledger.answer(.proxy(host: host)) else {
+        let sent = try await iapCredentialStore.credential(for: attempt.url)
+        guard ledger.answer(.iap(host: host)) else {
             throw PortalAuthError(
                 .authenticationFailed,
                 "the identity-aware proxy in front of \(host.host):\(host.port) refused the token it was just given (HTTP \(challenge.status)): check hosts_behind_proxy and the app registration, then sign in again",
                 remedy: .signIn(sent?.howToSignIn ?? .identityAwareProxy()), cause: .httpStatus(challenge.status))
         }
-        try await resolveProxyChallenge(challenge, sent: sent)
+        try await resolveIAPChallenge(challenge, sent: sent)
     }
 
     /// How many requests to one host the manager has in the transport at once (twice libcurl's

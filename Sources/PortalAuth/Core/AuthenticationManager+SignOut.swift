@@ -9,19 +9,19 @@ extension AuthenticationManager {
 
     /// Removes every portal-auth credential from the three stores (all kinds, all servers),
     /// proxy (IAP) credentials included, without opening their sign-out pages (see
-    /// ``invalidateProxyCredentials(for:userAgent:)``).
+    /// ``invalidateIAPCredentials(for:userAgent:)``).
     @discardableResult
     public func clearCredentialStores() async throws -> Int {
         let arcGIS = try await arcGISCredentialStore.removeAll()
         let network = try await networkCredentialStore.removeAll()
-        let proxy = try await proxyCredentialStore.removeAll()
+        let proxy = try await iapCredentialStore.removeAll()
         return arcGIS + network + proxy
     }
 
     /// Revokes the tokens of every stored credential that can be revoked (OAuth user credentials)
     /// at its portal, and reports the outcome of each. Proxy (IAP) credentials are reported as
     /// ``RevocationReport/Outcome/notRevocable(_:)``: an identity provider such as Entra ID
-    /// offers clients no revocation endpoint, so ``invalidateProxyCredentials(for:userAgent:)``
+    /// offers clients no revocation endpoint, so ``invalidateIAPCredentials(for:userAgent:)``
     /// (its sign-out page) is the way to end them. Credentials stay in the store; call
     /// ``clearCredentialStores()`` to remove them.
     public func revokeOAuthTokens(for context: ServerContext? = nil) async throws -> [RevocationReport] {
@@ -41,9 +41,9 @@ extension AuthenticationManager {
                         outcome: .failed(error.message)))
             }
         }
-        for proxy in try await proxyCredentialStore.allCredentials(reload: true) {
+        for proxy in try await iapCredentialStore.allCredentials(reload: true) {
             if let context, let url = URL(string: context.url), !proxy.canBeUsed(for: url) { continue }
-            guard let identifier = URL(string: proxy.proxyIdentifier),
+            guard let identifier = URL(string: proxy.iapIdentifier),
                 let identityProvider = try? ServerContext.host(of: identifier)
             else { continue }
             let signOut = proxy.logoutURL.map { ": sign out at \(URLRedaction.redact($0.absoluteString))" } ?? ""

@@ -29,7 +29,7 @@ public final class AuthenticationManager: Sendable {
     /// The network credentials.
     public let networkCredentialStore: NetworkCredentialStore
     /// The identity-aware proxy credentials (IAP).
-    public let proxyCredentialStore: ProxyCredentialStore
+    public let iapCredentialStore: IAPCredentialStore
     /// The transport and helpers given to plugins.
     public let services: AuthenticationServices
     /// Whether renewals take a lock shared with other processes (true for persistent backends).
@@ -45,8 +45,8 @@ public final class AuthenticationManager: Sendable {
     /// The last answer to each host's network challenges (`scheme://host:port category`).
     let recentNetworkAnswers = Mutex<[String: ProvisionalNetworkCredential]>([:])
     /// One proxy sign-in per identity-aware proxy (see +IAP).
-    let proxyFlights = SingleFlight<String, (any ProxyAuthorizationCredential)?>()
-    let proxies: ProxyAuthorization
+    let iapFlights = SingleFlight<String, (any IAPAuthorizationCredential)?>()
+    let iapAuthorization: IAPAuthorization
     /// ``transport`` without the layer that adds stored network credentials.
     let requestTransport: any HTTPTransport
     /// Federated servers whose portal refuses to exchange its token (they get the portal token).
@@ -66,27 +66,27 @@ public final class AuthenticationManager: Sendable {
     /// proxy credential of its host, when the host is behind an identity-aware proxy.
     public init(
         arcGISCredentialStore: ArcGISCredentialStore, networkCredentialStore: NetworkCredentialStore,
-        proxyCredentialStore: ProxyCredentialStore? = nil,
+        iapCredentialStore: IAPCredentialStore? = nil,
         transport: any HTTPTransport, logger: Logger = Logger(label: "portal-auth")
     ) {
         self.arcGISCredentialStore = arcGISCredentialStore
         self.networkCredentialStore = networkCredentialStore
-        let proxyStore = proxyCredentialStore ?? ProxyCredentialStore(backend: arcGISCredentialStore.backend)
-        self.proxyCredentialStore = proxyStore
+        let iapStore = iapCredentialStore ?? IAPCredentialStore(backend: arcGISCredentialStore.backend)
+        self.iapCredentialStore = iapStore
         self.usesCrossProcessLocks = arcGISCredentialStore.backend.isPersistent
         self.renewals = RenewOnce(usesCrossProcessLocks: usesCrossProcessLocks, logger: logger)
         // Every request, plugins' own included, carries its host's network credentials (a pinned
         // key, a client certificate, an HTTP password)...
         let networked = NetworkCredentialTransport(base: transport, store: networkCredentialStore)
-        let proxies = ProxyAuthorization(
-            store: proxyStore, services: AuthenticationServices(transport: networked, logger: logger),
-            usesCrossProcessLocks: proxyStore.backend.isPersistent)
-        self.proxies = proxies
+        let iapAuthorization = IAPAuthorization(
+            store: iapStore, services: AuthenticationServices(transport: networked, logger: logger),
+            usesCrossProcessLocks: iapStore.backend.isPersistent)
+        self.iapAuthorization = iapAuthorization
         // ...and, behind an identity-aware proxy, the proxy's token.
         self.services = AuthenticationServices(
-            transport: ProxyAuthorizingTransport(base: networked, proxies: proxies), logger: logger)
+            transport: IAPAuthorizingTransport(base: networked, iapAuthorization: iapAuthorization), logger: logger)
         // The manager's own requests apply the network credentials themselves (it must know what it sent).
-        self.requestTransport = ProxyAuthorizingTransport(base: transport, proxies: proxies)
+        self.requestTransport = IAPAuthorizingTransport(base: transport, iapAuthorization: iapAuthorization)
     }
 
     /// Creates a manager whose two stores share one backend.
@@ -97,7 +97,7 @@ public final class AuthenticationManager: Sendable {
         self.init(
             arcGISCredentialStore: ArcGISCredentialStore(backend: backend),
             networkCredentialStore: NetworkCredentialStore(backend: backend),
-            proxyCredentialStore: ProxyCredentialStore(backend: backend),
+            iapCredentialStore: IAPCredentialStore(backend: backend),
             transport: transport, logger: logger)
     }
 
@@ -107,13 +107,13 @@ public final class AuthenticationManager: Sendable {
     public func register(_ handler: any AuthenticationChallengeHandler) {
         for type in handler.arcGISCredentialTypes { registerArcGIS(type) }
         for type in handler.networkCredentialTypes { registerNetwork(type) }
-        for type in handler.proxyCredentialTypes { registerProxy(type) }
+        for type in handler.iapCredentialTypes { registerIAP(type) }
         handlerList.withLock { $0.append(handler) }
     }
 
     private func registerArcGIS<C: ArcGISCredential>(_ type: C.Type) { arcGISCredentialStore.register(type) }
     private func registerNetwork<C: NetworkCredential>(_ type: C.Type) { networkCredentialStore.register(type) }
-    private func registerProxy<C: ProxyAuthorizationCredential>(_ type: C.Type) { proxyCredentialStore.register(type) }
+    private func registerIAP<C: IAPAuthorizationCredential>(_ type: C.Type) { iapCredentialStore.register(type) }
 
     /// The registered plugins, in order.
     public var handlers: [any AuthenticationChallengeHandler] { handlerList.withLock { $0 } }
@@ -192,7 +192,7 @@ public final class AuthenticationManager: Sendable {
             switch credential {
             case .arcGIS(let c): try await arcGISCredentialStore.add(any: c)
             case .network: break  // stored by the request once the server accepts it
-            case .proxy(let c): try await proxyCredentialStore.add(any: c)
+            case .iap(let c): try await iapCredentialStore.add(any: c)
             }
             return credential
         case .continueWithoutCredential:

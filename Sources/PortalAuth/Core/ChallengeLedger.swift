@@ -11,7 +11,7 @@ struct ChallengeLedger {
         /// A network challenge of one category on one host.
         case network(host: ServerContext, NetworkCredentialCategory)
         /// An identity-aware proxy's sign-in demand for one host.
-        case proxy(host: ServerContext)
+        case iap(host: ServerContext)
     }
 
     private var answered = Set<Entry>()

@@ -117,14 +117,14 @@ public enum AuthenticationChallenge: Sendable {
     /// A network challenge.
     case network(NetworkAuthenticationChallenge)
     /// An identity-aware proxy (Entra Application Proxy) in front of the host wants sign-in.
-    case proxy(ProxyAuthenticationChallenge)
+    case iap(IAPAuthenticationChallenge)
 
     /// The URL of the request that was challenged.
     public var requestURL: URL {
         switch self {
         case .arcGIS(let c): return c.requestURL
         case .network(let c): return c.requestURL
-        case .proxy(let c): return c.requestURL
+        case .iap(let c): return c.requestURL
         }
     }
 }
@@ -135,12 +135,12 @@ public enum Credential: Sendable {
     case arcGIS(any ArcGISCredential)
     /// A network credential, kept in the ``NetworkCredentialStore``.
     case network(any NetworkCredential)
-    /// A proxy credential (IAP), kept in the ``ProxyCredentialStore``.
-    case proxy(any ProxyAuthorizationCredential)
+    /// A proxy credential (IAP), kept in the ``IAPCredentialStore``.
+    case iap(any IAPAuthorizationCredential)
 }
 
 /// A handler's answer to a challenge.
-public enum ChallengeDisposition: Sendable {
+public enum AuthenticationChallenge.Disposition: Sendable {
     /// Store this credential and retry the request once with it.
     case continueWithCredential(Credential)
     /// Let the request fail with the server's answer.
@@ -157,13 +157,13 @@ public protocol AuthenticationChallengeHandler: Sendable {
     /// The network credential types this plugin makes.
     var networkCredentialTypes: [any NetworkCredential.Type] { get }
     /// The proxy credential types this plugin makes.
-    var proxyCredentialTypes: [any ProxyAuthorizationCredential.Type] { get }
+    var iapCredentialTypes: [any IAPAuthorizationCredential.Type] { get }
     /// Whether the plugin answers this challenge.
     func canHandle(_ challenge: AuthenticationChallenge) -> Bool
     /// Answers the challenge.
     func handle(
         _ challenge: AuthenticationChallenge, services: AuthenticationServices
-    ) async throws -> ChallengeDisposition
+    ) async throws -> AuthenticationChallenge.Disposition
 }
 
 extension AuthenticationChallengeHandler {
@@ -172,5 +172,5 @@ extension AuthenticationChallengeHandler {
     /// None by default.
     public var networkCredentialTypes: [any NetworkCredential.Type] { [] }
     /// None by default.
-    public var proxyCredentialTypes: [any ProxyAuthorizationCredential.Type] { [] }
+    public var iapCredentialTypes: [any IAPAuthorizationCredential.Type] { [] }
 }

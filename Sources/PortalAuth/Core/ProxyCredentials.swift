@@ -12,11 +12,11 @@ public import Foundation
 /// `Authorization: Bearer <token>`, whatever ArcGIS credential the request also carries.
 ///
 /// Unlike an ``ArcGISCredential`` it is not bound to one server context but to host patterns,
-/// so the store keeps it under a ``proxyIdentifier`` and asks each credential whether it applies.
-public protocol ProxyAuthorizationCredential: StorableCredential {
+/// so the store keeps it under a ``iapIdentifier`` and asks each credential whether it applies.
+public protocol IAPAuthorizationCredential: StorableCredential {
     /// Identifies the sign-in (the identity provider's token endpoint and the client ID); stored
     /// as the item's `server` attribute. A new sign-in with the same identifier replaces the old.
-    var proxyIdentifier: String { get }
+    var iapIdentifier: String { get }
     /// Whether requests to `url` carry this credential (the URL's host is behind the proxy).
     func canBeUsed(for url: URL) -> Bool
     /// The bearer token presented to the proxy, with its expiry.
@@ -24,14 +24,14 @@ public protocol ProxyAuthorizationCredential: StorableCredential {
     /// How long before expiry the token is renewed (5 minutes by default).
     var renewalLeeway: TimeInterval { get }
     /// Returns a renewed credential without asking the user (refresh token), or nil when that is impossible.
-    func renewed(using services: AuthenticationServices) async throws -> (any ProxyAuthorizationCredential)?
+    func renewed(using services: AuthenticationServices) async throws -> (any IAPAuthorizationCredential)?
     /// The identity provider's sign-out page, opened in the browser when the credential is invalidated.
     var logoutURL: URL? { get }
     /// What signing in again takes, for the remedy of errors that need it.
     var howToSignIn: PortalAuthError.SignIn { get }
 }
 
-extension ProxyAuthorizationCredential {
+extension IAPAuthorizationCredential {
     /// Five minutes.
     public var renewalLeeway: TimeInterval { 300 }
     /// No sign-out page by default.
@@ -39,14 +39,14 @@ extension ProxyAuthorizationCredential {
     /// A sign-in of this kind, with no configuration file known.
     public var howToSignIn: PortalAuthError.SignIn { PortalAuthError.SignIn(kind: Self.kind) }
     /// Cannot be renewed by default.
-    public func renewed(using services: AuthenticationServices) async throws -> (any ProxyAuthorizationCredential)? {
+    public func renewed(using services: AuthenticationServices) async throws -> (any IAPAuthorizationCredential)? {
         nil
     }
 }
 
 /// A proxy in front of a host wants sign-in: it redirected a request to its identity provider,
 /// or answered 401 with `WWW-Authenticate: Bearer`.
-public struct ProxyAuthenticationChallenge: Sendable {
+public struct IAPAuthenticationChallenge: Sendable {
     /// The request that was refused.
     public var requestURL: URL
     /// The HTTP status of the refusal (302/303/307 or 401).
@@ -54,7 +54,7 @@ public struct ProxyAuthenticationChallenge: Sendable {
     /// Where a redirect pointed (the identity provider's sign-in page), if it was one.
     public var location: URL?
     /// The proxy credential the request carried, if any.
-    public var previousCredential: (any ProxyAuthorizationCredential)?
+    public var previousCredential: (any IAPAuthorizationCredential)?
 
     /// Where `response` (to a request for `url`) sends an API client to sign in: a redirect to an
     /// OAuth/OpenID authorization page (a path ending in `/authorize`) on another origin, as
@@ -70,7 +70,7 @@ public struct ProxyAuthenticationChallenge: Sendable {
 
     /// Creates a challenge.
     public init(
-        requestURL: URL, status: Int, location: URL?, previousCredential: (any ProxyAuthorizationCredential)? = nil
+        requestURL: URL, status: Int, location: URL?, previousCredential: (any IAPAuthorizationCredential)? = nil
     ) {
         self.requestURL = requestURL
         self.status = status
@@ -81,11 +81,11 @@ public struct ProxyAuthenticationChallenge: Sendable {
 
 /// Keeps proxy credentials (IAP) in a storage backend, under `store=proxy`, and finds the one
 /// that applies to a URL. The list is read once per process and cached.
-public final class ProxyCredentialStore: Sendable {
+public final class IAPCredentialStore: Sendable {
     /// The `store` attribute of proxy items.
     public static let storeName = "proxy"
     let engine: CredentialStoreEngine
-    private let cache = Mutex<[any ProxyAuthorizationCredential]?>(nil)
+    private let cache = Mutex<[any IAPAuthorizationCredential]?>(nil)
 
     /// The backend the credentials are kept in.
     public var backend: any CredentialStorageBackend { engine.backend }
@@ -96,57 +96,57 @@ public final class ProxyCredentialStore: Sendable {
     }
 
     /// Lets the store read back credentials of this type.
-    public func register<C: ProxyAuthorizationCredential>(_ type: C.Type) { engine.register(type) }
+    public func register<C: IAPAuthorizationCredential>(_ type: C.Type) { engine.register(type) }
 
     /// Every stored proxy credential.
     ///
     /// - Parameter reload: read the backend even when the list is cached.
-    public func allCredentials(reload: Bool = false) async throws -> [any ProxyAuthorizationCredential] {
+    public func allCredentials(reload: Bool = false) async throws -> [any IAPAuthorizationCredential] {
         if !reload, let cached = cache.withLock({ $0 }) { return cached }
-        let found = try await engine.search(CredentialQuery()).compactMap { $0.1 as? any ProxyAuthorizationCredential }
+        let found = try await engine.search(CredentialQuery()).compactMap { $0.1 as? any IAPAuthorizationCredential }
         cache.withLock { $0 = found }
         return found
     }
 
     /// The first stored credential that applies to `url`, if any.
-    public func credential(for url: URL, reload: Bool = false) async throws -> (any ProxyAuthorizationCredential)? {
+    public func credential(for url: URL, reload: Bool = false) async throws -> (any IAPAuthorizationCredential)? {
         try await allCredentials(reload: reload).first { $0.canBeUsed(for: url) }
     }
 
     /// The first stored credential that applies to `url`, as ``credential(for:reload:)`` finds it,
     /// but read from the backend on the calling thread (blocking it) and without the cache.
-    public func readCredential(for url: URL) throws -> (any ProxyAuthorizationCredential)? {
+    public func readCredential(for url: URL) throws -> (any IAPAuthorizationCredential)? {
         try engine.searchOnCallingThread(CredentialQuery()).lazy.compactMap {
-            $0.1 as? any ProxyAuthorizationCredential
+            $0.1 as? any IAPAuthorizationCredential
         }.first { $0.canBeUsed(for: url) }
     }
 
     /// Adds a credential, replacing the one with the same identifier.
-    public func add(_ credential: some ProxyAuthorizationCredential) async throws {
-        try await engine.store(credential, server: credential.proxyIdentifier)
+    public func add(_ credential: some IAPAuthorizationCredential) async throws {
+        try await engine.store(credential, server: credential.iapIdentifier)
         cache.withLock { $0 = nil }
     }
 
     /// Adds a credential given as an existential.
-    public func add(any credential: any ProxyAuthorizationCredential) async throws { try await add(credential) }
+    public func add(any credential: any IAPAuthorizationCredential) async throws { try await add(credential) }
 
     /// Removes the credential with this identifier; returns how many were removed.
     @discardableResult
-    public func remove(_ proxyIdentifier: String) async throws -> Int {
-        let removed = try await engine.delete(CredentialQuery(server: proxyIdentifier))
+    public func remove(_ iapIdentifier: String) async throws -> Int {
+        let removed = try await engine.delete(CredentialQuery(server: iapIdentifier))
         cache.withLock { $0 = nil }
         return removed
     }
 
     /// Signs out of one identity-aware proxy: removes `credential`, then shows its
-    /// ``ProxyAuthorizationCredential/logoutURL`` (the identity provider's sign-out page) through
+    /// ``IAPAuthorizationCredential/logoutURL`` (the identity provider's sign-out page) through
     /// `userAgent`. Removed first, so that a sign-out page that cannot be shown leaves nothing
-    /// behind. The one implementation behind ``AuthenticationManager/invalidateProxyCredentials(for:userAgent:)``
+    /// behind. The one implementation behind ``AuthenticationManager/invalidateIAPCredentials(for:userAgent:)``
     /// and the plugins' own sign-out.
     public func invalidate(
-        _ credential: any ProxyAuthorizationCredential, userAgent: (any AuthorizationUserAgent)?
+        _ credential: any IAPAuthorizationCredential, userAgent: (any AuthorizationUserAgent)?
     ) async throws {
-        try await remove(credential.proxyIdentifier)
+        try await remove(credential.iapIdentifier)
         if let logout = credential.logoutURL, let userAgent {
             try await userAgent.present(logout, redirectURI: "")
         }
@@ -162,21 +162,21 @@ public final class ProxyCredentialStore: Sendable {
 
     /// Non-secret summaries of every stored item.
     public func summaries() async throws -> [CredentialSummary] {
-        try await engine.summaries { ($0 as? any ProxyAuthorizationCredential)?.tokenInfo.expirationDate }
+        try await engine.summaries { ($0 as? any IAPAuthorizationCredential)?.tokenInfo.expirationDate }
     }
 }
 
 /// Finds, renews and attaches proxy credentials. Renewal is single-flight across tasks and,
 /// for persistent stores, across processes (``RenewOnce``).
-final class ProxyAuthorization: Sendable {
-    let store: ProxyCredentialStore
+final class IAPAuthorization: Sendable {
+    let store: IAPCredentialStore
     /// Services over the transport without proxy credentials (the identity provider is not behind the proxy).
     let services: AuthenticationServices
-    private let renewals: RenewOnce<any ProxyAuthorizationCredential>
+    private let renewals: RenewOnce<any IAPAuthorizationCredential>
     /// Whether renewals take a lock shared with other processes (the store is persistent).
     var usesCrossProcessLocks: Bool { renewals.usesCrossProcessLocks }
 
-    init(store: ProxyCredentialStore, services: AuthenticationServices, usesCrossProcessLocks: Bool) {
+    init(store: IAPCredentialStore, services: AuthenticationServices, usesCrossProcessLocks: Bool) {
         self.store = store
         self.services = services
         self.renewals = RenewOnce(usesCrossProcessLocks: usesCrossProcessLocks, logger: services.logger)
@@ -184,7 +184,7 @@ final class ProxyAuthorization: Sendable {
 
     /// The credential for `url`, renewed when close to expiry; nil when none applies, or when it
     /// expired and cannot be renewed.
-    func credentialForUse(_ url: URL) async throws -> (any ProxyAuthorizationCredential)? {
+    func credentialForUse(_ url: URL) async throws -> (any IAPAuthorizationCredential)? {
         guard let credential = try await store.credential(for: url) else { return nil }
         guard credential.tokenInfo.expires(within: credential.renewalLeeway) else { return credential }
         return try await renew(credential)
@@ -196,9 +196,9 @@ final class ProxyAuthorization: Sendable {
     /// - Parameter refused: the proxy refused this credential's token: renew it even though it
     ///   has not expired (unless another task or process already replaced it).
     func renew(
-        _ credential: any ProxyAuthorizationCredential, refused: Bool = false
-    ) async throws -> (any ProxyAuthorizationCredential)? {
-        let key = credential.proxyIdentifier
+        _ credential: any IAPAuthorizationCredential, refused: Bool = false
+    ) async throws -> (any IAPAuthorizationCredential)? {
+        let key = credential.iapIdentifier
         let store = store
         let services = services
         return try await renewals.run(
@@ -206,7 +206,7 @@ final class ProxyAuthorization: Sendable {
                 flightKey: key + (refused ? " refused" : ""), lockKey: "renew proxy " + key, credential: credential,
                 refused: refused, tokenInfo: { $0.tokenInfo }, renewalLeeway: { $0.renewalLeeway },
                 stored: { reload in
-                    try await store.allCredentials(reload: reload).first { $0.proxyIdentifier == key }
+                    try await store.allCredentials(reload: reload).first { $0.iapIdentifier == key }
                 },
                 renew: { try await $0.renewed(using: services) }, save: { try await store.add(any: $0) },
                 renewsStoredCopy: true, fallback: nil,
@@ -217,13 +217,15 @@ final class ProxyAuthorization: Sendable {
 /// A transport that adds the proxy credential's `Authorization: Bearer` header to every request
 /// whose host is behind an identity-aware proxy, and to no other. It never sends the token over
 /// plain http.
-struct ProxyAuthorizingTransport: HTTPTransport {
+struct IAPAuthorizingTransport: HTTPTransport {
     let base: any HTTPTransport
-    let proxies: ProxyAuthorization
+    let iapAuthorization: IAPAuthorization
 
     func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
         var request = request
-        if request.header("Authorization") == nil, let credential = try await proxies.credentialForUse(request.url) {
+        if request.header("Authorization") == nil,
+            let credential = try await iapAuthorization.credentialForUse(request.url)
+        {
             guard request.url.scheme?.lowercased() == "https" else {
                 throw PortalAuthError(
                     .insecureTransport,

@@ -45,7 +45,7 @@ enum AttemptOutcome {
     /// server's HTTP demand for a client certificate; the error is what to throw if unanswered.
     case tlsDemand(NetworkAuthenticationChallenge.Kind, PortalAuthError)
     /// An identity-aware proxy in front of the host wants sign-in.
-    case proxySignIn(ProxyAuthenticationChallenge)
+    case iapSignIn(IAPAuthenticationChallenge)
     /// The request failed.
     case failure(any Error)
 }
