@@ -35,9 +35,17 @@ public struct CertificateCredential: NetworkCredential, Equatable {
         guard host.scheme == "https" else {
             throw PortalAuthError(
                 .invalidArgument,
-                "a client certificate is presented in a TLS handshake: give the https URL of \(host.host):\(host.port)")
+                "a client certificate is presented in a TLS handshake, and \(host.url) is plain http",
+                remedy: URL(string: host.url).map { .useHTTPS(url: $0) } ?? .none)
         }
-        let bundle = try PKCS12Bundle(bytes: pkcs12, password: password, name: name)
+        let bundle: PKCS12Bundle
+        do {
+            bundle = try PKCS12Bundle(bytes: pkcs12, password: password, name: name)
+        } catch var error as PortalAuthError where error.code != .libraryUnavailable {
+            // A wrong password, or a file that is no client certificate: give another for this host.
+            error.remedy = .provideClientCertificate(host: host.host, port: host.port)
+            throw error
+        }
         self.host = host
         self.pkcs12 = pkcs12
         self.password = password

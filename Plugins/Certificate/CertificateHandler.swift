@@ -31,7 +31,8 @@ public struct PKCS12FileProvider: ClientCertificateProvider {
         guard hosts.contains(challenge.host) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw PortalAuthError(
-                .invalidArgument, "cannot read the PKCS#12 file \(path): check the path and its permissions")
+                .invalidArgument, "cannot read the PKCS#12 file \(path): it does not exist, or it is not readable",
+                remedy: .provideClientCertificate(host: challenge.host.host, port: challenge.host.port))
         }
         return try CertificateCredential(host: challenge.host, pkcs12: Array(data), password: password, name: path)
     }

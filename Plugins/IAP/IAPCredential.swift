@@ -183,13 +183,15 @@ package struct EntraTokenEndpoint {
         guard (200..<300).contains(status) else {
             throw PortalAuthError(
                 .httpError,
-                "\(where_) answered HTTP \(status): check token_url, or try again later if the identity provider is failing",
+                "\(where_) answered HTTP \(status): token_url is wrong, or the identity provider is failing",
+                remedy: status >= 500 ? .retryLater : .fixConfiguration(file: nil, key: "token_url"),
                 cause: .httpStatus(status))
         }
         guard let json, let access = json["access_token"]?.stringValue, !access.isEmpty else {
             throw PortalAuthError(
-                .invalidResponse, "\(where_) answered without an access token: check token_url and the app registration"
-            )
+                .invalidResponse,
+                "\(where_) answered without an access token: token_url is not a token endpoint, or the app registration does not allow this grant",
+                remedy: .fixConfiguration(file: nil, key: "token_url"))
         }
         let expiresIn = json["expires_in"]?.doubleValue ?? Double(json["expires_in"]?.stringValue ?? "") ?? 3600
         let expiry = now.addingTimeInterval(expiresIn)

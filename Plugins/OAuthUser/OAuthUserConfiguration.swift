@@ -34,10 +34,14 @@ public struct OAuthUserConfiguration: Sendable, Equatable {
             throw PortalAuthError(.invalidArgument, "the client ID is empty", remedy: .provide(.clientID))
         }
         guard refreshTokenExpirationMinutes > 0 else {
-            throw PortalAuthError(.invalidArgument, "the refresh token expiration must be a positive number of minutes")
+            throw PortalAuthError(
+                .invalidArgument, "the refresh token expiration must be a positive number of minutes",
+                remedy: .fixConfiguration(file: nil, key: "refresh_token_expiration_minutes"))
         }
         guard timeout > 0 else {
-            throw PortalAuthError(.invalidArgument, "the sign-in timeout must be a positive number of seconds")
+            throw PortalAuthError(
+                .invalidArgument, "the sign-in timeout must be a positive number of seconds",
+                remedy: .fixConfiguration(file: nil, key: "timeout_seconds"))
         }
         _ = try AuthorizationRedirect(redirectURL.absoluteString)
         // The user types the password into the portal's page: never over plain http (loopback aside).

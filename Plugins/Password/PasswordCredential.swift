@@ -40,7 +40,8 @@ public struct PasswordCredential: NetworkCredential, Equatable {
         let ticketOnly = usable == [.negotiate] && password.isEmpty
         guard ticketOnly || !password.isEmpty else {
             throw PortalAuthError(
-                .secretMissing, "no password was given for \(username ?? "the user") @ \(host.host):\(host.port)")
+                .secretMissing, "no password was given for \(username ?? "the user") @ \(host.host):\(host.port)",
+                remedy: .provide(.password))
         }
         self.init(
             host: host, realm: realm, username: username, password: password, schemes: schemes,

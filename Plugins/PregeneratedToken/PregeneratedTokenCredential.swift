@@ -42,8 +42,8 @@ public struct PregeneratedTokenCredential: ArcGISCredential, Equatable {
         guard TokenInfo.isUsableToken(token), token.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\"" }) else {
             throw PortalAuthError(
                 .invalidArgument,
-                "the token on stdin contains spaces, control characters (such as NUL) or non-ASCII characters: pass exactly one token"
-            )
+                "the token contains spaces, control characters (such as NUL) or non-ASCII characters, so it is not one token",
+                remedy: .provide(.token))
         }
         if let expiresIn, expiresIn <= 0 {
             throw PortalAuthError(

@@ -106,16 +106,16 @@ public struct TokenCredential: ArcGISCredential, Equatable {
             {
                 throw PortalAuthError(
                     .authenticationFailed,
-                    "\(serverContext) refused the username or password for \(username): check them and sign in again",
-                    cause: error.cause)
+                    "\(serverContext) refused the username or password for \(username)",
+                    remedy: .signIn(.token(serverContext, username: username)), cause: error.cause)
             }
             throw error
         }
         guard let token = json["token"]?.stringValue, !token.isEmpty else {
             throw PortalAuthError(
                 .invalidResponse,
-                "the token service \(tokenServiceURL.host() ?? "") answered without a token: check that it is an ArcGIS generateToken service"
-            )
+                "the token service \(tokenServiceURL.host() ?? "") answered without a token: it may not be an ArcGIS generateToken service",
+                remedy: .checkURL)
         }
         let expires = json["expires"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) }
         let info = try TokenInfo(

@@ -234,6 +234,25 @@ extension PortalAuthError {
         case checkURL
         /// The server is failing: try again later.
         case retryLater
+        /// A shared library could not be loaded: install the system package that has it
+        /// (`package` is its Debian and Ubuntu name, for example `libcurl4`).
+        case installLibrary(package: String)
+        /// The network cannot reach the server: check the connection, the DNS and the proxy
+        /// settings (`https_proxy`, `http_proxy`, `no_proxy`).
+        case checkNetwork
+        /// The folder at `path`, where portal-auth keeps private files (lock files, the credentials
+        /// file), belongs to another user: remove it if it is not yours, or use a folder of your own
+        /// (for lock files, a private `XDG_RUNTIME_DIR`).
+        case useOwnFolder(path: String)
+        /// The file or folder at `path` is this user's but others may read or change it: take
+        /// their access away.
+        case makePrivate(path: String)
+        /// The file at `path` cannot be read as what it should be: move it aside (keep it if it
+        /// matters) so a new one is made.
+        case moveAside(path: String)
+        /// Another process has held the lock file at `path` for long: if no portal-auth process is
+        /// running (one was killed while holding it), remove the file.
+        case removeStaleLock(path: String)
 
         /// The remedy in the library's words, for programs that show errors to people as they are.
         public var description: String {
@@ -262,6 +281,12 @@ extension PortalAuthError {
             case .checkCredentialStore: return "check the credential store"
             case .checkURL: return "check the URL"
             case .retryLater: return "try again later"
+            case .installLibrary(let package): return "install the \(package) package"
+            case .checkNetwork: return "check the network, the DNS and the proxy settings"
+            case .useOwnFolder(let path): return "remove \(path) if it is not yours, or use a folder of your own"
+            case .makePrivate(let path): return "take other users' access to \(path) away"
+            case .moveAside(let path): return "move \(path) aside"
+            case .removeStaleLock(let path): return "if no portal-auth process is running, remove \(path)"
             }
         }
     }

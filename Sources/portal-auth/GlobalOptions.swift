@@ -231,8 +231,8 @@ func parseURL(_ string: String) throws -> URL {
     else {
         throw PortalAuthError(
             .invalidURL,
-            "'\(string)' is not an absolute http(s) URL: write it with its scheme, for example https://\(string.hasPrefix("//") ? String(string.dropFirst(2)) : string)"
-        )
+            "'\(string)' is not an absolute http(s) URL (written with its scheme, for example https://\(string.hasPrefix("//") ? String(string.dropFirst(2)) : string))",
+            remedy: .checkURL)
     }
     return url
 }

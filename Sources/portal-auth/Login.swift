@@ -338,7 +338,7 @@ struct Login: AsyncParsableCommand {
             secret = fromEnvironment
         } else {
             throw PortalAuthError(
-                .secretMissing, "no client secret: pipe it to --client-secret-stdin or set PORTAL_AUTH_CLIENT_SECRET")
+                .secretMissing, "no client secret was given", remedy: .provide(.clientSecret))
         }
         let credential = try await OAuthApplicationCredential.credential(
             for: portal, clientID: clientID, clientSecret: secret,
@@ -432,7 +432,8 @@ struct Login: AsyncParsableCommand {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw PortalAuthError(
                 .invalidArgument,
-                "cannot read the PKCS#12 file \(path): check the path and its permissions; nothing was stored")
+                "cannot read the PKCS#12 file \(path) (it does not exist, or it is not readable); nothing was stored",
+                remedy: .provideClientCertificate(host: host.host, port: host.port))
         }
         let password = try readPassword(for: path, who: "the PKCS#12 file")
         let credential = try CertificateCredential(host: host, pkcs12: Array(data), password: password, name: path)

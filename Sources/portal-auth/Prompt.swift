@@ -104,8 +104,8 @@ struct TerminalPasswordProvider: UsernamePasswordProvider {
         guard stdinIsTerminal else {
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and stdin is not a terminal: run portal-auth login --portal \(challenge.serverContext.url) --username \(user ?? "USER") --password-stdin"
-            )
+                "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and stdin is not a terminal to ask on",
+                remedy: .signIn(.token(challenge.serverContext, username: user)))
         }
         return try promptUsernameAndPassword(place: challenge.serverContext.description, user: user)
     }
@@ -121,8 +121,8 @@ struct TerminalNetworkPasswordProvider: NetworkPasswordProvider {
         guard stdinIsTerminal else {
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(challenge.message) and stdin is not a terminal: run portal-auth login --url \(URLRedaction.redact(challenge.requestURL.absoluteString)) --username \(user ?? "USER") --password-stdin"
-            )
+                "\(challenge.message) and stdin is not a terminal to ask on",
+                remedy: .provideHTTPPassword(url: challenge.requestURL))
         }
         var realm = ""
         if case .httpAuthentication(_, let named?) = challenge.kind { realm = " (realm \"\(named)\")" }

@@ -42,7 +42,8 @@ struct WhoAmI: AsyncParsableCommand {
             }
             guard let username = user?["username"]?.stringValue else {
                 throw PortalAuthError(
-                    .invalidResponse, "\(context) did not say who is signed in: check that it is an ArcGIS portal")
+                    .invalidResponse, "\(context) did not say who is signed in: it may not be an ArcGIS portal",
+                    remedy: .checkURL)
             }
             let profile =
                 try await manager.send(

@@ -86,6 +86,15 @@ import Testing
         (.checkCredentialStore, "run portal-auth doctor"),
         (.checkURL, "check the URL"),
         (.retryLater, "try again later"),
+        (.checkNetwork, "check the network, the DNS and https_proxy/http_proxy/no_proxy"),
+        (.installLibrary(package: "libcurl4"), "install it, for example apt-get install libcurl4"),
+        (
+            .useOwnFolder(path: "/run/user/1/portal-auth"),
+            "remove /run/user/1/portal-auth if you did not make it, or use a folder of your own (lock files: set XDG_RUNTIME_DIR; --store file: set PORTAL_AUTH_FILE_STORE)"
+        ),
+        (.makePrivate(path: "/home/a/.local/share/portal-auth"), "run chmod go-rwx /home/a/.local/share/portal-auth"),
+        (.moveAside(path: "/c.json"), "move /c.json aside (mv /c.json /c.json.bad) and sign in again"),
+        (.removeStaleLock(path: "/l.lock"), "if no portal-auth command is running, remove /l.lock and try again"),
     ]
 
     @Test(arguments: renderings)

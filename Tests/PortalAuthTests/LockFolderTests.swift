@@ -40,8 +40,7 @@ private let nobody: uid_t = 65_534
             try CrossProcessLock.openLockFile(for: "k", in: base + "/portal-auth/locks")
         }
         #expect(error?.code == .storeFailure)
-        #expect(error?.message.contains("has mode 0777") == true)
-        #expect(error?.message.contains("set XDG_RUNTIME_DIR to a private folder") == true)
+        #expect(error?.remedy == .makePrivate(path: base + "/portal-auth/locks"))
         #expect(
             !FileManager.default.fileExists(atPath: base + "/portal-auth/locks/" + CrossProcessLock.fileName(for: "k")))
     }
@@ -59,6 +58,7 @@ private let nobody: uid_t = 65_534
         }
         #expect(error?.code == .storeFailure)
         #expect(error?.message.contains("is not a folder") == true)
+        #expect(error?.remedy == .useOwnFolder(path: base + "/portal-auth/locks"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: base + "/elsewhere").isEmpty)
     }
 
@@ -87,6 +87,7 @@ private let nobody: uid_t = 65_534
         }
         #expect(error?.code == .storeFailure)
         #expect(error?.message.contains("belongs to user id \(nobody)") == true)
+        #expect(error?.remedy == .useOwnFolder(path: base + "/portal-auth"))
     }
 }
 
@@ -102,8 +103,7 @@ private let nobody: uid_t = 65_534
                 CredentialAttributes(store: "arcgis", server: "https://h/portal", kind: "token"), secret: "s")
         }
         #expect(error?.code == .storeFailure)
-        #expect(error?.message.contains("has mode 0777") == true)
-        #expect(error?.message.contains("chmod go-w \(base)") == true)
+        #expect(error?.remedy == .makePrivate(path: base))
         #expect(!FileManager.default.fileExists(atPath: base + "/credentials.json"))
         #expect(throws: PortalAuthError.self) { try backend.lookup(CredentialQuery(server: "https://h/portal")) }
     }
@@ -120,6 +120,7 @@ private let nobody: uid_t = 65_534
         }
         #expect(error?.code == .storeFailure)
         #expect(error?.message.contains("belongs to user id \(nobody)") == true)
+        #expect(error?.remedy == .useOwnFolder(path: base))
     }
 }
 

@@ -277,18 +277,24 @@ struct NetworkCredentialTests {
         let wrong = await expectPortalAuthError(.authenticationFailed) {
             try PKCS12Bundle(bytes: try bytes(pki.clientP12Path), password: "not-the-password", name: "alice.p12")
         }
-        #expect(wrong?.message.contains("password of alice.p12 is wrong") == true)
+        #expect(wrong?.remedy == .provide(.password))
         #expect(wrong?.message.contains("not-the-password") == false)
+        // For a host, the remedy is another certificate (or password) for that host.
+        let host = try ServerContext("https://pki.example.com:8443")
+        let forHost = await expectPortalAuthError(.authenticationFailed) {
+            try CertificateCredential(host: host, pkcs12: try bytes(pki.clientP12Path), password: "not-the-password")
+        }
+        #expect(forHost?.remedy == .provideClientCertificate(host: "pki.example.com", port: 8443))
         var corrupt = try bytes(pki.clientP12Path)
         corrupt.replaceSubrange(8..<40, with: [UInt8](repeating: 0x5A, count: 32))
         let damaged = await expectPortalAuthError(.invalidArgument) {
             try PKCS12Bundle(bytes: corrupt, password: pki.p12Password)
         }
-        #expect(damaged?.message.contains("not a readable PKCS#12 file") == true)
+        #expect(damaged?.remedy == PortalAuthError.Remedy.none)
         let noKey = await expectPortalAuthError(.invalidArgument) {
             try PKCS12Bundle(bytes: try bytes(pki.certificateOnlyP12Path), password: pki.p12Password)
         }
-        #expect(noKey?.message.contains("no private key") == true)
+        #expect(noKey?.remedy == PortalAuthError.Remedy.none)
     }
 
     @Test func aClientCertificateIsPresentedOnDemandAndStoredOnceAccepted() async throws {

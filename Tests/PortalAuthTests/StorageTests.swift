@@ -130,7 +130,7 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
                     CredentialAttributes(store: "arcgis", server: uniqueServer(), kind: "token"), secret: "new")
             }
             #expect(error?.code == .storeFailure)
-            #expect(error?.message.contains("chmod 600 \(path)") == true)
+            #expect(error?.remedy == .makePrivate(path: path))
             #expect(throws: PortalAuthError.self) { try backend.lookup(CredentialQuery(server: server)) }
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
             let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
@@ -152,7 +152,7 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
             }
             #expect(error?.code == .storeFailure)
             #expect(error?.message.contains("not valid JSON") == true)
-            #expect(error?.message.contains("move it aside") == true)
+            #expect(error?.remedy == .moveAside(path: path))
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
         }
     }

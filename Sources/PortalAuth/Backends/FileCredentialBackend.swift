@@ -65,7 +65,8 @@ public final class FileCredentialBackend: CredentialStorageBackend {
         } catch {
             throw PortalAuthError(
                 .storeFailure,
-                "the credentials file \(path) is not valid JSON: move it aside (or delete it) and sign in again")
+                "the credentials file \(path) is not valid JSON (damaged, or not written by portal-auth)",
+                remedy: .moveAside(path: path))
         }
     }
 
@@ -139,7 +140,7 @@ public final class FileCredentialBackend: CredentialStorageBackend {
         let code = errno
         let text = String(cString: strerror(code))
         return PortalAuthError(
-            .storeFailure, "cannot \(what) \(target) (\(text)): check its permissions, or choose another store",
+            .storeFailure, "cannot \(what) \(target) (\(text))", remedy: .checkCredentialStore,
             cause: .posix(code: code, message: text))
     }
 
@@ -162,15 +163,15 @@ public final class FileCredentialBackend: CredentialStorageBackend {
         if info.st_uid != geteuid() {
             throw PortalAuthError(
                 .storeFailure,
-                "the folder \(directory) of the credentials file belongs to user id \(info.st_uid), not to this user (\(geteuid())), who could replace the file: keep the file in a folder of your own"
-            )
+                "the folder \(directory) of the credentials file belongs to user id \(info.st_uid), not to this user (\(geteuid())), who could replace the file",
+                remedy: .useOwnFolder(path: directory))
         }
         if info.st_mode & 0o022 != 0 {
             let mode = String(info.st_mode & 0o777, radix: 8)
             throw PortalAuthError(
                 .storeFailure,
-                "the folder \(directory) of the credentials file has mode 0\(mode), so other users could replace the file: run chmod go-w \(directory), or keep the file in a private folder"
-            )
+                "the folder \(directory) of the credentials file has mode 0\(mode), so other users could replace the file",
+                remedy: .makePrivate(path: directory))
         }
     }
 
@@ -200,7 +201,8 @@ public final class FileCredentialBackend: CredentialStorageBackend {
             let mode = String(info.st_mode & 0o777, radix: 8)
             throw PortalAuthError(
                 .storeFailure,
-                "the credentials file \(path) has mode 0\(mode), so others may read it: run chmod 600 \(path)")
+                "the credentials file \(path) has mode 0\(mode), so others may read it",
+                remedy: .makePrivate(path: path))
         }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)

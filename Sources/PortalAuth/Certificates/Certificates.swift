@@ -115,32 +115,32 @@ public struct PKCS12Bundle: Sendable {
         case PA_P12_WRONG_PASSWORD:
             throw PortalAuthError(
                 .authenticationFailed,
-                "the password of \(name) is wrong (its integrity check fails with it): check the password; nothing was stored",
-                cause: cause)
+                "the password of \(name) is wrong (its integrity check fails with it); nothing was stored",
+                remedy: .provide(.password), cause: cause)
         case PA_P12_NO_KEY:
             throw PortalAuthError(
                 .invalidArgument,
-                "\(name) holds no private key, only certificates: export the certificate together with its private key (openssl pkcs12 -export -inkey KEY -in CERT); nothing was stored",
+                "\(name) holds no private key, only certificates (it was exported without its key); nothing was stored",
                 cause: cause)
         case PA_P12_NO_CERTIFICATE:
             throw PortalAuthError(
                 .invalidArgument,
-                "\(name) holds a private key but no certificate for it: export the certificate together with its key; nothing was stored",
+                "\(name) holds a private key but no certificate for it (it was exported without it); nothing was stored",
                 cause: cause)
         case PA_P12_UNSUPPORTED:
             throw PortalAuthError(
                 .invalidArgument,
-                "\(name) uses a cipher this OpenSSL cannot read (\(reason)): re-export it with openssl pkcs12 -export, or install OpenSSL's legacy provider; nothing was stored",
+                "\(name) uses a cipher this OpenSSL cannot read (\(reason); its legacy provider may be missing); nothing was stored",
                 cause: cause)
         case PA_P12_UNAVAILABLE:
             throw PortalAuthError(
                 .libraryUnavailable,
-                "OpenSSL's libcrypto could not be loaded (\(reason)): install it with apt-get install libssl3",
+                "OpenSSL's libcrypto could not be loaded (\(reason))", remedy: .installLibrary(package: "libssl3"),
                 cause: cause)
         default:
             throw PortalAuthError(
                 .invalidArgument,
-                "\(name) is not a readable PKCS#12 file (\(reason)): check that it is a .p12/.pfx file and not damaged; nothing was stored",
+                "\(name) is not a readable PKCS#12 file (\(reason)): not a .p12/.pfx file, or damaged; nothing was stored",
                 cause: cause)
         }
         defer { pa_x509_info_free(&info) }

@@ -109,8 +109,8 @@ public enum KerberosTicket {
             {
                 error = PortalAuthError(
                     .authenticationFailed,
-                    "the Kerberos KDC refused the password of \(principal) for \(host) (\(reason)): check the password; nothing was stored",
-                    cause: .other("GSS-API: \(reason)"))
+                    "the Kerberos KDC refused the password of \(principal) for \(host) (\(reason)); nothing was stored",
+                    remedy: .provide(.password), cause: .other("GSS-API: \(reason)"))
             } else {
                 error = PortalAuthError(
                     .authenticationFailed,

@@ -32,7 +32,8 @@ enum CrossProcessLock {
         return String(hash, radix: 16) + ".lock"
     }
 
-    /// Runs `body` while holding the lock for `key`; waits (polling, so no thread blocks) up to `timeout` seconds.
+    /// Runs `body` while holding the lock for `key`; waits (polling, so no thread blocks) while
+    /// the lock changes hands at least every `timeout` seconds (see ``Patience``).
     ///
     /// While it waits, `settled` (when given) is asked every 100 ms whether the holder's work
     /// already answers this caller (another process renewed the credential): then its answer is
@@ -44,22 +45,23 @@ enum CrossProcessLock {
     ) async throws -> T {
         let (fd, path) = try openLockFile(for: key)
         defer { close(fd) }
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        var patience = Patience(timeout: timeout)
         var nextCheck = ContinuousClock.now + .milliseconds(100)
         while try !tryLock(fd, shared: false, path: path) {
-            guard ContinuousClock.now < deadline else { throw heldTooLong(path, timeout: timeout) }
+            guard !patience.runsOut(stamp: stamp(fd)) else { throw heldTooLong(path, timeout: timeout) }
             if let settled, ContinuousClock.now >= nextCheck {
                 if let answer = try await settled() { return answer }
                 nextCheck = ContinuousClock.now + .milliseconds(100)
             }
             try await Task.sleep(for: .milliseconds(5))
         }
-        defer { flock(fd, LOCK_UN) }
+        defer { release(fd) }
         return try await body()
     }
 
     /// Runs `body` on the calling thread (which it blocks while waiting) holding the lock for
-    /// `key`, shared (several readers) or exclusive (one writer); waits up to `timeout` seconds.
+    /// `key`, shared (several readers) or exclusive (one writer); waits while the lock changes
+    /// hands at least every `timeout` seconds (see ``Patience``).
     ///
     /// Writers go first: a writer takes a second lock (the key's gate) before waiting for the
     /// readers already in, and a reader passes the gate before it takes its shared lock. Without
@@ -68,35 +70,84 @@ enum CrossProcessLock {
     static func withBlockingLock<T>(
         _ key: String, shared: Bool = false, timeout: Double = 60, _ body: () throws -> T
     ) throws -> T {
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        var patience = Patience(timeout: timeout)
         // Both files in one opening (and check) of the folder.
         let directory = Self.directory
         let folder = try openFolder(directory)
         defer { close(folder) }
         let (gate, gatePath) = try openLockFile(for: key + " writers", folder: folder, directory: directory)
         defer { close(gate) }
-        try waitForLock(gate, shared: shared, path: gatePath, deadline: deadline, timeout: timeout)
+        try waitForLock(gate, shared: shared, path: gatePath, patience: &patience)
         var gateHeld = true
-        defer { if gateHeld { flock(gate, LOCK_UN) } }
+        defer { if gateHeld { release(gate) } }
         let (fd, path) = try openLockFile(for: key, folder: folder, directory: directory)
         defer { close(fd) }
-        try waitForLock(fd, shared: shared, path: path, deadline: deadline, timeout: timeout)
-        defer { flock(fd, LOCK_UN) }
+        try waitForLock(fd, shared: shared, path: path, patience: &patience)
+        defer { release(fd) }
         if shared {
             // In: let the next writer announce itself.
-            flock(gate, LOCK_UN)
+            release(gate)
             gateHeld = false
         }
         return try body()
     }
 
-    /// Polls for the lock (blocking the thread, backing off to 5 ms) until `deadline`.
-    private static func waitForLock(
-        _ fd: Int32, shared: Bool, path: String, deadline: ContinuousClock.Instant, timeout: Double
-    ) throws {
+    /// How long a waiter waits: until no process has taken or released the lock for `timeout`
+    /// seconds. Every holder touches the lock file when it takes the lock and when it lets go,
+    /// so a waiter behind a queue of holders (readers that each wait for a slow keyring, a writer
+    /// removing many items) goes on waiting while they finish in turn, however long the queue;
+    /// only a holder that keeps the lock `timeout` seconds on its own is reported.
+    struct Patience {
+        let timeout: Duration
+        private var deadline: ContinuousClock.Instant
+        private var stamp: Stamp?
+
+        init(timeout: Double, now: ContinuousClock.Instant = .now) {
+            self.timeout = .milliseconds(Int(timeout * 1000))
+            deadline = now + self.timeout
+        }
+
+        /// Whether the wait is over, given the lock file's stamp now: a stamp that changed since
+        /// the last call (the lock changed hands) starts the time-out again.
+        mutating func runsOut(stamp: Stamp?, now: ContinuousClock.Instant = .now) -> Bool {
+            if let stamp, let last = self.stamp, stamp != last { deadline = now + timeout }
+            if stamp != nil { self.stamp = stamp }
+            return now >= deadline
+        }
+    }
+
+    /// A lock file's modification time: the last time a holder took or released the lock.
+    struct Stamp: Equatable {
+        var seconds: Int
+        var nanoseconds: Int
+    }
+
+    /// The lock file's stamp, or nil when it cannot be read.
+    static func stamp(_ fd: Int32) -> Stamp? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return Stamp(seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)
+    }
+
+    /// Sets the lock file's times to `seconds` after the epoch (for tests).
+    static func setStamp(_ fd: Int32, seconds: Int) -> Bool {
+        let times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+        return futimens(fd, times) == 0
+    }
+
+    /// Lets go of the lock, touching the file first: waiters see the lock changed hands.
+    private static func release(_ fd: Int32) {
+        futimens(fd, nil)
+        flock(fd, LOCK_UN)
+    }
+
+    /// Polls for the lock (blocking the thread, backing off to 5 ms) until `patience` runs out.
+    private static func waitForLock(_ fd: Int32, shared: Bool, path: String, patience: inout Patience) throws {
         var pause: UInt32 = 200
         while try !tryLock(fd, shared: shared, path: path) {
-            guard ContinuousClock.now < deadline else { throw heldTooLong(path, timeout: timeout) }
+            guard !patience.runsOut(stamp: stamp(fd)) else {
+                throw heldTooLong(path, timeout: Double(patience.timeout.components.seconds))
+            }
             usleep(pause)
             pause = min(pause * 2, 5_000)
         }
@@ -104,7 +155,10 @@ enum CrossProcessLock {
 
     /// Takes the lock without waiting: true when taken, false when another holder has it.
     private static func tryLock(_ fd: Int32, shared: Bool, path: String) throws -> Bool {
-        if flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0 { return true }
+        if flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0 {
+            futimens(fd, nil)  // Taken: waiters see the lock changed hands.
+            return true
+        }
         let code = errno
         guard code == EWOULDBLOCK || code == EINTR else {
             let text = String(cString: strerror(code))
@@ -117,8 +171,8 @@ enum CrossProcessLock {
     private static func heldTooLong(_ path: String, timeout: Double) -> PortalAuthError {
         PortalAuthError(
             .timedOut,
-            "another portal-auth process has held the lock \(path) for over \(Int(timeout)) s: if none is running, remove the file"
-        )
+            "another portal-auth process has held the lock \(path) for over \(Int(timeout)) s without letting go",
+            remedy: .removeStaleLock(path: path))
     }
 
     /// Opens (creating it 0600) the lock file for `key` in the checked lock folder.
@@ -161,7 +215,7 @@ enum CrossProcessLock {
             let code = errno
             let text = String(cString: strerror(code))
             throw PortalAuthError(
-                .storeFailure, "cannot create the lock folder \(path): \(text); check the permissions of its parent",
+                .storeFailure, "cannot create the lock folder \(path): \(text)", remedy: .useOwnFolder(path: path),
                 cause: .posix(code: code, message: text))
         }
         let fd = openat(base, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -180,8 +234,10 @@ enum CrossProcessLock {
         }
         if info.st_mode & 0o077 != 0 {
             close(fd)
-            throw unsafeFolder(
-                path, "has mode 0\(String(info.st_mode & 0o777, radix: 8)), so other users may change it")
+            throw PortalAuthError(
+                .storeFailure,
+                "the lock folder \(path) has mode 0\(String(info.st_mode & 0o777, radix: 8)) (other users may change it), so it is not used",
+                remedy: .makePrivate(path: path))
         }
         return fd
     }
@@ -189,7 +245,7 @@ enum CrossProcessLock {
     private static func unsafeFolder(_ path: String, _ problem: String) -> PortalAuthError {
         PortalAuthError(
             .storeFailure,
-            "the lock folder \(path) \(problem), so it is not used: another user may have created it to interfere; remove it, or set XDG_RUNTIME_DIR to a private folder"
-        )
+            "the lock folder \(path) \(problem), so it is not used: another user may have created it to interfere",
+            remedy: .useOwnFolder(path: path))
     }
 }

@@ -14,7 +14,7 @@ public enum PortalAuthCrypto {
             let reason = CString.text(buffer)
             throw PortalAuthError(
                 .libraryUnavailable,
-                "OpenSSL's libcrypto could not be loaded (\(reason)): install it with apt-get install libssl3",
+                "OpenSSL's libcrypto could not be loaded (\(reason))", remedy: .installLibrary(package: "libssl3"),
                 cause: .openSSL(message: reason))
         }
     }

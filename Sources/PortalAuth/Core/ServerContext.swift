@@ -36,7 +36,8 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
     public init(_ string: String) throws {
         guard let url = URL(string: string) else {
             throw PortalAuthError(
-                .invalidURL, "'\(string)' is not a URL: give an absolute https URL such as https://host/portal")
+                .invalidURL, "'\(string)' is not a URL (an absolute URL such as https://host/portal)",
+                remedy: .checkURL)
         }
         try self.init(url: url)
     }
@@ -147,14 +148,14 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
             throw PortalAuthError(
                 .invalidURL,
-                "'\(URLRedaction.redact(url.absoluteString))' has no http or https scheme: give an absolute URL such as https://host/portal"
-            )
+                "'\(URLRedaction.redact(url.absoluteString))' has no http or https scheme (an absolute URL such as https://host/portal)",
+                remedy: .checkURL)
         }
         guard var host = url.host(percentEncoded: false)?.lowercased(), !host.isEmpty else {
             throw PortalAuthError(
                 .invalidURL,
-                "'\(URLRedaction.redact(url.absoluteString))' has no host: give an absolute URL such as https://host/portal"
-            )
+                "'\(URLRedaction.redact(url.absoluteString))' has no host (an absolute URL such as https://host/portal)",
+                remedy: .checkURL)
         }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let port = url.port ?? (scheme == "https" ? 443 : 80)

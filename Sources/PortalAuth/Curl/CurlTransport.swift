@@ -65,7 +65,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
             let reason = CString.text(buffer)
             throw PortalAuthError(
                 .libraryUnavailable,
-                "libcurl could not be loaded (\(reason)): install it with apt-get install libcurl4",
+                "libcurl could not be loaded (\(reason))", remedy: .installLibrary(package: "libcurl4"),
                 cause: .other(reason))
         }
     }
@@ -86,7 +86,8 @@ public final class CurlTransport: HTTPTransport, Sendable {
             let host = request.url.host(percentEncoded: false)
         else {
             throw PortalAuthError(
-                .invalidURL, "'\(URLRedaction.redact(request.url.absoluteString))' is not an absolute http(s) URL")
+                .invalidURL, "'\(URLRedaction.redact(request.url.absoluteString))' is not an absolute http(s) URL",
+                remedy: .checkURL)
         }
         let port = request.url.port ?? (scheme == "https" ? 443 : 80)
         var options = options
@@ -160,7 +161,8 @@ public final class CurlTransport: HTTPTransport, Sendable {
         guard inspected.0 == CURLE_OK, let pem = inspected.2 else {
             if inspected.0 == CURLE_OK {
                 throw PortalAuthError(
-                    .tlsFailure, "\(host):\(port) presented no certificate: check that it speaks HTTPS on this port")
+                    .tlsFailure, "\(host):\(port) presented no certificate: it may not speak HTTPS on this port",
+                    remedy: .checkURL)
             }
             throw CurlErrors.error(code: inspected.0.number, text: inspected.1, host: host, port: port)
         }
@@ -529,32 +531,34 @@ enum CurlErrors {
         let code = CURLcode(rawValue: UInt32(bitPattern: number))
         switch code {
         case CURLE_URL_MALFORMAT:
-            return PortalAuthError(.invalidURL, "the URL for \(place) is malformed: check it", cause: cause)
+            return PortalAuthError(
+                .invalidURL, "libcurl cannot parse the URL for \(place)", remedy: .checkURL, cause: cause)
         case CURLE_COULDNT_RESOLVE_PROXY:
             return PortalAuthError(
-                .hostNotFound, "cannot resolve the proxy for \(place): check https_proxy/http_proxy", cause: cause)
+                .hostNotFound, "cannot resolve the proxy (https_proxy or http_proxy) for \(place)",
+                remedy: .checkNetwork, cause: cause)
         case CURLE_COULDNT_RESOLVE_HOST:
             return PortalAuthError(
-                .hostNotFound, "cannot resolve host '\(host)': check the URL, your DNS, or the proxy settings",
-                cause: cause)
+                .hostNotFound, "cannot resolve host '\(host)': no such name, or the DNS cannot be reached",
+                remedy: .checkURL, cause: cause)
         case CURLE_COULDNT_CONNECT:
             let why = lower.contains("refused") ? "connection refused" : "no route"
             return PortalAuthError(
                 .connectionFailed,
-                "could not connect to \(place) (\(why)): is the server running, and is the port right?", cause: cause)
+                "could not connect to \(place) (\(why)): no server listens there, or it is not running",
+                remedy: .checkURL, cause: cause)
         case CURLE_OPERATION_TIMEDOUT:
             guard let limits else {
                 return PortalAuthError(
-                    .timedOut, "\(place) did not answer in time: try again, or check the network and proxy",
-                    cause: cause)
+                    .timedOut, "\(place) did not answer in time", remedy: .retryLater, cause: cause)
             }
             return limits.timedOut(text: text, place: place, cause: cause)
         case _
         where closedEarly.contains(code) && !(lower.contains("certificate required") || lower.contains("alert")):
             return PortalAuthError(
                 .connectionFailed,
-                "the connection to \(place) was closed or reset before a full answer: try again; if it persists the server is failing",
-                cause: cause)
+                "the connection to \(place) was closed or reset before a full answer (the server or the network is failing)",
+                remedy: .retryLater, cause: cause)
         case _ where untrusted.contains(code):
             let reason = trustFailure(text)
             let error = PortalAuthError(
@@ -584,13 +588,13 @@ enum CurlErrors {
             if code == CURLE_SSL_CERTPROBLEM {
                 return PortalAuthError(
                     .tlsFailure,
-                    "the client certificate for \(place) could not be used (\(text)): check the PKCS#12 file and its password",
-                    cause: cause)
+                    "the client certificate for \(place) could not be used (\(text))",
+                    remedy: .provideClientCertificate(host: host, port: port), cause: cause)
             }
             return PortalAuthError(
                 .tlsFailure,
-                "the TLS handshake with \(place) failed (\(text)): check that the server speaks HTTPS on this port",
-                cause: cause)
+                "the TLS handshake with \(place) failed (\(text)): it may not speak HTTPS on this port",
+                remedy: .checkURL, cause: cause)
         default:
             return PortalAuthError(
                 .connectionFailed, "the request to \(place) failed (\(text.isEmpty ? "CURLcode \(number)" : text))",
