@@ -96,8 +96,8 @@ public struct OAuthApplicationCredential: ArcGISCredential, Equatable {
 }
 
 /// Reads app credentials back from the stores and lets them renew themselves; it answers no
-/// challenge itself (an app credential is created with `portal-auth login --client-secret-stdin`
-/// or ``OAuthApplicationCredential/credential(for:clientID:clientSecret:tokenExpirationMinutes:services:)``).
+/// challenge itself (an app credential is created with
+/// ``OAuthApplicationCredential/credential(for:clientID:clientSecret:tokenExpirationMinutes:services:)``).
 public struct OAuthApplicationHandler: AuthenticationChallengeHandler {
     /// Creates the handler.
     public init() {}

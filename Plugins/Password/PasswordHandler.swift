@@ -11,7 +11,7 @@ import Foundation
 /// ``PortalAuth/PasswordProvider`` of network challenges (the challenge's
 /// ``PortalAuth/NetworkAuthenticationChallenge/host`` and the realm of its kind).
 ///
-/// The CLI's provider prompts on a terminal without echo or uses `--password-stdin`; programs
+/// A command-line tool prompts on a terminal without echo or reads standard input; programs
 /// inject their own.
 public protocol NetworkPasswordProvider: PasswordProvider where Challenge == NetworkAuthenticationChallenge {}
 

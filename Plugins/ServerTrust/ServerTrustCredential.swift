@@ -43,7 +43,7 @@ public struct ServerTrustCredential: NetworkCredential, Equatable {
 }
 
 /// Decides whether to trust a server whose certificate does not verify (the CLI asks on a
-/// terminal; `portal-auth trust --fingerprint` confirms without asking).
+/// terminal, or confirms a fingerprint given ahead without asking).
 public protocol ServerTrustDecider: Sendable {
     /// Whether to trust `report`'s certificate for its host and port.
     func shouldTrust(_ report: ServerCertificateReport) async throws -> Bool

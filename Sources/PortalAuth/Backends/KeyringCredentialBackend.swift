@@ -46,7 +46,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
 
     static func checkBus() throws {
         // getenv, not ProcessInfo's environment: that copies every variable into a dictionary,
-        // a measurable part of `portal-auth token`'s run.
+        // a measurable part of a short token lookup's run.
         if let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address.pointee != 0 { return }
         if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty {
             var info = stat()
@@ -161,7 +161,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
 
     /// The secret of the first item matching the query.
     ///
-    /// The fast path of `portal-auth token`: one libsecret call (the same D-Bus round trips as
+    /// The fast path of a token lookup: one libsecret call (the same D-Bus round trips as
     /// `secret-tool lookup`). Only when it finds nothing or fails is the Secret Service examined,
     /// so that a missing service or a locked collection is reported as such.
     public func lookup(_ query: CredentialQuery) throws -> String? {

@@ -62,7 +62,7 @@ public final class MemoryCredentialBackend: CredentialStorageBackend {
     }
 }
 
-/// The storage backends a user can choose (`--store`, `PORTAL_AUTH_STORE`).
+/// The storage backends a user can choose (by name: `keyring`, `file`, `memory`).
 public enum CredentialStorageKind: String, CaseIterable, Sendable {
     /// The desktop keyring (default).
     case keyring

@@ -129,8 +129,8 @@ public final class AuthenticationManager: Sendable {
 
     // MARK: - Credentials for use
 
-    /// A valid credential for `url` without sending the request itself, as `portal-auth token`
-    /// needs it: the stored one (renewed when needed), or a federated server token obtained from
+    /// A valid credential for `url` without sending the request itself, as a program that hands
+    /// the token to another tool needs it: the stored one (renewed when needed), or a federated server token obtained from
     /// the owning portal's credential. With `interactive`, missing or expired credentials are
     /// asked of the plugins; without, they are errors whose remedy says how to sign in.
     public func credential(for url: URL, interactive: Bool) async throws -> any ArcGISCredential {
@@ -167,7 +167,7 @@ public final class AuthenticationManager: Sendable {
     /// ``credential(for:interactive:)``).
     ///
     /// It reads the backend on the calling thread, blocking it, without the concurrency runtime:
-    /// the fast path of `portal-auth token`, which prints a cached token before anything else starts.
+    /// for a short-lived process that prints a cached token before anything else starts.
     public func readyStoredCredential(for url: URL) throws -> (any ArcGISCredential)? {
         guard let stored = try arcGISCredentialStore.readCredential(for: url),
             !stored.tokenInfo.expires(within: stored.renewalLeeway)

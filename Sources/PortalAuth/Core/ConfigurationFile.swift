@@ -4,7 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-/// A strict reader for JSON configuration files (`portal-auth login --config FILE`): every
+/// A strict reader for JSON configuration files (IAP and OAuth user sign-in): every
 /// problem is an error that names the file, the key and what is expected, and unknown keys are
 /// refused so that a typo never passes silently.
 package struct ConfigurationFile: Sendable {

@@ -34,7 +34,7 @@ struct CredentialEnvelope<C: Codable>: Codable {
 
 private struct KindProbe: Decodable { var kind: String }
 
-/// A non-secret summary of a stored credential, as `portal-auth status` shows it.
+/// A non-secret summary of a stored credential, what a status listing shows of it.
 public struct CredentialSummary: Sendable, Equatable, Codable {
     /// `arcgis` or `network`.
     public var store: String
@@ -223,7 +223,7 @@ public final class ArcGISCredentialStore: Sendable {
     /// The credential whose server context contains `url`, as the asynchronous `credential(for:)` finds it,
     /// but read from the backend on the calling thread (blocking it: the keyring makes D-Bus
     /// round trips) and without the cache. For a short-lived process that needs one stored
-    /// credential before it starts anything else, as `portal-auth token` does.
+    /// credential before it starts anything else.
     public func readCredential(for url: URL) throws -> (any ArcGISCredential)? {
         for context in try ServerContext.candidates(for: url) {
             if let credential = try engine.lookupOnCallingThread(server: context.url) as? any ArcGISCredential,
