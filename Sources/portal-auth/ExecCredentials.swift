@@ -40,10 +40,11 @@ struct LiveCredentials: Sendable {
     /// tokens, the header file, and the CA bundle when there is one.
     func environment(inheriting: [String: String], headerFile: String, caBundle: String?) -> [String: String] {
         var environment = inheriting.filter { !$0.key.hasPrefix("PORTAL_AUTH_TOKEN") }
-        for name in ["PORTAL_AUTH_SERVER", "PORTAL_AUTH_REFERER", "PORTAL_AUTH_IAP_TOKEN"] {
-            environment[name] = nil
+        for name in ["PORTAL_AUTH_SERVER", "PORTAL_AUTH_REFERER"] { environment[name] = nil }
+        for prefix in ["PORTAL_AUTH_IAP_TOKEN", "PORTAL_AUTH_PROXY_TOKEN"] {
+            environment[prefix] = nil
+            environment[prefix + "_EXPIRES"] = nil
         }
-        environment["PORTAL_AUTH_IAP_TOKEN_EXPIRES"] = nil
         for (name, value) in Token.environment(credential, proxy: proxy) { environment[name] = value }
         environment["GDAL_HTTP_HEADER_FILE"] = headerFile
         if let caBundle { for name in Self.caBundleVariables { environment[name] = caBundle } }

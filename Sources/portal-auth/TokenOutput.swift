@@ -100,9 +100,12 @@ extension Token {
             if let referer = credential.referer { variables.append(("PORTAL_AUTH_REFERER", referer)) }
         }
         if let proxy {
-            variables.append(("PORTAL_AUTH_IAP_TOKEN", proxy.tokenInfo.accessToken))
-            if let date = proxy.tokenInfo.expirationDate {
-                variables.append(("PORTAL_AUTH_IAP_TOKEN_EXPIRES", date.iso8601))
+            let expires = proxy.tokenInfo.expirationDate?.iso8601
+            // PORTAL_AUTH_PROXY_TOKEN(_EXPIRES), the names before the IAP renaming (deprecated), are set
+            // too, so that users' scripts keep working for a release.
+            for prefix in ["PORTAL_AUTH_IAP_TOKEN", "PORTAL_AUTH_PROXY_TOKEN"] {
+                variables.append((prefix, proxy.tokenInfo.accessToken))
+                if let expires { variables.append((prefix + "_EXPIRES", expires)) }
             }
         }
         return variables

@@ -89,6 +89,7 @@ func withIAPConfig<T>(
                     // (curl reads it as it is, through the proxy).
                     let script = """
                         [ -n "$PORTAL_AUTH_IAP_TOKEN" ] && [ -n "$PORTAL_AUTH_TOKEN" ] || exit 9
+                        [ "$PORTAL_AUTH_PROXY_TOKEN" = "$PORTAL_AUTH_IAP_TOKEN" ] || exit 10
                         curl -sS --cacert "$CURL_CA_BUNDLE" -H @"$GDAL_HTTP_HEADER_FILE" "$1/sharing/rest/community/self?f=json"
                         """
                     let exec = try await CLI.portalAuth(
