@@ -49,7 +49,11 @@ struct TransportCLITests {
                 #expect(refused.stderr.contains("maximum response size of 8 MiB"), "\(refused.stderr)")
                 #expect(refused.stderr.contains("--max-response-size SIZE or PORTAL_AUTH_MAX_RESPONSE_SIZE"))
             }
-            #expect(peak - baseline < 3 * 8 * 1024, "peak \(peak) KiB against \(baseline) KiB for a small answer")
+            // Under AddressSanitizer (scripts/sanitize.sh says so) its shadow memory and the quarantine of
+            // freed blocks count in the resident set: a wider bound, still far below an unbounded read.
+            let sanitized = ProcessInfo.processInfo.environment["PORTAL_AUTH_SANITIZER"] == "address"
+            let bound = (sanitized ? 9 : 3) * 8 * 1024
+            #expect(peak - baseline < bound, "peak \(peak) KiB against \(baseline) KiB for a small answer")
         }
     }
 
