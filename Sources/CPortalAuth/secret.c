@@ -280,7 +280,7 @@ static int search_first(GDBusConnection *bus, GHashTable *attributes, char **pat
  * octet-stream content type with valid UTF-8 (what gnome-keyring used to send). */
 static int is_password(const char *data, gsize length, const char *content_type) {
     if (content_type && strcmp(content_type, "text/plain") == 0) return 1;
-    if (!content_type || !*content_type || strcmp(content_type, "application/octet-stream") == 0)
+    if (!content_type || strcmp(content_type, "application/octet-stream") == 0)
         return g_utf8_validate(data, (gssize)length, NULL);
     return 0;
 }
