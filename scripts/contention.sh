@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ -z "${PORTAL_AUTH_CONTENTION_INNER:-}" ]; then
-  swift build -c release --product portal-auth
+  swift build -c release --static-swift-stdlib --product portal-auth  # as the README's install command builds it
   swift build --product portal-emulator
   # Always a private keyring: never the desktop's.
   PORTAL_AUTH_CONTENTION_INNER=1 exec env -u DBUS_SESSION_BUS_ADDRESS scripts/with-keyring.sh "$0" "$@"

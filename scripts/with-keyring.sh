@@ -17,7 +17,12 @@ if [ "${PORTAL_AUTH_KEYRING_STARTED:-}" != 1 ] && ! have_secret_service; then
 fi
 
 if [ "${PORTAL_AUTH_KEYRING_STARTED:-}" = 1 ] && [ -z "${PORTAL_AUTH_KEYRING_UNLOCKED:-}" ]; then
-  # A fresh keyring: its password only protects this throwaway session.
+  # A fresh keyring: its password only protects this throwaway session. PORTAL_AUTH_KEYRING_SEED
+  # names a login.keyring (saved from such a session) to start from instead of an empty one.
+  if [ -n "${PORTAL_AUTH_KEYRING_SEED:-}" ]; then
+    mkdir -p "$PORTAL_AUTH_KEYRING_DIR/data/keyrings"
+    cp "$PORTAL_AUTH_KEYRING_SEED" "$PORTAL_AUTH_KEYRING_DIR/data/keyrings/login.keyring"
+  fi
   printf %s "portal-auth-session" | XDG_DATA_HOME="$PORTAL_AUTH_KEYRING_DIR/data" \
     gnome-keyring-daemon --unlock --components=secrets >/dev/null
   export PORTAL_AUTH_KEYRING_UNLOCKED=1

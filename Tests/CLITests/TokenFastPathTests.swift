@@ -38,26 +38,46 @@ import Testing
         ]
     }
 
+    /// Rewrites the pregenerated token stored for `url` in the private keyring with an expiry in
+    /// 1970 (the item replaced with `secret-tool`, the credential JSON otherwise unchanged).
+    func expireStoredToken(_ url: String, environment: [String: String]) async throws {
+        let script = #"""
+            s=$(secret-tool lookup application portal-auth store arcgis server "$1") || exit 10
+            case "$s" in *'"expirationDate":'*) ;; *) exit 11 ;; esac
+            secret-tool clear application portal-auth store arcgis server "$1" || exit 12
+            printf %s "$s" | sed 's/"expirationDate":[0-9.e+]*/"expirationDate":1000/' |
+              secret-tool store --label="portal-auth: expired @ $1" application portal-auth store arcgis server "$1" \
+                kind pregenerated-token || exit 13
+            """#
+        let r = try await Subprocess.run(
+            "/bin/sh", ["-c", script, "sh", url], environment: Subprocess.environment(environment))
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
     @Test func everyFormatPrintsWhatTheFullCommandPrints() async throws {
         try await withEmulator { emulator in
             try await withPrivateKeyring { keyring in
                 let env = keyring.environment
 
                 // A token sign-in (referer portal-auth), pregenerated tokens with a referer that needs
-                // shell quoting, without an expiry, inside the renewal window, and expired.
+                // shell quoting, without an expiry, inside the renewal window, and expired (stored
+                // valid, then its stored expiry moved to 1970: no waiting for the clock).
                 #expect(try await login(emulator, environment: env).status == 0)
                 let token = emulator.issueToken(username: "alice", lifetimeSeconds: 3600)
                 let base = emulator.baseURL
                 for (path, extra) in [
                     ("/quoted", ["--expires-in", "3600", "--referer", "it's https://app.example/"]), ("/forever", []),
-                    ("/soon", ["--expires-in", "290"]), ("/expired", ["--expires-in", "1"]),
+                    ("/soon", ["--expires-in", "290"]), ("/expired", ["--expires-in", "3600"]),
                 ] {
                     let r = try await CLI.portalAuth(
                         ["login", "--url", base + path, "--token-stdin"] + extra, emulator: emulator, stdin: token,
                         environment: env)
                     #expect(r.status == 0, "\(path): \(r.stderr)")
                 }
-                try await Task.sleep(for: .milliseconds(1200))
+                try await expireStoredToken(base + "/expired", environment: env)
+                let expired = try await CLI.portalAuth(
+                    ["token", base + "/expired"], emulator: emulator, environment: env)
+                #expect(expired.status == 3 && expired.stderr.contains("expired"), "\(expired.stderr)")
 
                 // Answered (by the fast path, or for /soon by the full command after it declined).
                 for url in [

@@ -100,6 +100,40 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
             "/usr/bin/secret-tool", ["lookup", "application", "portal-auth", "server", server, "kind", "token"])
         #expect(lookup.stdout == secret)
     }
+
+    /// The fast read (a `plain` Secret Service session over GDBus) returns exactly what libsecret's
+    /// read (a Diffie-Hellman session) and `secret-tool` return, for secrets of every shape; it
+    /// takes the item libsecret takes when several match, and finds nothing where libsecret does.
+    @Test func thePlainSessionReadReturnsWhatLibsecretReturns() async throws {
+        let backend = KeyringCredentialBackend()
+        let server = uniqueServer()
+        defer { _ = try? backend.delete(CredentialQuery(server: server)) }
+        let secrets = [
+            #"{"token":"t-\#(UUID().uuidString)"}"#, "ünïcødé ✓ \u{1F511} 鍵", "line\nbreak\ttab 'quote' \"dq\" \\",
+            String(repeating: "0123456789abcdef", count: 4096), "x",
+        ]
+        for (i, secret) in secrets.enumerated() {
+            let attributes = CredentialAttributes(store: "arcgis", server: server, kind: "k\(i)", username: "alice")
+            try backend.store(attributes, secret: secret)
+            let query = CredentialQuery(store: "arcgis", server: server, kind: "k\(i)")
+            let plain = try backend.lookup(query, through: .plainSessionOnly)
+            #expect(plain == secret, "secret \(i)")
+            #expect(try backend.lookup(query) == secret, "secret \(i)")
+            #expect(try backend.lookup(query, through: .libsecretOnly) == secret, "secret \(i)")
+            let tool = try await Subprocess.run(
+                "/usr/bin/secret-tool", ["lookup", "application", "portal-auth", "server", server, "kind", "k\(i)"])
+            #expect(tool.stdout == plain, "secret \(i)")
+        }
+        // Several matches: the same item either way; no match: nil either way.
+        let several = CredentialQuery(store: "arcgis", server: server)
+        let first = try backend.lookup(several, through: .plainSessionOnly)
+        #expect(first != nil)
+        #expect(first == (try backend.lookup(several, through: .libsecretOnly)))
+        let none = CredentialQuery(store: "arcgis", server: server, kind: "none")
+        #expect(try backend.lookup(none, through: .plainSessionOnly) == nil)
+        #expect(try backend.lookup(none) == nil)
+        #expect(try backend.lookup(none, through: .libsecretOnly) == nil)
+    }
 }
 
 @Suite struct FileBackendTests {

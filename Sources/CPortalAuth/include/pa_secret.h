@@ -25,6 +25,12 @@ int pa_secret_store(GHashTable *attributes, const char *label, const char *secre
 /* The secret (free with pa_secret_free) or NULL (not found, or error->set). */
 char *pa_secret_lookup(GHashTable *attributes, pa_secret_error *error);
 void pa_secret_free(char *secret);
+/* The fast read: the first unlocked item matching attributes, its secret read over GDBus in a Secret
+ * Service session with the spec's `plain` algorithm (no key exchange; secret.c says why that is safe).
+ * 1: *secret set (free with pa_secret_free: non-pageable memory, wiped); 0: no item; -2: only locked
+ * items match, or the secret is not text (read it with pa_secret_lookup, which prompts or decides);
+ * -1: error (error set; pa_secret_lookup reports it as it always did). */
+int pa_secret_lookup_plain(GHashTable *attributes, char **secret, pa_secret_error *error);
 /* Whether any item (locked or not) matches: 1 yes, 0 no, -1 error, -2 when the default collection
  * is missing or locked (pa_secret_check says which). Three small D-Bus calls (the default
  * collection's alias and Locked property, SearchItems), no session and no secret transferred, so

@@ -161,15 +161,43 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
 
     /// The secret of the first item matching the query.
     ///
-    /// The fast path of a token lookup: one libsecret call (the same D-Bus round trips as
-    /// `secret-tool lookup`). Only when it finds nothing or fails is the Secret Service examined,
-    /// so that a missing service or a locked collection is reported as such.
+    /// The fast path of a token lookup: a search and the secret read in a Secret Service
+    /// session with the specification's `plain` algorithm (`pa_secret_lookup_plain`: no key
+    /// exchange, which is most of what `secret-tool lookup` spends; secret.c says why this protects
+    /// the same). A locked item (which needs libsecret's prompt) or an error goes through libsecret's
+    /// lookup as before. Only when that finds nothing or fails is the Secret Service examined, so
+    /// that a missing service or a locked collection is reported as such.
     public func lookup(_ query: CredentialQuery) throws -> String? {
+        try lookup(query, through: .fast)
+    }
+
+    /// The ways ``lookup(_:)`` can read, for tests that hold them to the same answer.
+    package enum Read: Sendable {
+        /// The `plain` session, then libsecret when it declines: what ``lookup(_:)`` does.
+        case fast
+        /// The `plain` session alone: nil when it declines (a locked item, an error).
+        case plainSessionOnly
+        /// libsecret's lookup alone (its Diffie-Hellman session).
+        case libsecretOnly
+    }
+
+    /// ``lookup(_:)`` through one of the ways it can read.
+    package func lookup(_ query: CredentialQuery, through read: Read) throws -> String? {
         try Self.lock.withLock { _ in
             try Self.checkBus()
             let (secret, error) = try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) {
                 Self.withAttributes(Self.pairs(query)) { table -> (String?, pa_secret_error) in
                     var error = pa_secret_error()
+                    if read != .libsecretOnly {
+                        var text: UnsafeMutablePointer<CChar>?
+                        let found = pa_secret_lookup_plain(table, &text, &error)
+                        if found == 1, let text {
+                            defer { pa_secret_free(text) }
+                            return (String(cString: text), error)
+                        }
+                        if found == 0 || Self.isTimeout(error) || read == .plainSessionOnly { return (nil, error) }
+                        error = pa_secret_error()
+                    }
                     guard let secret = pa_secret_lookup(table, &error) else { return (nil, error) }
                     defer { pa_secret_free(secret) }
                     return (String(cString: secret), error)
