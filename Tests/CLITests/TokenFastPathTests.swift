@@ -38,22 +38,6 @@ import Testing
         ]
     }
 
-    /// Rewrites the pregenerated token stored for `url` in the private keyring with an expiry in
-    /// 1970 (the item replaced with `secret-tool`, the credential JSON otherwise unchanged).
-    func expireStoredToken(_ url: String, environment: [String: String]) async throws {
-        let script = #"""
-            s=$(secret-tool lookup application portal-auth store arcgis server "$1") || exit 10
-            case "$s" in *'"expirationDate":'*) ;; *) exit 11 ;; esac
-            secret-tool clear application portal-auth store arcgis server "$1" || exit 12
-            printf %s "$s" | sed 's/"expirationDate":[0-9.e+]*/"expirationDate":1000/' |
-              secret-tool store --label="portal-auth: expired @ $1" application portal-auth store arcgis server "$1" \
-                kind pregenerated-token || exit 13
-            """#
-        let r = try await Subprocess.run(
-            "/bin/sh", ["-c", script, "sh", url], environment: Subprocess.environment(environment))
-        #expect(r.status == 0, "\(r.stderr)")
-    }
-
     @Test func everyFormatPrintsWhatTheFullCommandPrints() async throws {
         try await withEmulator { emulator in
             try await withPrivateKeyring { keyring in
