@@ -134,8 +134,9 @@ package struct ConfigurationFile: Sendable {
     /// A required URL with an https scheme (http only for a loopback host).
     package func httpsURL(_ key: String) throws -> URL {
         let string = try string(key)
-        guard let url = URL(string: string), url.scheme != nil, url.host(percentEncoded: false) != nil else {
-            throw wrongType(key, "an absolute https URL")
+        // A host, not empty: `https://user@` parses, with a host of "".
+        guard let url = URL(string: string), url.scheme != nil, url.host(percentEncoded: false)?.isEmpty == false else {
+            throw wrongType(key, "an absolute https URL with a host")
         }
         guard Self.isSecureOrLoopback(url) else {
             throw wrongType(key, "an https URL (http only for 127.0.0.1, localhost or ::1), not \(string)")
@@ -146,9 +147,9 @@ package struct ConfigurationFile: Sendable {
     /// Whether `url` is https, or http to a loopback host (127.0.0.1, localhost, ::1): the rule
     /// for every URL a configuration gives (sign-in pages, token endpoints, portals).
     package static func isSecureOrLoopback(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false)?.lowercased() else {
-            return false
-        }
+        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false)?.lowercased(),
+            !host.isEmpty
+        else { return false }
         return scheme == "https" || (scheme == "http" && isLoopback(host: host))
     }
 
