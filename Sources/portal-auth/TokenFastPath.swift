@@ -18,7 +18,7 @@ import Glibc
 /// and through the same calls, up to reading the store: the manager, the URL, for every format
 /// but plain the identity-aware proxy credentials (first whether there is any: one keyring search
 /// that opens no session), the ArcGIS credential of the URL's server context. So a keyring with no
-/// proxy credential is read once, with one key exchange, whatever the format.
+/// proxy credential is read once (one search, one plain-session read), whatever the format.
 /// - A credential that is not within its renewal leeway of expiry, and no proxy credential for
 ///   the URL: it prints it as ``Token`` would.
 /// - An error on the way (a bad URL or store name, a locked keyring, an unreadable item): it reports
@@ -89,7 +89,7 @@ enum TokenFastPath {
                 store: request.store, verbose: 0, transport: GlobalOptions.makeTransport(cacert: nil))
             let url = try parseURL(request.url)
             // (Plain prints no IAP part. Where no IAP credential is stored at all, as for most
-            // users, one search without a session says so: a single key exchange for the process.)
+            // users, one search without a session says so: a single item read for the process.)
             if request.format != .plain, try !manager.iapCredentialStore.isEmpty(),
                 try manager.iapCredentialStore.readCredential(for: url) != nil
             {
