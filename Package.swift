@@ -102,6 +102,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -132,7 +133,10 @@ let package = Package(
         // Test helpers: child processes that inherit no stray descriptors, scoped emulators, folders and logs.
         .target(
             name: "TestSupport",
-            dependencies: ["CPortalAuth", "PortalEmulator", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CPortalAuth", "PortalEmulator", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),

@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The addresses the emulator answers on, known once the HTTPS listener is bound.
 struct EmulatorURLs: Sendable, Equatable {
@@ -38,9 +38,9 @@ final class EmulatorContext: Sendable {
     let users: [String: EmulatorUser]
     /// Logger for the request handlers.
     let logger: Logger
-    private let boundURLs = Mutex<EmulatorURLs?>(nil)
-    private let accessTokenLifetime: Mutex<Int>
-    private let entraLifetime: Mutex<Int>
+    private let boundURLs = NIOLockedValueBox<EmulatorURLs?>(nil)
+    private let accessTokenLifetime: NIOLockedValueBox<Int>
+    private let entraLifetime: NIOLockedValueBox<Int>
 
     init(configuration: EmulatorConfiguration, logger: Logger) {
         self.configuration = configuration
@@ -49,8 +49,8 @@ final class EmulatorContext: Sendable {
         self.tokens = TokenStore(clock: clock)
         self.grants = OAuthGrants(clock: clock)
         self.entra = EntraTokens(clock: clock)
-        self.accessTokenLifetime = Mutex(configuration.oauthAccessTokenLifetimeSeconds)
-        self.entraLifetime = Mutex(configuration.entraTokenLifetimeSeconds)
+        self.accessTokenLifetime = NIOLockedValueBox(configuration.oauthAccessTokenLifetimeSeconds)
+        self.entraLifetime = NIOLockedValueBox(configuration.entraTokenLifetimeSeconds)
         var users: [String: EmulatorUser] = [:]
         for user in configuration.users { users[user.username.lowercased()] = user }
         self.users = users
@@ -58,7 +58,7 @@ final class EmulatorContext: Sendable {
 
     /// The public URLs; a placeholder until the listener is bound.
     var urls: EmulatorURLs {
-        boundURLs.withLock { $0 } ?? EmulatorURLs(baseURL: "https://127.0.0.1")
+        boundURLs.withLockedValue { $0 } ?? EmulatorURLs(baseURL: "https://127.0.0.1")
     }
 
     /// The addresses as the request's client sees them: through the proxy or directly.
@@ -68,20 +68,20 @@ final class EmulatorContext: Sendable {
 
     /// Records the bound HTTPS address.
     func setURLs(_ urls: EmulatorURLs) {
-        boundURLs.withLock { $0 = urls }
+        boundURLs.withLockedValue { $0 = urls }
     }
 
     /// The lifetime of OAuth access tokens issued from now on, in seconds (starts at the
     /// configuration's `oauthAccessTokenLifetimeSeconds`).
     var oauthAccessTokenLifetimeSeconds: Int {
-        get { accessTokenLifetime.withLock { $0 } }
-        set { accessTokenLifetime.withLock { $0 = newValue } }
+        get { accessTokenLifetime.withLockedValue { $0 } }
+        set { accessTokenLifetime.withLockedValue { $0 = newValue } }
     }
 
     /// The lifetime of Entra access and ID tokens issued from now on, in seconds.
     var entraTokenLifetimeSeconds: Int {
-        get { entraLifetime.withLock { $0 } }
-        set { entraLifetime.withLock { $0 = newValue } }
+        get { entraLifetime.withLockedValue { $0 } }
+        set { entraLifetime.withLockedValue { $0 = newValue } }
     }
 
     /// The registered OAuth app with this `client_id` (configured apps first, then the built-in

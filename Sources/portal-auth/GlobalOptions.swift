@@ -9,7 +9,6 @@ import PortalAuthPassword
 import PortalAuthPregeneratedToken
 import PortalAuthServerTrust
 import PortalAuthToken
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -68,7 +67,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// Whether ``bootstrapLogging(verbose:)`` ran: swift-log allows one bootstrap per process,
     /// and a command that the `token` fast path hands on makes its manager a second time.
-    private static let loggingBootstrapped = Mutex(false)
+    private static let loggingBootstrapped = Locked(false)
 
     /// Logs to stderr at the level `-v` asks for (warnings without it); once per process.
     static func bootstrapLogging(verbose: Int) {

@@ -3,7 +3,6 @@ import Logging
 import PortalAuth
 import PortalAuthToken
 import PortalEmulator
-import Synchronization
 import TestSupport
 import Testing
 
@@ -410,7 +409,7 @@ struct IAPFixture {
 
 /// Records the pages a user agent was asked to show.
 final class PresentedPages: AuthorizationUserAgent {
-    private let shown = Mutex<[URL]>([])
+    private let shown = Locked<[URL]>([])
     var pages: [URL] { shown.withLock { $0 } }
     func present(_ url: URL, redirectURI: String) async throws { shown.withLock { $0.append(url) } }
     func readPastedResponse(_ prompt: String) async throws -> String { "" }

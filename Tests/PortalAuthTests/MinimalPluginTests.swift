@@ -1,7 +1,6 @@
 import Foundation
 import PortalAuth
 import PortalEmulator
-import Synchronization
 import Testing
 
 // The minimal plugin of the DocC article (Sources/PortalAuth/PortalAuth.docc/Architecture.md),
@@ -44,7 +43,7 @@ struct VaultTokenHandler: AuthenticationChallengeHandler {
             _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
             let held = try #require(try await f.manager.arcGISCredentialStore.credential(for: f.portalContext))
             let token = held.tokenInfo.accessToken
-            let fetches = Mutex(0)
+            let fetches = Locked(0)
 
             let transport = CurlTransport(
                 configuration: TransportConfiguration(caBundlePath: f.emulator.caCertificatePath, timeout: 30))

@@ -3,7 +3,6 @@ import PortalAuth
 import PortalAuthCertificate
 import PortalAuthPassword
 import PortalAuthServerTrust
-import Synchronization
 import TestSupport
 import Testing
 
@@ -11,7 +10,7 @@ import Testing
 final class CountingNetworkPasswordProvider: NetworkPasswordProvider {
     let username: String
     let password: String
-    private let count = Mutex(0)
+    private let count = Locked(0)
     init(username: String = "alice", password: String) {
         self.username = username
         self.password = password
@@ -28,7 +27,7 @@ final class CountingNetworkPasswordProvider: NetworkPasswordProvider {
 /// A trust decider with a fixed answer that records what it was shown.
 final class RecordingTrustDecider: ServerTrustDecider {
     let answer: Bool
-    private let shown = Mutex<[ServerCertificateReport]>([])
+    private let shown = Locked<[ServerCertificateReport]>([])
     init(_ answer: Bool) { self.answer = answer }
     var reports: [ServerCertificateReport] { shown.withLock { $0 } }
     func shouldTrust(_ report: ServerCertificateReport) async throws -> Bool {

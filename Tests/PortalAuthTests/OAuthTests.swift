@@ -4,7 +4,6 @@ import PortalAuth
 import PortalAuthOAuthApplication
 import PortalAuthOAuthUser
 import PortalEmulator
-import Synchronization
 import TestSupport
 import Testing
 
@@ -25,7 +24,7 @@ let scriptsDirectory: String = {
 final class ScriptedBrowser: AuthorizationUserAgent {
     let environment: [String: String]
     let outFile: String
-    private let launches = Mutex<[Task<SubprocessResult, any Error>]>([])
+    private let launches = Locked<[Task<SubprocessResult, any Error>]>([])
     private let launched: AsyncStream<Task<SubprocessResult, any Error>>
     private let announce: AsyncStream<Task<SubprocessResult, any Error>>.Continuation
     private let ca: String
@@ -33,7 +32,7 @@ final class ScriptedBrowser: AuthorizationUserAgent {
     /// The browsers launched and out-of-band files made for each emulator (by its CA bundle's
     /// path), until ``finish(ca:)``: a browser outlives `present`, which returns before the
     /// browser comes back to the loopback listener.
-    private static let started = Mutex<[String: (browsers: [Task<SubprocessResult, any Error>], files: [String])]>([:])
+    private static let started = Locked<[String: (browsers: [Task<SubprocessResult, any Error>], files: [String])]>([:])
 
     /// Waits for every browser launched for the emulator whose CA bundle is `ca` and removes
     /// their out-of-band files: the fixtures call it before their emulator stops.
@@ -414,7 +413,7 @@ struct OAuthFixture {
 
 /// A user agent whose browser is set after the emulator starts.
 final class ScriptedBrowserBox: AuthorizationUserAgent {
-    let inner = Mutex<ScriptedBrowser?>(nil)
+    let inner = Locked<ScriptedBrowser?>(nil)
     func present(_ url: URL, redirectURI: String) async throws {
         try await inner.withLock { $0 }!.present(url, redirectURI: redirectURI)
     }

@@ -4,7 +4,6 @@ import PortalAuth
 import PortalAuthPregeneratedToken
 import PortalAuthToken
 import PortalEmulator
-import Synchronization
 import TestSupport
 import Testing
 
@@ -12,7 +11,7 @@ import Testing
 final class CountingProvider: UsernamePasswordProvider {
     let username: String
     let password: String
-    private let count = Mutex(0)
+    private let count = Locked(0)
     init(username: String = "alice", password: String = "alice-pass-123") {
         self.username = username
         self.password = password
@@ -29,7 +28,7 @@ final class CountingProvider: UsernamePasswordProvider {
 /// A transport that records every request it passes on to the real one (an observer, not a mock).
 final class RecordingTransport: HTTPTransport {
     let inner: any HTTPTransport
-    private let log = Mutex<[HTTPRequest]>([])
+    private let log = Locked<[HTTPRequest]>([])
     init(_ inner: any HTTPTransport) { self.inner = inner }
     var requests: [HTTPRequest] { log.withLock { $0 } }
     func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The real clients users run against a portal, for the tests that drive them: the ArcGIS API
 /// for Python and Selenium (headless Debian chromium through chromium-driver), installed in the
@@ -26,13 +26,13 @@ public enum RealClients {
     /// See ``chromium``.
     public static let chromeDriver = "/usr/bin/chromedriver"
 
-    private static let environmentTask = Mutex<Task<String, any Error>?>(nil)
+    private static let environmentTask = NIOLockedValueBox<Task<String, any Error>?>(nil)
 
     /// The virtual environment's folder: `scripts/setup-python.sh` run once per test process
     /// (it answers at once when the environment is cached, and builds it otherwise, so a bare
     /// `swift test` works too).
     public static func virtualEnvironment() async throws -> String {
-        let task = environmentTask.withLock { task in
+        let task = environmentTask.withLockedValue { task in
             if let task { return task }
             let made = Task { () async throws -> String in
                 let setup = try await Subprocess.run(

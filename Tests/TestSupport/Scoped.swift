@@ -1,7 +1,7 @@
 import Foundation
 public import Logging
+import NIOConcurrencyHelpers
 public import PortalEmulator
-import Synchronization
 
 // Scoped helpers in hummingbird's style: each starts something, runs `body`, and stops it,
 // awaited, whether `body` returns or throws. Nothing a test starts outlives it.
@@ -75,13 +75,13 @@ public func withChildProcess<T>(
 
 /// Collects log lines ("message key=value ...", keys sorted) in memory.
 public final class LogCollector: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = NIOLockedValueBox<[String]>([])
 
     /// Creates an empty collector.
     public init() {}
 
     /// Every line so far.
-    public var all: [String] { lines.withLock { $0 } }
+    public var all: [String] { lines.withLockedValue { $0 } }
 
     /// Every line so far, one a line.
     public var text: String { all.joined(separator: "\n") }
@@ -93,7 +93,7 @@ public final class LogCollector: Sendable {
         return logger
     }
 
-    fileprivate func append(_ line: String) { lines.withLock { $0.append(line) } }
+    fileprivate func append(_ line: String) { lines.withLockedValue { $0.append(line) } }
 }
 
 private struct CollectingHandler: LogHandler {

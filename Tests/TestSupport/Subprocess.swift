@@ -1,6 +1,6 @@
 import CPortalAuth
 public import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What a finished child process produced.
 public struct SubprocessResult: Sendable {
@@ -165,7 +165,7 @@ public final class ChildProcess: Sendable {
     /// Its process id.
     public let pid: Int32
     private let output: Int32
-    private let state = Mutex<(exit: Int32?, buffered: [UInt8])>((nil, []))
+    private let state = NIOLockedValueBox<(exit: Int32?, buffered: [UInt8])>((nil, []))
 
     /// Starts `executable`; its standard output is readable with ``readLine(timeout:)`` and its
     /// standard error goes to `stderrPath` (nil: /dev/null).
@@ -194,7 +194,7 @@ public final class ChildProcess: Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let line: String? = state.withLock { state in
+            let line: String? = state.withLockedValue { state in
                 guard let index = state.buffered.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
                 let line = String(decoding: state.buffered[..<index], as: UTF8.self)
                 state.buffered.removeFirst(index + 1)
@@ -207,7 +207,7 @@ public final class ChildProcess: Sendable {
             if poll(&fd, 1, Int32(min(remaining, 1) * 1000)) <= 0 { continue }
             let count = read(output, &chunk, chunk.count)
             if count <= 0 { return nil }
-            state.withLock { $0.buffered.append(contentsOf: chunk[0..<count]) }
+            state.withLockedValue { $0.buffered.append(contentsOf: chunk[0..<count]) }
         }
     }
 
@@ -223,12 +223,12 @@ public final class ChildProcess: Sendable {
 
     /// Waits for the child to exit and returns its status (128 + signal when a signal ended it).
     public func wait() async -> Int32 {
-        if let exit = state.withLock({ $0.exit }) { return exit }
+        if let exit = state.withLockedValue({ $0.exit }) { return exit }
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 var code: Int32 = 0
-                if pa_wait(self.pid, 0, &code) != self.pid { code = self.state.withLock { $0.exit } ?? -1 }
-                self.state.withLock { $0.exit = code }
+                if pa_wait(self.pid, 0, &code) != self.pid { code = self.state.withLockedValue { $0.exit } ?? -1 }
+                self.state.withLockedValue { $0.exit = code }
                 continuation.resume(returning: code)
             }
         }
@@ -236,7 +236,7 @@ public final class ChildProcess: Sendable {
 
     /// Stops the child and its process group (SIGTERM, then SIGKILL after 5 s) and reaps it.
     public func stop() async -> Int32 {
-        if let exit = state.withLock({ $0.exit }) { return exit }
+        if let exit = state.withLockedValue({ $0.exit }) { return exit }
         kill(pid, SIGTERM)
         let pid = self.pid
         let killer = Task {
@@ -249,7 +249,7 @@ public final class ChildProcess: Sendable {
 
     deinit {
         close(output)
-        if state.withLock({ $0.exit }) == nil {
+        if state.withLockedValue({ $0.exit }) == nil {
             kill(pid, SIGKILL)
             var code: Int32 = 0
             _ = pa_wait(pid, 0, &code)

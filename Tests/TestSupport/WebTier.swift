@@ -1,6 +1,6 @@
 import CPortalAuth
 public import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 // Real servers on loopback for the network-credential tests (issue #5): nginx (self-signed
 // server, client certificates, Basic), Apache httpd (Digest, Negotiate through
@@ -106,19 +106,19 @@ public final class WebTier: Sendable {
     public let startupSeconds: TimeInterval
 
     let nginxPid: Int32
-    private let rotating: Mutex<(certificate: String, key: String, fingerprint: String)>
+    private let rotating: NIOLockedValueBox<(certificate: String, key: String, fingerprint: String)>
     /// Held through every change of nginx's configuration and its reload; the proxy blocks added.
-    private let reloads = Mutex<[String]>([])
+    private let reloads = NIOLockedValueBox<[String]>([])
     let watchdog: Watchdog
 
     // MARK: Shared instance
 
-    private static let sharedTask = Mutex<Task<WebTier, any Error>?>(nil)
+    private static let sharedTask = NIOLockedValueBox<Task<WebTier, any Error>?>(nil)
 
     /// The tier of this test process: started on first call (a few seconds), the same instance
     /// afterwards. A failed start is not retried: every caller gets the same error.
     public static func shared() async throws -> WebTier {
-        let task = sharedTask.withLock { task in
+        let task = sharedTask.withLockedValue { task in
             if let task { return task }
             let new = Task { try await start() }
             task = new
@@ -186,10 +186,10 @@ public final class WebTier: Sendable {
 
     /// The SHA-256 fingerprint (`AA:BB:...`) of the certificate ``rotatingSelfSignedURL``
     /// serves now.
-    public var rotatingSelfSignedFingerprint: String { rotating.withLock { $0.fingerprint } }
+    public var rotatingSelfSignedFingerprint: String { rotating.withLockedValue { $0.fingerprint } }
 
     /// The PEM file of the certificate ``rotatingSelfSignedURL`` serves now.
-    public var rotatingSelfSignedCertificatePath: String { rotating.withLock { $0.certificate } }
+    public var rotatingSelfSignedCertificatePath: String { rotating.withLockedValue { $0.certificate } }
 
     /// Replaces ``rotatingSelfSignedURL``'s certificate with a new self-signed one (new RSA key,
     /// same names), reloads nginx and returns once the new certificate is served; returns its
@@ -204,7 +204,7 @@ public final class WebTier: Sendable {
     }
 
     private func rotateBlocking() throws -> String {
-        try reloads.withLock { _ in try rotateLocked() }
+        try reloads.withLockedValue { _ in try rotateLocked() }
     }
 
     private func rotateLocked() throws -> String {
@@ -220,7 +220,7 @@ public final class WebTier: Sendable {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if (try? Self.servedFingerprint(port: port)) == fingerprint {
-                rotating.withLock { $0 = (generation, live.key, fingerprint) }
+                rotating.withLockedValue { $0 = (generation, live.key, fingerprint) }
                 return fingerprint
             }
             usleep(100_000)
@@ -276,7 +276,7 @@ public final class WebTier: Sendable {
     }
 
     private func addProxyBlocking(to backend: URL, front: ProxyFront) throws -> URL {
-        try reloads.withLock { blocks in
+        try reloads.withLockedValue { blocks in
             let port = try freePorts(1)[0]
             let tls =
                 front == .selfSigned
@@ -346,7 +346,7 @@ public final class WebTier: Sendable {
         try Self.writeDocuments(in: dir)
         selfSignedFingerprint = try TestPKI.fingerprint(ofCertificateAt: pki.selfSignedCertificatePath)
         selfSignedPublicKeyPin = try TestPKI.publicKeyPin(ofCertificateAt: pki.selfSignedCertificatePath)
-        rotating = Mutex(try Self.makeRotatingCertificate(in: dir, pki: pki))
+        rotating = NIOLockedValueBox(try Self.makeRotatingCertificate(in: dir, pki: pki))
         let passwords = try Self.writePasswordFiles(
             in: dir, user: userName, basicPassword: basicPassword, digestRealm: digestRealm,
             digestPassword: digestPassword)

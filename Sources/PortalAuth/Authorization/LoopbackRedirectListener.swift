@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -22,7 +21,7 @@ final class LoopbackRedirectListener: Sendable {
     /// How long one connection may take to send its request before it is closed.
     let readDeadline: Duration
     private let socketFD: Int32
-    private let cancelled = Mutex(false)
+    private let cancelled = Locked(false)
 
     /// Binds 127.0.0.1 on `port`, or on a free port when nil; each connection has `readDeadline`
     /// to send its request.

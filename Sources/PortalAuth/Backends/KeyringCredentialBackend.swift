@@ -33,13 +33,13 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
     /// The Secret Service's default collection on the session bus.
     public var location: String { "Secret Service default collection (D-Bus session bus)" }
 
-    private static let lock = PThreadLocked(())
+    private static let lock = Locked(())
 
     // MARK: Availability
 
     /// Checks the session bus, the Secret Service and the default collection.
     public func checkAvailable() throws {
-        try Self.lock.withLock { _ in
+        try Self.lock.withLock {
             try Self.checkBus(); try Self.checkService()
         }
     }
@@ -150,7 +150,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
     }
 
     private func run<T>(shared: Bool, _ body: () throws -> T) throws -> T {
-        try Self.lock.withLock { _ in
+        try Self.lock.withLock {
             try Self.checkBus()
             try Self.checkService()
             return try CrossProcessLock.withBlockingLock(Self.lockKey, shared: shared, body)
@@ -183,7 +183,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
 
     /// ``lookup(_:)`` through one of the ways it can read.
     package func lookup(_ query: CredentialQuery, through read: Read) throws -> String? {
-        try Self.lock.withLock { _ in
+        try Self.lock.withLock {
             try Self.checkBus()
             let (secret, error) = try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) {
                 Self.withAttributes(Self.pairs(query)) { table -> (String?, pa_secret_error) in
@@ -216,7 +216,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
     /// checked as ``search(_:withSecrets:)`` checks it (missing or locked: the same error, before
     /// anything could ask to unlock it).
     public func contains(_ query: CredentialQuery) throws -> Bool {
-        let found = try Self.lock.withLock { _ -> Bool? in
+        let found = try Self.lock.withLock { () -> Bool? in
             try Self.checkBus()
             let (found, error) = try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) {
                 Self.withAttributes(Self.pairs(query)) { table -> (Int32, pa_secret_error) in

@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -16,7 +14,7 @@ public final class MemoryCredentialBackend: CredentialStorageBackend {
     public let isBlocking = false
     /// Gone with the process, shared with no other.
     public let isPersistent = false
-    private let items = Mutex<[StoredCredentialItem]>([])
+    private let items = Locked<[StoredCredentialItem]>([])
 
     /// Creates an empty store.
     public init() {}

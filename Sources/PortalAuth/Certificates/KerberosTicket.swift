@@ -1,5 +1,4 @@
 internal import CPortalAuth
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -27,7 +26,7 @@ public enum KerberosTicket {
         var userTicket: (principal: String, checkedUntil: Date)?
         var failed: (principal: String, password: [UInt8], until: Date, error: PortalAuthError)?
     }
-    private static let known = Mutex(Known())
+    private static let known = Locked(Known())
     /// Concurrent first requests share one KDC exchange.
     private static let exchanges = SingleFlight<String, Void>()
 

@@ -1,5 +1,4 @@
 public import Logging
-import Synchronization
 
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
@@ -35,7 +34,7 @@ public final class AuthenticationManager: Sendable {
     /// Whether renewals take a lock shared with other processes (true for persistent backends).
     public let usesCrossProcessLocks: Bool
 
-    private let handlerList = Mutex<[any AuthenticationChallengeHandler]>([])
+    private let handlerList = Locked<[any AuthenticationChallengeHandler]>([])
     /// One ArcGIS challenge resolution per server context (see +ArcGISChallenges).
     let arcGISFlights = SingleFlight<String, (any ArcGISCredential)?>()
     /// One renewal per credential, across tasks and processes (see +Renewal).
@@ -43,16 +42,16 @@ public final class AuthenticationManager: Sendable {
     /// One network challenge resolution per host and kind (see +NetworkChallenges).
     let networkFlights = SingleFlight<String, ProvisionalNetworkCredential?>()
     /// The last answer to each host's network challenges (`scheme://host:port category`).
-    let recentNetworkAnswers = Mutex<[String: ProvisionalNetworkCredential]>([:])
+    let recentNetworkAnswers = Locked<[String: ProvisionalNetworkCredential]>([:])
     /// One proxy sign-in per identity-aware proxy (see +IAP).
     let iapFlights = SingleFlight<String, (any IAPAuthorizationCredential)?>()
     let iapAuthorization: IAPAuthorization
     /// ``transport`` without the layer that adds stored network credentials.
     let requestTransport: any HTTPTransport
     /// Federated servers whose portal refuses to exchange its token (they get the portal token).
-    let refusedExchanges = Mutex<Set<String>>([])
+    let refusedExchanges = Locked<Set<String>>([])
     /// Each host's gate: at most ``requestsInFlightPerHost`` requests in the transport at once.
-    let gates = Mutex<[String: AsyncGate]>([:])
+    let gates = Locked<[String: AsyncGate]>([:])
 
     /// The logger.
     public var logger: Logger { services.logger }

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
@@ -55,7 +54,7 @@ public struct CredentialSummary: Sendable, Equatable, Codable {
 package final class CredentialStoreEngine: Sendable {
     let backend: any CredentialStorageBackend
     let storeName: String
-    private let decoders = Mutex<[String: @Sendable (Data) throws -> any StorableCredential]>([:])
+    private let decoders = Locked<[String: @Sendable (Data) throws -> any StorableCredential]>([:])
 
     /// An engine for the items of `storeName` in `backend`.
     package init(backend: any CredentialStorageBackend, storeName: String) {
@@ -181,7 +180,7 @@ public final class ArcGISCredentialStore: Sendable {
     /// The `store` attribute of ArcGIS items.
     public static let storeName = "arcgis"
     let engine: CredentialStoreEngine
-    private let cache = Mutex<[String: CacheEntry]>([:])
+    private let cache = Locked<[String: CacheEntry]>([:])
 
     private enum CacheEntry { case present(any ArcGISCredential), absent }
 
@@ -289,7 +288,7 @@ public final class NetworkCredentialStore: Sendable {
     let engine: CredentialStoreEngine
     /// Per host, and a generation that every change bumps: a read that started before a change
     /// does not put its stale result in the cache.
-    private let cache = Mutex<(entries: [String: [any NetworkCredential]], generation: Int)>(([:], 0))
+    private let cache = Locked<(entries: [String: [any NetworkCredential]], generation: Int)>(([:], 0))
 
     /// The backend the credentials are kept in.
     public var backend: any CredentialStorageBackend { engine.backend }

@@ -1,5 +1,4 @@
 import Logging
-import Synchronization
 
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
@@ -85,7 +84,7 @@ public final class IAPCredentialStore: Sendable {
     /// The `store` attribute of IAP items (`proxy`, the name earlier versions stored: kept so their items still read).
     public static let storeName = "proxy"
     let engine: CredentialStoreEngine
-    private let cache = Mutex<[any IAPAuthorizationCredential]?>(nil)
+    private let cache = Locked<[any IAPAuthorizationCredential]?>(nil)
 
     /// The backend the credentials are kept in.
     public var backend: any CredentialStorageBackend { engine.backend }

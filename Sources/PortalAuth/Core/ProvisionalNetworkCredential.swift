@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -21,7 +19,7 @@ final class ProvisionalNetworkCredential: Sendable {
     let categories: Set<NetworkCredentialCategory>
     /// Whether the server's acceptance stores it.
     let storesWhenAccepted: Bool
-    private let stored: Mutex<Bool>
+    private let stored: Locked<Bool>
 
     /// - Parameters:
     ///   - alreadyStored: it came from the store.
@@ -33,7 +31,7 @@ final class ProvisionalNetworkCredential: Sendable {
         self.options = options
         self.categories = NetworkCredentialCategory.of(options)
         self.storesWhenAccepted = registering || !Self.isUsersOwnKerberosTicket(options)
-        self.stored = Mutex(alreadyStored)
+        self.stored = Locked(alreadyStored)
     }
 
     /// Options that only say "Negotiate with the ticket the user already has" (no password).

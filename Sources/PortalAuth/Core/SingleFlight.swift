@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -11,7 +9,7 @@ import Glibc
 
 /// Concurrent callers with the same key share one execution of the work.
 final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private let tasks = Mutex<[Key: Task<Value, any Error>]>([:])
+    private let tasks = Locked<[Key: Task<Value, any Error>]>([:])
 
     /// Runs `body` unless a run for `key` is under way, in which case its result is shared.
     func run(_ key: Key, _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
@@ -39,9 +37,9 @@ final class AsyncGate: Sendable {
         var available: Int
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
-    init(limit: Int) { state = Mutex(State(available: limit)) }
+    init(limit: Int) { state = Locked(State(available: limit)) }
 
     /// Waits for a free place.
     func acquire() async {

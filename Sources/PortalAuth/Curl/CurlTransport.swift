@@ -21,7 +21,7 @@ import Glibc
 public final class CurlTransport: HTTPTransport, Sendable {
     /// The configuration.
     public let configuration: TransportConfiguration
-    private let loop = Mutex<CurlEventLoop?>(nil)
+    private let loop = Locked<CurlEventLoop?>(nil)
 
     /// Creates a transport; nothing is loaded until the first request.
     public init(configuration: TransportConfiguration = TransportConfiguration()) {
@@ -317,12 +317,12 @@ final class CurlEventLoop: @unchecked Sendable {
         var pool: [OpaquePointer] = []  // idle transfers
         var running = true
     }
-    private let state = PThreadLocked(State())
+    private let state = Locked(State())
     private var thread = pthread_t()
     /// Set by the first ``shutdown()``; the thread is joined once.
     private let ended = Atomic<Bool>(false)
     /// Every loop whose thread has not been joined, for ``shutdownAll()``.
-    private static let live = PThreadLocked<[ObjectIdentifier: CurlEventLoop]>([:])
+    private static let live = Locked<[ObjectIdentifier: CurlEventLoop]>([:])
 
     init(maxConnectionsPerHost: Int) throws {
         guard let multi = pa_multi_init() else {
@@ -600,26 +600,6 @@ enum CurlErrors {
                 .connectionFailed, "the request to \(place) failed (\(text.isEmpty ? "CURLcode \(number)" : text))",
                 cause: cause)
         }
-    }
-}
-
-/// A value behind a pthread mutex, for state the event-loop thread shares with tasks
-/// (it holds C pointers, which `Mutex`'s sending closures cannot carry).
-final class PThreadLocked<Value>: @unchecked Sendable {
-    private var value: Value
-    private var mutex = pthread_mutex_t()
-
-    init(_ value: Value) {
-        self.value = value
-        pthread_mutex_init(&mutex, nil)
-    }
-
-    deinit { pthread_mutex_destroy(&mutex) }
-
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body(&value)
     }
 }
 

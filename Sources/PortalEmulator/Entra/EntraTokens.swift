@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A token the emulated Entra ID issued: an access token or an ID token.
 struct EntraToken: Sendable, Equatable {
@@ -18,7 +18,7 @@ struct EntraToken: Sendable, Equatable {
 final class EntraTokens: Sendable {
     /// Authorization codes and refresh tokens (the same single-use and expiry rules as the portal's).
     let grants: OAuthGrants
-    private let tokens = Mutex<[String: EntraToken]>([:])
+    private let tokens = NIOLockedValueBox<[String: EntraToken]>([:])
     private let clock: EmulatorClock
 
     /// Tokens whose expiry `clock` judges.
@@ -30,25 +30,25 @@ final class EntraTokens: Sendable {
     /// Issues a token.
     func issue(_ token: EntraToken, claims: [(String, JSONValue)]) -> String {
         let string = Self.jwt(claims)
-        tokens.withLock { $0[string] = token }
+        tokens.withLockedValue { $0[string] = token }
         return string
     }
 
     /// The token, if it was issued and has not expired.
     func valid(_ string: String) -> EntraToken? {
-        guard let token = tokens.withLock({ $0[string] }), token.expires > clock.nowMilliseconds else {
+        guard let token = tokens.withLockedValue({ $0[string] }), token.expires > clock.nowMilliseconds else {
             return nil
         }
         return token
     }
 
     /// Whether `string` was ever issued (expired or not).
-    func isKnown(_ string: String) -> Bool { tokens.withLock { $0[string] != nil } }
+    func isKnown(_ string: String) -> Bool { tokens.withLockedValue { $0[string] != nil } }
 
     /// Makes every access and ID token expired.
     func expireAll() {
         let past = clock.nowMilliseconds - 1
-        tokens.withLock { tokens in for key in tokens.keys { tokens[key]?.expires = past } }
+        tokens.withLockedValue { tokens in for key in tokens.keys { tokens[key]?.expires = past } }
     }
 
     /// An unsigned JWT-shaped string (`header.payload.signature`) carrying `claims` and a random

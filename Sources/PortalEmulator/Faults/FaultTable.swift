@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The faults that fire for one request.
 struct FiredFaults: Sendable, Equatable {
@@ -10,26 +10,26 @@ struct FiredFaults: Sendable, Equatable {
 
 /// The injected fault rules, consumed as they fire. Thread-safe.
 final class FaultTable: Sendable {
-    private let rules = Mutex<[Fault]>([])
+    private let rules = NIOLockedValueBox<[Fault]>([])
 
     /// Adds rules at the end.
     func add(_ faults: [Fault]) {
-        rules.withLock { $0.append(contentsOf: faults) }
+        rules.withLockedValue { $0.append(contentsOf: faults) }
     }
 
     /// Removes every rule.
     func clear() {
-        rules.withLock { $0.removeAll() }
+        rules.withLockedValue { $0.removeAll() }
     }
 
     /// The rules still armed.
-    var armed: [Fault] { rules.withLock { $0 } }
+    var armed: [Fault] { rules.withLockedValue { $0 } }
 
     /// Decides which faults fire for a request and uses up their counts. Every matching
     /// latency rule adds its delay; the first matching other rule fires. `rejectAllTokens`
     /// only matches requests that carry a token.
     func fire(path: String, carriesToken: Bool) -> FiredFaults {
-        rules.withLock { rules in
+        rules.withLockedValue { rules in
             var fired = FiredFaults()
             var index = 0
             while index < rules.count {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// An authorization code the portal handed to a signed-in user's browser.
 struct AuthorizationCodeGrant: Sendable, Equatable {
@@ -50,9 +50,9 @@ struct RefreshTokenGrant: Sendable, Equatable {
 /// Authorization codes and refresh tokens. Thread-safe. Access tokens live in ``TokenStore``.
 final class OAuthGrants: Sendable {
     private let clock: EmulatorClock
-    private let codes = Mutex<[String: AuthorizationCodeGrant]>([:])
-    private let refreshTokens = Mutex<[String: RefreshTokenGrant]>([:])
-    private let signIns = Mutex<[String: PendingSignIn]>([:])
+    private let codes = NIOLockedValueBox<[String: AuthorizationCodeGrant]>([:])
+    private let refreshTokens = NIOLockedValueBox<[String: RefreshTokenGrant]>([:])
+    private let signIns = NIOLockedValueBox<[String: PendingSignIn]>([:])
 
     /// How long a sign-in page's `oauth_state` stays usable.
     static let signInLifetimeMilliseconds: Int64 = 15 * 60 * 1000
@@ -65,19 +65,19 @@ final class OAuthGrants: Sendable {
     /// Remembers a new code and returns it.
     func issueCode(_ grant: AuthorizationCodeGrant) -> String {
         let code = TokenStore.randomToken().replacingOccurrences(of: ".", with: "")
-        codes.withLock { $0[code] = grant }
+        codes.withLockedValue { $0[code] = grant }
         return code
     }
 
     /// Takes a code out: codes are single-use, whether the redemption succeeds or not.
     func redeemCode(_ code: String) -> AuthorizationCodeGrant? {
-        codes.withLock { $0.removeValue(forKey: code) }
+        codes.withLockedValue { $0.removeValue(forKey: code) }
     }
 
     /// Makes every outstanding code expired.
     func expireCodes() {
         let past = clock.nowMilliseconds - 1
-        codes.withLock { codes in
+        codes.withLockedValue { codes in
             for key in codes.keys { codes[key]?.expires = past }
         }
     }
@@ -88,7 +88,7 @@ final class OAuthGrants: Sendable {
         let now = clock.nowMilliseconds
         pending.expires = now + Self.signInLifetimeMilliseconds
         let key = TokenStore.randomToken().replacingOccurrences(of: ".", with: "")
-        signIns.withLock { signIns in
+        signIns.withLockedValue { signIns in
             signIns = signIns.filter { $0.value.expires > now }
             while signIns.count >= Self.maximumPendingSignIns,
                 let oldest = signIns.min(by: { $0.value.expires < $1.value.expires })
@@ -103,35 +103,35 @@ final class OAuthGrants: Sendable {
     /// The sign-in an `oauth_state` names, while it has not expired or finished.
     func pendingSignIn(_ key: String) -> PendingSignIn? {
         let now = clock.nowMilliseconds
-        return signIns.withLock { $0[key] }.flatMap { $0.expires > now ? $0 : nil }
+        return signIns.withLockedValue { $0[key] }.flatMap { $0.expires > now ? $0 : nil }
     }
 
     /// Ends a sign-in: its `oauth_state` cannot be used again.
     func finishSignIn(_ key: String) {
-        _ = signIns.withLock { $0.removeValue(forKey: key) }
+        _ = signIns.withLockedValue { $0.removeValue(forKey: key) }
     }
 
     /// Remembers a new refresh token and returns it.
     func issueRefreshToken(_ grant: RefreshTokenGrant) -> String {
         let token = TokenStore.randomToken()
-        refreshTokens.withLock { $0[token] = grant }
+        refreshTokens.withLockedValue { $0[token] = grant }
         return token
     }
 
     /// The grant behind a refresh token, if it was issued and not revoked.
     func refreshToken(_ token: String) -> RefreshTokenGrant? {
-        refreshTokens.withLock { $0[token] }
+        refreshTokens.withLockedValue { $0[token] }
     }
 
     /// Forgets a refresh token; true when it was known.
     @discardableResult
     func revokeRefreshToken(_ token: String) -> Bool {
-        refreshTokens.withLock { $0.removeValue(forKey: token) != nil }
+        refreshTokens.withLockedValue { $0.removeValue(forKey: token) != nil }
     }
 
     /// Forgets every refresh token and returns them (their access tokens are revoked by the caller).
     func revokeAllRefreshTokens() -> [String] {
-        refreshTokens.withLock { tokens in
+        refreshTokens.withLockedValue { tokens in
             let all = Array(tokens.keys)
             tokens.removeAll()
             return all

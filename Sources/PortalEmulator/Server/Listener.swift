@@ -69,7 +69,12 @@ final class Listener: Sendable {
     }
 
     /// Stops accepting, lets open requests finish (at most `timeout`), then forces the rest.
-    func shutdown(timeout: Duration = .seconds(5)) async {
+    ///
+    /// Forcing is the last resort: cancelling the server drops the connections it accepted but has
+    /// not yet served, and NIO stops a debug build on each ("Deinited NIOAsyncWriter without calling
+    /// finish()"). A graceful stop takes milliseconds, but under a sanitizer or on a loaded machine
+    /// it has taken over 5 seconds, hence the generous default.
+    func shutdown(timeout: Duration = .seconds(30)) async {
         let task = self.task
         let stop = self.stop
         await withTaskGroup(of: Void.self) { group in

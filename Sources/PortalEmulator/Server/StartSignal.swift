@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A one-shot rendezvous between a listener's task and `start`: the bound port, or the
 /// error that kept the listener from binding.
@@ -9,7 +9,7 @@ final class StartSignal: Sendable {
         case done(Result<Int, any Error>)
     }
 
-    private let state = Mutex<State>(.pending)
+    private let state = NIOLockedValueBox<State>(.pending)
 
     /// Reports the bound port (the first report wins).
     func succeed(_ port: Int) { finish(.success(port)) }
@@ -20,7 +20,7 @@ final class StartSignal: Sendable {
     /// Waits for the first report.
     func wait() async throws -> Int {
         try await withCheckedThrowingContinuation { continuation in
-            let ready: Result<Int, any Error>? = state.withLock { state in
+            let ready: Result<Int, any Error>? = state.withLockedValue { state in
                 switch state {
                 case .done(let result): return result
                 case .pending:
@@ -35,7 +35,7 @@ final class StartSignal: Sendable {
     }
 
     private func finish(_ result: Result<Int, any Error>) {
-        let continuation: CheckedContinuation<Int, any Error>? = state.withLock { state in
+        let continuation: CheckedContinuation<Int, any Error>? = state.withLockedValue { state in
             switch state {
             case .pending:
                 state = .done(result)

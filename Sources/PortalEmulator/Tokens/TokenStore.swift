@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What the emulator remembers about an issued token.
 struct TokenRecord: Sendable, Equatable {
@@ -35,8 +35,8 @@ enum TokenProblem: Error, Sendable, Equatable {
 final class TokenStore: Sendable {
     /// The clock expiry is judged by.
     let clock: EmulatorClock
-    private let records = Mutex<[String: TokenRecord]>([:])
-    private let revoked = Mutex<Set<String>>([])
+    private let records = NIOLockedValueBox<[String: TokenRecord]>([:])
+    private let revoked = NIOLockedValueBox<Set<String>>([])
 
     /// A store judging expiry by `clock`.
     init(clock: EmulatorClock) { self.clock = clock }
@@ -44,13 +44,13 @@ final class TokenStore: Sendable {
     /// Issues a token and returns the string and its record.
     func issue(_ record: TokenRecord) -> String {
         let token = Self.randomToken()
-        records.withLock { $0[token] = record }
+        records.withLockedValue { $0[token] = record }
         return token
     }
 
     /// The record of a token, if it was ever issued.
     func record(for token: String) -> TokenRecord? {
-        records.withLock { $0[token] }
+        records.withLockedValue { $0[token] }
     }
 
     /// Checks a token for a request; returns its record when it may be used.
@@ -65,7 +65,7 @@ final class TokenStore: Sendable {
     /// Makes every token issued so far expired.
     func expireAll() {
         let past = clock.nowMilliseconds - 1
-        records.withLock { records in
+        records.withLockedValue { records in
             for (key, record) in records where record.expires > past { records[key]?.expires = past }
         }
     }
@@ -74,7 +74,7 @@ final class TokenStore: Sendable {
     /// issued from it. Unknown tokens and tokens from generateToken or client_credentials
     /// (which cannot be revoked) are left alone.
     func revoke(_ token: String, isRefreshToken: Bool) {
-        let gone = records.withLock { records -> [String] in
+        let gone = records.withLockedValue { records -> [String] in
             var gone: [String] = isRefreshToken ? [token] : []
             if records[token]?.kind == .oauth, records.removeValue(forKey: token) != nil { gone.append(token) }
             for (key, record) in records where record.refreshToken == token {
@@ -83,14 +83,14 @@ final class TokenStore: Sendable {
             }
             return gone
         }
-        revoked.withLock { $0.formUnion(gone) }
+        revoked.withLockedValue { $0.formUnion(gone) }
     }
 
     /// Whether `token` was revoked through ``revoke(_:)``.
-    func isRevoked(_ token: String) -> Bool { revoked.withLock { $0.contains(token) } }
+    func isRevoked(_ token: String) -> Bool { revoked.withLockedValue { $0.contains(token) } }
 
     /// How many tokens were issued and are still remembered.
-    var count: Int { records.withLock { $0.count } }
+    var count: Int { records.withLockedValue { $0.count } }
 
     /// 48 random bytes, base64url without padding, with dots like real tokens have.
     static func randomToken() -> String {
