@@ -13,7 +13,10 @@ parallel=${2:-50}
 configuration=${PORTAL_AUTH_STRESS_CONFIGURATION:-release}
 
 if [ -z "${PORTAL_AUTH_STRESS_BUILT:-}" ]; then
-  swift build -c "$configuration" --product portal-auth
+  # In release, the build the README's install command makes (and the same flags, so it does not
+  # relink .build/release/portal-auth into another binary).
+  static=(); [ "$configuration" = release ] && static=(--static-swift-stdlib)
+  swift build -c "$configuration" "${static[@]}" --product portal-auth
   swift build --product portal-emulator
   export PORTAL_AUTH_STRESS_BUILT=1
 fi
