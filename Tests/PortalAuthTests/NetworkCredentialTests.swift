@@ -102,32 +102,36 @@ struct NetworkCredentialTests {
     }
 
     @Test func trustingPinsTheKeyForThatHostAndPortOnly() async throws {
-        try await withForgotten(tier.selfSignedURL, tier.rotatingSelfSignedURL) {
-            let decider = RecordingTrustDecider(true)
-            let response = try await makeManager([ServerTrustHandler(decider: decider)]).send(
-                ArcGISRequest(url: data(tier.selfSignedURL)))
-            #expect(served(response) == "self-signed")
-            // The decider saw the certificate, why it failed, and its fingerprint as openssl writes it.
-            #expect(decider.reports.count == 1)
-            #expect(decider.reports.first?.failure == .selfSigned)
-            #expect(decider.reports.first?.certificate.sha256Fingerprint == tier.selfSignedFingerprint)
+        try await tier.rotatingServer.run {
+            try await withForgotten(tier.selfSignedURL, tier.rotatingSelfSignedURL) {
+                let decider = RecordingTrustDecider(true)
+                let response = try await makeManager([ServerTrustHandler(decider: decider)]).send(
+                    ArcGISRequest(url: data(tier.selfSignedURL)))
+                #expect(served(response) == "self-signed")
+                // The decider saw the certificate, why it failed, and its fingerprint as openssl writes it.
+                #expect(decider.reports.count == 1)
+                #expect(decider.reports.first?.failure == .selfSigned)
+                #expect(decider.reports.first?.certificate.sha256Fingerprint == tier.selfSignedFingerprint)
 
-            // In the keyring: the pin of that server's key, used by a new manager without asking.
-            let trusts = try await stored(tier.selfSignedURL).compactMap { $0 as? ServerTrustCredential }
-            #expect(trusts.count == 1)
-            #expect(trusts.first?.certificate.publicKeyPin == tier.selfSignedPublicKeyPin)
-            let again = try await makeManager([ServerTrustHandler()]).send(ArcGISRequest(url: data(tier.selfSignedURL)))
-            #expect(served(again) == "self-signed")
+                // In the keyring: the pin of that server's key, used by a new manager without asking.
+                let trusts = try await stored(tier.selfSignedURL).compactMap { $0 as? ServerTrustCredential }
+                #expect(trusts.count == 1)
+                #expect(trusts.first?.certificate.publicKeyPin == tier.selfSignedPublicKeyPin)
+                let again = try await makeManager([ServerTrustHandler()]).send(
+                    ArcGISRequest(url: data(tier.selfSignedURL)))
+                #expect(served(again) == "self-signed")
 
-            // Another port on the same host is not covered by the pin.
-            await expectPortalAuthError(.untrustedServer) {
-                try await makeManager([ServerTrustHandler()]).send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
-            }
-            // Nor is the same port under another host name.
-            var components = URLComponents(url: tier.selfSignedURL, resolvingAgainstBaseURL: false)!
-            components.host = components.host == "localhost" ? "127.0.0.1" : "localhost"
-            await expectPortalAuthError(.untrustedServer) {
-                try await makeManager([ServerTrustHandler()]).send(ArcGISRequest(url: data(components.url!)))
+                // Another port on the same host is not covered by the pin.
+                await expectPortalAuthError(.untrustedServer) {
+                    try await makeManager([ServerTrustHandler()]).send(
+                        ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+                }
+                // Nor is the same port under another host name.
+                var components = URLComponents(url: tier.selfSignedURL, resolvingAgainstBaseURL: false)!
+                components.host = components.host == "localhost" ? "127.0.0.1" : "localhost"
+                await expectPortalAuthError(.untrustedServer) {
+                    try await makeManager([ServerTrustHandler()]).send(ArcGISRequest(url: data(components.url!)))
+                }
             }
         }
     }
@@ -144,46 +148,48 @@ struct NetworkCredentialTests {
     }
 
     @Test func aTrustedServerWhoseKeyChangedFailsLoudlyNamingBothFingerprints() async throws {
-        try await withForgotten(tier.rotatingSelfSignedURL) {
-            let old = tier.rotatingSelfSignedFingerprint
-            // The same manager (one long-lived process) trusts the server, then sees its key change.
-            let decider = RecordingTrustDecider(true)
-            let manager = makeManager([ServerTrustHandler(decider: decider)])
-            _ = try await manager.send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
-            #expect(decider.reports.count == 1)
-            let new = try await tier.rotateSelfSignedCertificate()
-            #expect(new != old)
-            // nginx's old workers finish gracefully: wait until every new handshake shows the new key
-            // (and they have closed the idle connection this manager reused).
-            var streak = 0
-            for _ in 0..<100 where streak < 5 {
-                streak =
-                    (try? WebTier.servedFingerprint(port: tier.rotatingSelfSignedURL.port!)) == new ? streak + 1 : 0
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            #expect(streak >= 5)
+        try await tier.rotatingServer.run {
+            try await withForgotten(tier.rotatingSelfSignedURL) {
+                let old = tier.rotatingSelfSignedFingerprint
+                // The same manager (one long-lived process) trusts the server, then sees its key change.
+                let decider = RecordingTrustDecider(true)
+                let manager = makeManager([ServerTrustHandler(decider: decider)])
+                _ = try await manager.send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+                #expect(decider.reports.count == 1)
+                let new = try await tier.rotateSelfSignedCertificate()
+                #expect(new != old)
+                // nginx's old workers finish gracefully: wait until every new handshake shows the new key
+                // (and they have closed the idle connection this manager reused).
+                var streak = 0
+                for _ in 0..<100 where streak < 5 {
+                    streak =
+                        (try? WebTier.servedFingerprint(port: tier.rotatingSelfSignedURL.port!)) == new ? streak + 1 : 0
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(streak >= 5)
 
-            // The decider, which would trust anything, is not asked again: a changed key is never re-trusted silently.
-            let error = await expectPortalAuthError(.untrustedServer) {
-                try await manager.send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+                // The decider, which would trust anything, is not asked again: a changed key is never re-trusted silently.
+                let error = await expectPortalAuthError(.untrustedServer) {
+                    try await manager.send(ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+                }
+                #expect(decider.reports.count == 1)
+                // Nor by a new process.
+                let fresh = RecordingTrustDecider(true)
+                let again = await expectPortalAuthError(.untrustedServer) {
+                    try await makeManager([ServerTrustHandler(decider: fresh)]).send(
+                        ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
+                }
+                #expect(again?.message.contains(old) == true && again?.message.contains(new) == true)
+                #expect(fresh.reports.isEmpty)
+                #expect(error?.message.contains(old) == true)
+                #expect(error?.message.contains(new) == true)
+                let target = tier.rotatingSelfSignedURL
+                #expect(error?.remedy == .trustServerAgain(host: try #require(target.host()), port: target.port ?? 443))
+                #expect(again == error)
+                // The trusted key is still the old one.
+                let trusts = try await stored(tier.rotatingSelfSignedURL).compactMap { $0 as? ServerTrustCredential }
+                #expect(trusts.map(\.certificate.sha256Fingerprint) == [old])
             }
-            #expect(decider.reports.count == 1)
-            // Nor by a new process.
-            let fresh = RecordingTrustDecider(true)
-            let again = await expectPortalAuthError(.untrustedServer) {
-                try await makeManager([ServerTrustHandler(decider: fresh)]).send(
-                    ArcGISRequest(url: data(tier.rotatingSelfSignedURL)))
-            }
-            #expect(again?.message.contains(old) == true && again?.message.contains(new) == true)
-            #expect(fresh.reports.isEmpty)
-            #expect(error?.message.contains(old) == true)
-            #expect(error?.message.contains(new) == true)
-            let target = tier.rotatingSelfSignedURL
-            #expect(error?.remedy == .trustServerAgain(host: try #require(target.host()), port: target.port ?? 443))
-            #expect(again == error)
-            // The trusted key is still the old one.
-            let trusts = try await stored(tier.rotatingSelfSignedURL).compactMap { $0 as? ServerTrustCredential }
-            #expect(trusts.map(\.certificate.sha256Fingerprint) == [old])
         }
     }
 

@@ -87,25 +87,27 @@ import Testing
 
     @Test func rotatingTheSelfSignedCertificateServesANewKey() async throws {
         let tier = try await WebTier.shared()
-        let url = tier.rotatingSelfSignedURL.appendingPathComponent("data.json")
-        let oldFingerprint = tier.rotatingSelfSignedFingerprint
-        let oldCertificate = tier.rotatingSelfSignedCertificatePath
-        let oldPin = try TestPKI.publicKeyPin(ofCertificateAt: oldCertificate)
-        let before = try await curl(url, ["--cacert", oldCertificate])
-        #expect(before.exit == 0 && before.served == "rotating", "\(before.stderr)")
+        try await tier.rotatingServer.run {
+            let url = tier.rotatingSelfSignedURL.appendingPathComponent("data.json")
+            let oldFingerprint = tier.rotatingSelfSignedFingerprint
+            let oldCertificate = tier.rotatingSelfSignedCertificatePath
+            let oldPin = try TestPKI.publicKeyPin(ofCertificateAt: oldCertificate)
+            let before = try await curl(url, ["--cacert", oldCertificate])
+            #expect(before.exit == 0 && before.served == "rotating", "\(before.stderr)")
 
-        let newFingerprint = try await tier.rotateSelfSignedCertificate()
-        #expect(newFingerprint != oldFingerprint)
-        #expect(tier.rotatingSelfSignedFingerprint == newFingerprint)
-        #expect(try WebTier.servedFingerprint(port: tier.rotatingSelfSignedURL.port!) == newFingerprint)
-        #expect(try TestPKI.publicKeyPin(ofCertificateAt: tier.rotatingSelfSignedCertificatePath) != oldPin)
-        // The old certificate no longer verifies the server; the new one does.
-        let stale = try await curl(url, ["--cacert", oldCertificate])
-        #expect(stale.exit == 60, "\(stale.stderr)")
-        let fresh = try await curl(url, ["--cacert", tier.rotatingSelfSignedCertificatePath])
-        #expect(fresh.exit == 0 && fresh.served == "rotating", "\(fresh.stderr)")
-        // The other blocks are untouched by the reload.
-        #expect(try WebTier.servedFingerprint(port: tier.selfSignedURL.port!) == tier.selfSignedFingerprint)
+            let newFingerprint = try await tier.rotateSelfSignedCertificate()
+            #expect(newFingerprint != oldFingerprint)
+            #expect(tier.rotatingSelfSignedFingerprint == newFingerprint)
+            #expect(try WebTier.servedFingerprint(port: tier.rotatingSelfSignedURL.port!) == newFingerprint)
+            #expect(try TestPKI.publicKeyPin(ofCertificateAt: tier.rotatingSelfSignedCertificatePath) != oldPin)
+            // The old certificate no longer verifies the server; the new one does.
+            let stale = try await curl(url, ["--cacert", oldCertificate])
+            #expect(stale.exit == 60, "\(stale.stderr)")
+            let fresh = try await curl(url, ["--cacert", tier.rotatingSelfSignedCertificatePath])
+            #expect(fresh.exit == 0 && fresh.served == "rotating", "\(fresh.stderr)")
+            // The other blocks are untouched by the reload.
+            #expect(try WebTier.servedFingerprint(port: tier.selfSignedURL.port!) == tier.selfSignedFingerprint)
+        }
     }
 
     @Test func clientCertificateBlockNeedsACertificateOfTheTestCA() async throws {
