@@ -102,7 +102,7 @@ struct NetworkCredentialTests {
     }
 
     @Test func trustingPinsTheKeyForThatHostAndPortOnly() async throws {
-        try await tier.rotatingServer.run {
+        try await withRotatingServer {
             try await withForgotten(tier.selfSignedURL, tier.rotatingSelfSignedURL) {
                 let decider = RecordingTrustDecider(true)
                 let response = try await makeManager([ServerTrustHandler(decider: decider)]).send(
@@ -148,7 +148,7 @@ struct NetworkCredentialTests {
     }
 
     @Test func aTrustedServerWhoseKeyChangedFailsLoudlyNamingBothFingerprints() async throws {
-        try await tier.rotatingServer.run {
+        try await withRotatingServer {
             try await withForgotten(tier.rotatingSelfSignedURL) {
                 let old = tier.rotatingSelfSignedFingerprint
                 // The same manager (one long-lived process) trusts the server, then sees its key change.

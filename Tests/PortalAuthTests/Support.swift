@@ -89,3 +89,13 @@ func expectPortalAuthError<T>(
     }
     return nil
 }
+
+/// The web tier's rotating self-signed server is one test's at a time: one test changes its
+/// certificate, and the others read which one it serves.
+private let rotatingServerTurn = AsyncGate(limit: 1)
+
+/// Runs `body` while no other test uses the web tier's rotating self-signed server.
+func withRotatingServer<T>(_ body: () async throws -> T) async throws -> T {
+    await rotatingServerTurn.acquire()
+    return try await withResource(rotatingServerTurn, release: { $0.release() }) { _ in try await body() }
+}

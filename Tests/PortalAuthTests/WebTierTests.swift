@@ -87,7 +87,7 @@ import Testing
 
     @Test func rotatingTheSelfSignedCertificateServesANewKey() async throws {
         let tier = try await WebTier.shared()
-        try await tier.rotatingServer.run {
+        try await withRotatingServer {
             let url = tier.rotatingSelfSignedURL.appendingPathComponent("data.json")
             let oldFingerprint = tier.rotatingSelfSignedFingerprint
             let oldCertificate = tier.rotatingSelfSignedCertificatePath

@@ -188,10 +188,6 @@ public final class WebTier: Sendable {
     /// serves now.
     public var rotatingSelfSignedFingerprint: String { rotating.withLockedValue { $0.fingerprint } }
 
-    /// Held by every test that uses ``rotatingSelfSignedURL``: one of them changes its certificate,
-    /// and the others read which one it serves.
-    public let rotatingServer = AsyncExclusive()
-
     /// The PEM file of the certificate ``rotatingSelfSignedURL`` serves now.
     public var rotatingSelfSignedCertificatePath: String { rotating.withLockedValue { $0.certificate } }
 

@@ -32,17 +32,18 @@ final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 }
 
 /// An async counting semaphore: at most `limit` holders at once, the others wait in order.
-final class AsyncGate: Sendable {
+package final class AsyncGate: Sendable {
     private struct State {
         var available: Int
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
     private let state: Locked<State>
 
-    init(limit: Int) { state = Locked(State(available: limit)) }
+    /// A gate with `limit` free places.
+    package init(limit: Int) { state = Locked(State(available: limit)) }
 
     /// Waits for a free place.
-    func acquire() async {
+    package func acquire() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let go = state.withLock { s -> Bool in
                 if s.available > 0 { s.available -= 1; return true }
@@ -54,7 +55,7 @@ final class AsyncGate: Sendable {
     }
 
     /// Gives the place to the next waiter, or frees it.
-    func release() {
+    package func release() {
         let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
             if s.waiters.isEmpty { s.available += 1; return nil }
             return s.waiters.removeFirst()
