@@ -25,6 +25,7 @@ public enum FuzzTargets {
         ("LoopbackRequest", loopbackRequest),
         ("StoredCredential", storedCredential),
         ("CredentialFile", credentialFile),
+        ("KeyringIndex", keyringIndex),
     ]
 
     /// ArcGIS JSON answers and error bodies (every response passes through both).

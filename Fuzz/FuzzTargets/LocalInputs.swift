@@ -142,4 +142,14 @@ extension FuzzTargets {
         precondition((try? FileCredentialBackend.encodeContents(contents)) == written, "the file's bytes vary")
         for item in contents.items.prefix(4) { checkStored(item.secret, server: item.attributes.server) }
     }
+
+    /// The keyring's item index (a file in the lock folder): whatever it reads, it writes back as
+    /// the same index, in no more bytes than it read (only valid lines are kept; the last one may
+    /// gain its newline).
+    public static func keyringIndex(_ bytes: [UInt8]) {
+        let index = KeyringItemIndex(parsing: String(decoding: bytes, as: UTF8.self))
+        let text = index.text
+        precondition(KeyringItemIndex(parsing: text) == index, "a written index reads back differently")
+        precondition(index == KeyringItemIndex() || text.utf8.count <= bytes.count + 1, "the index grew when rewritten")
+    }
 }

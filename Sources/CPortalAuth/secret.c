@@ -285,28 +285,55 @@ static int is_password(const char *data, gsize length, const char *content_type)
     return 0;
 }
 
-/* Item.GetSecret in a plain session: the text in non-pageable memory, or NULL (error, or not a password). */
-static char *plain_secret(GDBusConnection *bus, const char *item, const char *session, GError **gerror) {
-    GVariant *reply = service_call(bus, item, "org.freedesktop.Secret.Item", "GetSecret",
-                                   g_variant_new("(o)", session), "((oayays))", gerror);
-    if (!reply) return NULL;
+/* Service.GetSecrets for one item in a plain session (cheaper than Item.GetSecret in gnome-keyring,
+ * which finds the item twice: 2.6 ms against 4.9 with 10,000 items). 1: *secret set, the text in
+ * non-pageable memory; 0: no such item, a locked one (GetSecrets leaves both out) or not a password;
+ * -1: error. */
+static int plain_secret(GDBusConnection *bus, const char *item, const char *session, char **secret,
+                        GError **gerror) {
+    const char *items[] = { item, NULL };
+    GVariant *reply = service_call(bus, PA_SECRET_PATH, PA_SECRET_SERVICE, "GetSecrets",
+                                   g_variant_new("(^ao&o)", items, session), "(a{o(oayays)})", gerror);
+    if (!reply) return -1;
+    GVariant *found = g_variant_get_child_value(reply, 0);
     GVariant *value = NULL;
     const char *content_type = NULL;
-    g_variant_get(reply, "((o@ay@ay&s))", NULL, NULL, &value, &content_type);
-    gsize length = 0;
-    char *data = (char *)g_variant_get_fixed_array(value, &length, 1);
-    char *secret = NULL;
-    if (is_password(data, length, content_type)) secret = secret_value_unref_to_password(
-        secret_value_new(data, (gssize)length, content_type ? content_type : "text/plain"), NULL);
-    if (length > 0) memset(data, 0, length); /* GDBus's decoded copy (heap memory this reply owns) */
-    g_variant_unref(value);
+    int result = 0;
+    if (g_variant_lookup(found, item, "(o@ay@ay&s)", NULL, NULL, &value, &content_type)) {
+        gsize length = 0;
+        char *data = (char *)g_variant_get_fixed_array(value, &length, 1);
+        if (is_password(data, length, content_type)) {
+            *secret = secret_value_unref_to_password(
+                secret_value_new(data, (gssize)length, content_type ? content_type : "text/plain"), NULL);
+            result = *secret ? 1 : 0;
+        }
+        if (length > 0) memset(data, 0, length); /* GDBus's decoded copy (heap memory this reply owns) */
+        g_variant_unref(value);
+    }
+    g_variant_unref(found);
     g_variant_unref(reply);
-    return secret;
+    return result;
 }
 
-int pa_secret_lookup_plain(GHashTable *attributes, char **secret, pa_secret_error *error) {
+/* OpenSession(plain), then plain_secret; the session is closed without waiting for the answer (the
+ * service also closes it when this connection goes). */
+static int read_in_plain_session(GDBusConnection *bus, const char *item, char **secret, GError **gerror) {
+    GVariant *opened = service_call(bus, PA_SECRET_PATH, PA_SECRET_SERVICE, "OpenSession",
+                                    g_variant_new("(sv)", "plain", g_variant_new_string("")), "(vo)", gerror);
+    if (!opened) return -1;
+    const char *session = NULL;
+    g_variant_get(opened, "(v&o)", NULL, &session);
+    int result = plain_secret(bus, item, session, secret, gerror);
+    g_dbus_connection_call(bus, PA_SECRET_BUS, session, "org.freedesktop.Secret.Session", "Close", NULL, NULL,
+                           G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL, NULL);
+    g_variant_unref(opened);
+    return result;
+}
+
+int pa_secret_lookup_plain(GHashTable *attributes, char **secret, char **item_path, pa_secret_error *error) {
     GError *gerror = NULL;
     *secret = NULL;
+    if (item_path) *item_path = NULL;
     GDBusConnection *bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, &gerror);
     if (!bus) { take_error(gerror, error); return -1; }
     char *item = NULL;
@@ -316,20 +343,21 @@ int pa_secret_lookup_plain(GHashTable *attributes, char **secret, pa_secret_erro
         if (state < 0) { take_error(gerror, error); return -1; }
         return state == 2 ? -2 : 0;
     }
-    GVariant *opened = service_call(bus, PA_SECRET_PATH, PA_SECRET_SERVICE, "OpenSession",
-                                    g_variant_new("(sv)", "plain", g_variant_new_string("")), "(vo)", &gerror);
-    int result = -1;
-    if (opened) {
-        const char *session = NULL;
-        g_variant_get(opened, "(v&o)", NULL, &session);
-        *secret = plain_secret(bus, item, session, &gerror);
-        result = *secret ? 1 : (gerror ? -1 : -2);
-        /* Closed without waiting for the answer (the service also closes it when this connection goes). */
-        g_dbus_connection_call(bus, PA_SECRET_BUS, session, "org.freedesktop.Secret.Session", "Close", NULL, NULL,
-                               G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL, NULL);
-        g_variant_unref(opened);
-    }
-    g_free(item);
+    int read = read_in_plain_session(bus, item, secret, &gerror);
+    int result = read == 1 ? 1 : (read < 0 ? -1 : -2);
+    if (result == 1 && item_path) *item_path = item; else g_free(item);
+    g_object_unref(bus);
+    if (gerror) take_error(gerror, error);
+    return result;
+}
+
+int pa_secret_read_plain(const char *item_path, char **secret, pa_secret_error *error) {
+    GError *gerror = NULL;
+    *secret = NULL;
+    if (!g_variant_is_object_path(item_path)) return 0;
+    GDBusConnection *bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, &gerror);
+    if (!bus) { take_error(gerror, error); return -1; }
+    int result = read_in_plain_session(bus, item_path, secret, &gerror);
     g_object_unref(bus);
     if (gerror) take_error(gerror, error);
     return result;

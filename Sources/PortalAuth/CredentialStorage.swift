@@ -96,6 +96,10 @@ public protocol CredentialStorageBackend: Sendable {
 
     /// The secret of the first item matching the query, or `nil`.
     func lookup(_ query: CredentialQuery) throws -> String?
+    /// The secret of the first item matching the query, or `nil`, as ``lookup(_:)`` finds it; a
+    /// backend that remembers where it found an item reads it there first and keeps what it read
+    /// only when `isItsItem` says it is the query's (else it looks again). By default ``lookup(_:)``.
+    func lookup(_ query: CredentialQuery, verifying isItsItem: (String) -> Bool) throws -> String?
     /// Every item matching the query, with secrets when `withSecrets` is true.
     func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem]
     /// Whether any item matches the query; nothing is decrypted or copied (the keyring answers
@@ -114,6 +118,11 @@ public protocol CredentialStorageBackend: Sendable {
 }
 
 extension CredentialStorageBackend {
+    /// ``lookup(_:)``: nothing is remembered, so there is nothing to verify.
+    public func lookup(_ query: CredentialQuery, verifying isItsItem: (String) -> Bool) throws -> String? {
+        try lookup(query)
+    }
+
     /// Searches without secrets.
     public func contains(_ query: CredentialQuery) throws -> Bool {
         try !search(query, withSecrets: false).isEmpty

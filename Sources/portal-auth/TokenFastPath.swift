@@ -16,9 +16,10 @@ import Glibc
 /// It takes only `token URL` with `--format` and `--store` (any other command, option, `-v`, or no
 /// URL goes to the full command untouched), and then does what ``Token`` does, in the same order
 /// and through the same calls, up to reading the store: the manager, the URL, for every format
-/// but plain the identity-aware proxy credentials (first whether there is any: one keyring search
-/// that opens no session), the ArcGIS credential of the URL's server context. So a keyring with no
-/// proxy credential is read once (one search, one plain-session read), whatever the format.
+/// but plain the identity-aware proxy credentials (first whether there is any), the ArcGIS
+/// credential of the URL's server context. In the keyring both answers come from its item index
+/// once a lookup has made them: no search (gnome-keyring's looks at every item), one read of the
+/// item where it was found, whatever the format.
 /// - A credential that is not within its renewal leeway of expiry, and no proxy credential for
 ///   the URL: it prints it as ``Token`` would.
 /// - An error on the way (a bad URL or store name, a locked keyring, an unreadable item): it reports
@@ -89,7 +90,7 @@ enum TokenFastPath {
                 store: request.store, verbose: 0, transport: GlobalOptions.makeTransport(cacert: nil))
             let url = try parseURL(request.url)
             // (Plain prints no IAP part. Where no IAP credential is stored at all, as for most
-            // users, one search without a session says so: a single item read for the process.)
+            // users, the keyring's item index says so, or one search without a session.)
             if request.format != .plain, try !manager.iapCredentialStore.isEmpty(),
                 try manager.iapCredentialStore.readCredential(for: url) != nil
             {

@@ -29,8 +29,13 @@ void pa_secret_free(char *secret);
  * Service session with the spec's `plain` algorithm (no key exchange; secret.c says why that is safe).
  * 1: *secret set (free with pa_secret_free: non-pageable memory, wiped); 0: no item; -2: only locked
  * items match, or the secret is not text (read it with pa_secret_lookup, which prompts or decides);
- * -1: error (error set; pa_secret_lookup reports it as it always did). */
-int pa_secret_lookup_plain(GHashTable *attributes, char **secret, pa_secret_error *error);
+ * -1: error (error set; pa_secret_lookup reports it as it always did). On 1, *item_path (when
+ * item_path is not NULL) is the item's D-Bus object path (free with g_free). */
+int pa_secret_lookup_plain(GHashTable *attributes, char **secret, char **item_path, pa_secret_error *error);
+/* The secret of the item at item_path (a D-Bus object path pa_secret_lookup_plain gave), read as
+ * pa_secret_lookup_plain reads it, without a search. 1: *secret set (pa_secret_free); 0: no such
+ * item, a locked one, not text, or not an object path; -1: error (error set). */
+int pa_secret_read_plain(const char *item_path, char **secret, pa_secret_error *error);
 /* Whether any item (locked or not) matches: 1 yes, 0 no, -1 error, -2 when the default collection
  * is missing or locked (pa_secret_check says which). Three small D-Bus calls (the default
  * collection's alias and Locked property, SearchItems), no session and no secret transferred, so

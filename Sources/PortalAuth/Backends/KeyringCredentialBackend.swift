@@ -149,11 +149,19 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
         "keyring " + (getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) } ?? "")
     }
 
+    /// The file, in the lock folder, of this keyring's ``KeyringItemIndex``.
+    private static var indexName: String { CrossProcessLock.fileStem(for: lockKey) + ".index" }
+
+    /// Runs `body` holding the keyring's cross-process lock; a writer (not `shared`) first removes
+    /// the item index, so that no reader trusts an entry made before the change.
     private func run<T>(shared: Bool, _ body: () throws -> T) throws -> T {
         try Self.lock.withLock {
             try Self.checkBus()
             try Self.checkService()
-            return try CrossProcessLock.withBlockingLock(Self.lockKey, shared: shared, body)
+            return try CrossProcessLock.withBlockingLock(Self.lockKey, shared: shared) { folder in
+                if !shared { try KeyringItemIndex.remove(in: folder, name: Self.indexName) }
+                return try body()
+            }
         }
     }
 
@@ -181,18 +189,45 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
         case libsecretOnly
     }
 
-    /// ``lookup(_:)`` through one of the ways it can read.
-    package func lookup(_ query: CredentialQuery, through read: Read) throws -> String? {
+    /// The secret of the first item matching the query, read first where an earlier lookup found
+    /// it (the keyring's ``KeyringItemIndex``: one read, no search) and kept when `isItsItem` takes
+    /// it; otherwise as ``lookup(_:)`` reads, noting where the item was found.
+    public func lookup(_ query: CredentialQuery, verifying isItsItem: (String) -> Bool) throws -> String? {
+        let remembered = try Self.lock.withLock {
+            try Self.checkBus()
+            return try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) { folder -> String? in
+                guard let path = KeyringItemIndex.read(in: folder, name: Self.indexName).itemPath(query) else {
+                    return nil
+                }
+                var text: UnsafeMutablePointer<CChar>?
+                var error = pa_secret_error()
+                guard pa_secret_read_plain(path, &text, &error) == 1, let text else { return nil }
+                defer { pa_secret_free(text) }
+                return String(cString: text)
+            }
+        }
+        if let remembered, isItsItem(remembered) { return remembered }
+        return try lookup(query, through: .fast, remembering: true)
+    }
+
+    /// ``lookup(_:)`` through one of the ways it can read; `remembering`: an item the `plain`
+    /// session read is noted in the item index.
+    package func lookup(_ query: CredentialQuery, through read: Read, remembering: Bool = false) throws -> String? {
         try Self.lock.withLock {
             try Self.checkBus()
-            let (secret, error) = try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) {
+            let (secret, error) = try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) { folder in
                 Self.withAttributes(Self.pairs(query)) { table -> (String?, pa_secret_error) in
                     var error = pa_secret_error()
                     if read != .libsecretOnly {
                         var text: UnsafeMutablePointer<CChar>?
-                        let found = pa_secret_lookup_plain(table, &text, &error)
+                        var path: UnsafeMutablePointer<CChar>?
+                        let found = pa_secret_lookup_plain(table, &text, &path, &error)
+                        defer { g_free(path) }
                         if found == 1, let text {
                             defer { pa_secret_free(text) }
+                            if remembering, let path {
+                                Self.remember(.item(path: String(cString: path)), for: query, in: folder)
+                            }
                             return (String(cString: text), error)
                         }
                         if found == 0 || Self.isTimeout(error) || read == .plainSessionOnly { return (nil, error) }
@@ -211,18 +246,34 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
         }
     }
 
+    /// Notes `entry` in the item index (the caller holds the keyring's lock shared).
+    private static func remember(
+        _ entry: KeyringItemIndex.Entry, for query: CredentialQuery, in folder: CrossProcessLock.Folder
+    ) {
+        var index = KeyringItemIndex.read(in: folder, name: indexName)
+        index.set(entry, for: query)
+        index.write(in: folder, name: indexName)
+    }
+
     /// Whether any item matches the query: a Secret Service search, with no session opened and no
     /// secret read (so no key exchange, the costliest part of a read), in the default collection
     /// checked as ``search(_:withSecrets:)`` checks it (missing or locked: the same error, before
-    /// anything could ask to unlock it).
+    /// anything could ask to unlock it). The answer is noted in the item index, and read there
+    /// while portal-auth has not changed the keyring since (``KeyringItemIndex`` says what that
+    /// misses).
     public func contains(_ query: CredentialQuery) throws -> Bool {
         let found = try Self.lock.withLock { () -> Bool? in
             try Self.checkBus()
-            let (found, error) = try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) {
-                Self.withAttributes(Self.pairs(query)) { table -> (Int32, pa_secret_error) in
+            let (found, error) = try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) { folder in
+                if let known = KeyringItemIndex.read(in: folder, name: Self.indexName).has(query) {
+                    return (Int32(known ? 1 : 0), pa_secret_error())
+                }
+                let (found, error) = Self.withAttributes(Self.pairs(query)) { table -> (Int32, pa_secret_error) in
                     var error = pa_secret_error()
                     return (pa_secret_exists(table, &error), error)
                 }
+                if found >= 0 { Self.remember(.has(found == 1), for: query, in: folder) }
+                return (found, error)
             }
             if found >= 0 { return found == 1 }
             if Self.isTimeout(error) { throw Self.slow("list credentials", error) }

@@ -101,14 +101,30 @@ package final class CredentialStoreEngine: Sendable {
         }
     }
 
-    func lookup(server: String) async throws -> (any StorableCredential)? {
-        try await BlockingIO.run(backend.isBlocking) { try self.lookupOnCallingThread(server: server) }
+    /// The credential stored for `server`; `belongs` says whether a credential is `server`'s own,
+    /// so that one read where the backend last found it (``CredentialStorageBackend/lookup(_:verifying:)``)
+    /// is only kept when it is.
+    func lookup(
+        server: String, belongs: @escaping @Sendable (any StorableCredential) -> Bool
+    ) async throws -> (any StorableCredential)? {
+        try await BlockingIO.run(backend.isBlocking) {
+            try self.lookupOnCallingThread(server: server, belongs: belongs)
+        }
     }
 
-    /// ``lookup(server:)`` on the calling thread (which it blocks on a blocking backend).
-    func lookupOnCallingThread(server: String) throws -> (any StorableCredential)? {
-        guard let secret = try backend.lookup(CredentialQuery(store: storeName, server: server)) else { return nil }
-        return try decode(secret, server: server)
+    /// ``lookup(server:belongs:)`` on the calling thread (which it blocks on a blocking backend).
+    func lookupOnCallingThread(
+        server: String, belongs: (any StorableCredential) -> Bool
+    ) throws -> (any StorableCredential)? {
+        var verified: (secret: String, credential: any StorableCredential)?
+        let found = try backend.lookup(CredentialQuery(store: storeName, server: server)) { secret in
+            guard let credential = try? decode(secret, server: server), belongs(credential) else { return false }
+            verified = (secret, credential)
+            return true
+        }
+        guard let found else { return nil }
+        if let verified, verified.secret == found { return verified.credential }
+        return try decode(found, server: server)
     }
 
     func search(_ query: CredentialQuery) async throws -> [(CredentialAttributes, any StorableCredential)] {
@@ -204,7 +220,9 @@ public final class ArcGISCredentialStore: Sendable {
             if case .present(let credential) = entry { return credential }
             return nil
         }
-        let found = try await engine.lookup(server: context.url) as? any ArcGISCredential
+        let found =
+            try await engine.lookup(server: context.url, belongs: Self.belongs(to: context.url))
+            as? any ArcGISCredential
         cache.withLock { $0[context.url] = found.map { .present($0) } ?? .absent }
         return found
     }
@@ -225,13 +243,19 @@ public final class ArcGISCredentialStore: Sendable {
     /// credential before it starts anything else.
     public func readCredential(for url: URL) throws -> (any ArcGISCredential)? {
         for context in try ServerContext.candidates(for: url) {
-            if let credential = try engine.lookupOnCallingThread(server: context.url) as? any ArcGISCredential,
+            if let credential = try engine.lookupOnCallingThread(
+                server: context.url, belongs: Self.belongs(to: context.url)) as? any ArcGISCredential,
                 credential.serverContext.contains(url)
             {
                 return credential
             }
         }
         return nil
+    }
+
+    /// Whether a stored credential is the one of the server context `url`.
+    private static func belongs(to url: String) -> @Sendable (any StorableCredential) -> Bool {
+        { ($0 as? any ArcGISCredential)?.serverContext.url == url }
     }
 
     /// Adds a credential, replacing any credential of its server context.

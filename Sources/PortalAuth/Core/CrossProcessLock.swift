@@ -25,11 +25,15 @@ enum CrossProcessLock {
         return "/tmp/portal-auth-\(getuid())/locks"
     }
 
-    /// A file name for a lock key (FNV-1a of the key; the key itself may be a URL).
-    static func fileName(for key: String) -> String {
+    /// A file name for a lock key: its ``fileStem(for:)`` and `.lock`.
+    static func fileName(for key: String) -> String { fileStem(for: key) + ".lock" }
+
+    /// The name of a lock key's files without their extension (FNV-1a of the key; the key itself
+    /// may be a URL).
+    static func fileStem(for key: String) -> String {
         var hash: UInt64 = 0xcbf29ce484222325
         for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
-        return String(hash, radix: 16) + ".lock"
+        return String(hash, radix: 16)
     }
 
     /// Runs `body` while holding the lock for `key`; waits (polling, so no thread blocks) while
@@ -70,6 +74,22 @@ enum CrossProcessLock {
     static func withBlockingLock<T>(
         _ key: String, shared: Bool = false, timeout: Double = 60, _ body: () throws -> T
     ) throws -> T {
+        try withBlockingLock(key, shared: shared, timeout: timeout, inFolder: { _ in try body() })
+    }
+
+    /// The lock folder as ``withBlockingLock(_:shared:timeout:inFolder:)`` hands it to its body.
+    struct Folder {
+        /// A descriptor of the checked folder (valid while the body runs).
+        var descriptor: Int32
+        /// Its path, for errors.
+        var path: String
+    }
+
+    /// ``withBlockingLock(_:shared:timeout:_:)``, handing `body` the checked lock folder, where it
+    /// may keep files that the lock guards as it guards the rest.
+    static func withBlockingLock<T>(
+        _ key: String, shared: Bool = false, timeout: Double = 60, inFolder body: (Folder) throws -> T
+    ) throws -> T {
         var patience = Patience(timeout: timeout)
         // Both files in one opening (and check) of the folder.
         let directory = Self.directory
@@ -89,7 +109,7 @@ enum CrossProcessLock {
             release(gate)
             gateHeld = false
         }
-        return try body()
+        return try body(Folder(descriptor: folder, path: directory))
     }
 
     /// How long a waiter waits: until no process has taken or released the lock for `timeout`
