@@ -10,9 +10,9 @@ reference's. Output goes to /dev/null; a command that fails stops the run.
 import argparse, json, os, shlex, statistics, subprocess, sys, time
 
 
-def run_once(argv):
+def run_once(argv, environment=None):
     start = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     stderr = process.stderr.read().decode(errors="replace")

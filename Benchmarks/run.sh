@@ -4,8 +4,9 @@
 #     `secret-tool lookup` of an item of the same size, in alternating pairs (Benchmarks/pairs.py):
 #     median wall and CPU time per call and peak memory, each as a ratio (targets: wall <= 1.2x,
 #     peak memory <= 2x), on the build the README's install command makes.
-#  2. The same with 10,000 other portal-auth items in the default (login) collection (BENCH_FILLER_ITEMS):
-#     token's time against its time with one item (target <= 1.2x).
+#  2. The same with 10,000 other portal-auth items in the default (login) collection (BENCH_FILLER_ITEMS),
+#     in a second keyring beside the first: each command's time there against its time with one
+#     item, alternating call by call (Benchmarks/scaling.py; target <= 1.2x).
 #  3. 1,000 concurrent requests through one AuthenticationManager against portal-emulator.
 #  4. Cross-process refresh: 100 `portal-auth token` processes started together with an OAuth
 #     access token inside the 5-minute window: refresh requests counted by portal-emulator (target 1)
@@ -62,32 +63,42 @@ if [ ! -s "$seed" ]; then
       filler=yes && cp "$PORTAL_AUTH_KEYRING_DIR/data/keyrings/login.keyring" "$2.tmp" && mv "$2.tmp" "$2"' \
     sh "$fillers" "$seed"
 fi
-many() {  # in a private keyring started from $seed: the credential and reference item again, the pairs
-  printf %s "$token" | "$pa" login --url "$url" --token-stdin --expires-in 86400 >/dev/null
-  printf %s "$secret" | secret-tool store --label="bench reference" application portal-auth-bench server "$url"
-  found=$(gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
-    --method org.freedesktop.Secret.Service.SearchItems "{'filler': 'yes'}" | grep -o "/collection/login/" | wc -l)
-  echo "  $found filler items in the keyring"
-  [ "$found" -ge "$fillers" ] || { echo "the keyring holds $found filler items, not $fillers" >&2; return 1; }
-  python3 Benchmarks/pairs.py --runs "${BENCH_PAIRS:-60}" --reference "$ref" --reference-label "secret-tool lookup" \
-    "${commands[@]}" --json "$work/many.json"
+# A second keyring started from $seed, on a bus of its own, running beside this one: each command
+# alternates between the two call by call (Benchmarks/scaling.py), so a change in the machine's load
+# during the run affects both sides alike (measured a section apart, secret-tool's own time once
+# doubled between the sections).
+many_dir=$(mktemp -d /tmp/portal-auth-keyring.XXXXXX)
+chmod 700 "$many_dir"
+stop_many() {
+  [ -s "$many_dir/bus.pid" ] && kill "$(cat "$many_dir/bus.pid")" 2>/dev/null
+  for p in $(pgrep -x gnome-keyring-d); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "XDG_RUNTIME_DIR=$many_dir" && kill "$p" 2>/dev/null
+  done
+  rm -rf "$many_dir"
 }
-export -f many
-export pa url token secret ref fillers work
-commands_text=$(printf '%q ' "${commands[@]}")
-env -u DBUS_SESSION_BUS_ADDRESS -u PORTAL_AUTH_KEYRING_STARTED -u PORTAL_AUTH_KEYRING_UNLOCKED \
-  PORTAL_AUTH_KEYRING_SEED="$seed" scripts/with-keyring.sh bash -c "commands=($commands_text); many" || status=1
-python3 - "$work/one.json" "$work/many.json" "$fillers" <<'PY' || status=1
-import json, sys
-one, many = (json.load(open(p)) for p in sys.argv[1:3])
-ok = True
-for label in one:
-    ratio = many[label]["wall_ms"] / one[label]["wall_ms"]
-    target = " (target <= 1.20)" if label.startswith("token") else " (reference)"
-    ok &= ratio <= 1.2 or not label.startswith("token")
-    print(f"  {label:<28} {one[label]['wall_ms']:7.2f} ms with 1 item, {many[label]['wall_ms']:7.2f} ms with {int(sys.argv[3]):,}: ratio {ratio:.2f}{target}")
-sys.exit(0 if ok else 1)
-PY
+trap 'kill "${emu_pid:-}" 2>/dev/null || true; stop_many; rm -rf "$work"' EXIT
+mkdir -p "$many_dir/data/keyrings"
+cp "$seed" "$many_dir/data/keyrings/login.keyring"
+dbus-daemon --session --fork --print-address=3 --print-pid=4 3>"$many_dir/bus.address" 4>"$many_dir/bus.pid"
+for _ in $(seq 1 100); do [ -s "$many_dir/bus.pid" ] && break; sleep 0.1; done
+printf 'DBUS_SESSION_BUS_ADDRESS=%s\nXDG_RUNTIME_DIR=%s\n' "$(head -n1 "$many_dir/bus.address")" "$many_dir" >"$work/many.env"
+in_many() { env $(cat "$work/many.env") "$@"; }
+printf %s "portal-auth-session" | in_many XDG_DATA_HOME="$many_dir/data" gnome-keyring-daemon --unlock \
+  --components=secrets >/dev/null
+# The credential and the reference item again, then the count of fillers.
+printf %s "$token" | in_many "$pa" login --url "$url" --token-stdin --expires-in 86400 >/dev/null
+printf %s "$secret" | in_many secret-tool store --label="bench reference" application portal-auth-bench server "$url"
+found=$(in_many gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
+  --method org.freedesktop.Secret.Service.SearchItems "{'filler': 'yes'}" | grep -o "/collection/login/" | wc -l)
+echo "  $found filler items in the second keyring, 0 in the first"
+if [ "$found" -lt "$fillers" ]; then
+  echo "the keyring holds $found filler items, not $fillers" >&2
+  status=1
+else
+  python3 Benchmarks/scaling.py --runs "${BENCH_PAIRS:-60}" --second-environment "$work/many.env" \
+    --labels "1 item" "$fillers items" --reference "secret-tool lookup" "$ref" "${commands[@]}" --target-time 1.2 ||
+    status=1
+fi
 
 "$pa" logout --portal "$url" >/dev/null
 secret-tool clear application portal-auth-bench server "$url"
