@@ -22,6 +22,12 @@ def run_once(argv, environment=None):
     return wall, usage.ru_utime + usage.ru_stime
 
 
+def save(path, results):
+    """Writes the results as JSON, for a later comparison."""
+    with open(path, "w") as f:
+        json.dump(results, f, indent=2)
+
+
 def peak_memory(argv):
     """Peak resident memory in KiB, measured by /usr/bin/time: a child of this Python process
     would inherit Python's own high-water mark through fork, a child of time(1) inherits its few."""
@@ -85,8 +91,7 @@ def main():
         print(f"  ({args.runs} alternating pairs, medians; targets: {', '.join(targets)} the reference): "
               + ("met" if ok else "NOT met"))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=2)
+        save(args.json, results)
     return 0 if ok else 1
 
 

@@ -9,10 +9,10 @@ each command the median wall time per call in each and their ratio (second / fir
 FILE holds NAME=VALUE lines that the second environment sets over the inherited one. The
 reference's ratio is printed for comparison; the target applies to the other commands.
 """
-import argparse, json, os, shlex, statistics, sys
+import argparse, os, shlex, statistics, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pairs import run_once  # noqa: E402
+from pairs import run_once, save  # noqa: E402
 
 
 def main():
@@ -64,8 +64,7 @@ def main():
         print(f"  ({args.runs} alternating pairs per command, medians; target: {many} within "
               f"{args.target_time}x of {one}): " + ("met" if ok else "NOT met"))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=2)
+        save(args.json, results)
     return 0 if ok else 1
 
 

@@ -152,12 +152,8 @@ package struct KeyringItemIndex: Equatable {
             return KeyringItemIndex()
         }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            filled += count
+        let filled = bytes.withUnsafeMutableBytes { buffer in
+            transfer(buffer.count) { done in Glibc.read(fd, buffer.baseAddress! + done, buffer.count - done) }
         }
         return KeyringItemIndex(parsing: String(decoding: bytes[..<filled], as: UTF8.self))
     }
@@ -169,18 +165,27 @@ package struct KeyringItemIndex: Equatable {
         let fd = openat(folder.descriptor, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
         let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            written += count
+        let written = bytes.withUnsafeBytes { buffer in
+            Self.transfer(buffer.count) { done in Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done) }
         }
         let complete = written == bytes.count && fchmod(fd, 0o600) == 0
         close(fd)
         if !complete || renameat(folder.descriptor, temporary, folder.descriptor, name) != 0 {
             unlinkat(folder.descriptor, temporary, 0)
         }
+    }
+
+    /// Calls `step` (a read or write of the bytes after the first `done`) until `count` bytes are
+    /// done, it fails, or it reaches the end; an interrupted call is made again. How many were done.
+    private static func transfer(_ count: Int, _ step: (_ done: Int) -> Int) -> Int {
+        var done = 0
+        while done < count {
+            let moved = step(done)
+            if moved < 0, errno == EINTR { continue }
+            guard moved > 0 else { break }
+            done += moved
+        }
+        return done
     }
 
     /// Removes the index file from `folder` (before a change to the keyring).
