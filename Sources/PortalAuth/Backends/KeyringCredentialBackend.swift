@@ -201,7 +201,11 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
                 }
                 var text: UnsafeMutablePointer<CChar>?
                 var error = pa_secret_error()
-                guard pa_secret_read_plain(path, &text, &error) == 1, let text else { return nil }
+                guard pa_secret_read_plain(path, &text, &error) == 1, let text else {
+                    // (A service too slow to answer this read is too slow for the search too.)
+                    if Self.isTimeout(error) { throw Self.slow("read a credential", error) }
+                    return nil
+                }
                 defer { pa_secret_free(text) }
                 return String(cString: text)
             }
