@@ -6,7 +6,7 @@ import Glibc
 /// keyring reads its item without a search.
 ///
 /// gnome-keyring looks at every item of every collection on each search: with 10,000 items, a
-/// `SearchItems` takes about 8 ms, more than the rest of a cached `token` lookup's work in the
+/// `SearchItems` takes about 8 ms, more than the rest of a cached token lookup's work in the
 /// service. The index keeps, for the queries looked up lately, the D-Bus object path of the item
 /// found (an `item` entry) and whether any item matched (a `has` entry, for
 /// ``KeyringCredentialBackend/contains(_:)``), in a file beside the keyring's lock file.
