@@ -10,6 +10,7 @@ packages=(
   gnome-keyring          # a Secret Service for headless sessions and tests
   libsecret-tools        # secret-tool: inspect the keyring; the benchmark's reference
   dbus                   # dbus-run-session: a private session bus
+  dbus-bin               # dbus-monitor: a test watches the order of portal-auth's Secret Service calls
   libglib2.0-bin         # gdbus: the tests lock a collection through the Secret Service API
   curl openssl ca-certificates pkg-config
   procps                 # ps/pkill used by the scripts

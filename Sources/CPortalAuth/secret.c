@@ -259,6 +259,26 @@ static GVariant *attributes_variant(GHashTable *attributes) {
     return g_variant_builder_end(&builder);
 }
 
+/* Every connection's first call to the service is one that needs no client record, answered before
+ * anything else is sent. gnome-keyring-daemon keeps a record per client, made by an idle callback that
+ * its message filter queues (at high priority) for each incoming message; under load the callback can
+ * run after the message's own method. OpenSession, SearchItems, GetSecrets, ReadAlias and a
+ * collection's properties look the record up, pass the NULL on, and abort the daemon (`g_variant_new:
+ * expected GVariant of type 'v' but received value has type '(null)'`; gnome-keyring 42.1 here, still
+ * in 50.0, reported upstream as issues 190, 194, 196 and 199). Once this call's reply is back, the
+ * record's callback was queued before anything sent next, at higher priority, so it runs first. The
+ * Service's Collections property is answered through the daemon's own session, with no record.
+ * libsecret does the same by design: its proxy loads the properties before any call, which is why its
+ * clients did not crash the daemon in scripts/repro-keyring-first-call-crash.py. Made on every read
+ * (not once per connection): a restarted daemon has no record of an old connection. */
+static int greet_service(GDBusConnection *bus, GError **gerror) {
+    GVariant *reply = service_call(bus, PA_SECRET_PATH, "org.freedesktop.DBus.Properties", "Get",
+                                   g_variant_new("(ss)", PA_SECRET_SERVICE, "Collections"), "(v)", gerror);
+    if (!reply) return 0;
+    g_variant_unref(reply);
+    return 1;
+}
+
 /* Service.SearchItems: the first unlocked match into *path (g_free), and whether there are locked ones.
  * 1 an unlocked match, 0 none, 2 only locked ones, -1 error. */
 static int search_first(GDBusConnection *bus, GHashTable *attributes, char **path, GError **gerror) {
@@ -336,6 +356,7 @@ int pa_secret_lookup_plain(GHashTable *attributes, char **secret, char **item_pa
     if (item_path) *item_path = NULL;
     GDBusConnection *bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, &gerror);
     if (!bus) { take_error(gerror, error); return -1; }
+    if (!greet_service(bus, &gerror)) { g_object_unref(bus); take_error(gerror, error); return -1; }
     char *item = NULL;
     int state = search_first(bus, attributes, &item, &gerror);
     if (state != 1) {
@@ -357,7 +378,7 @@ int pa_secret_read_plain(const char *item_path, char **secret, pa_secret_error *
     if (!g_variant_is_object_path(item_path)) return 0;
     GDBusConnection *bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, &gerror);
     if (!bus) { take_error(gerror, error); return -1; }
-    int result = read_in_plain_session(bus, item_path, secret, &gerror);
+    int result = greet_service(bus, &gerror) ? read_in_plain_session(bus, item_path, secret, &gerror) : -1;
     g_object_unref(bus);
     if (gerror) take_error(gerror, error);
     return result;
