@@ -48,7 +48,8 @@ import Testing
                 let none = try await CLI.portalAuth(
                     ["token", "https://portal.example.com/nothing"], emulator: nil, environment: env)
                 #expect(none.status == 3, "\(none.stderr)")
-                #expect(try await CLI.portalAuth(["logout", "--portal", url], emulator: nil, environment: env).status == 0)
+                #expect(
+                    try await CLI.portalAuth(["logout", "--portal", url], emulator: nil, environment: env).status == 0)
             }
             let senders = calls.reduce(into: [String]()) { if !$0.contains($1.sender) { $0.append($1.sender) } }
             // Four commands; the fast path's connection is closed before the full command's opens.
@@ -80,7 +81,10 @@ import Testing
             let marker = "/org/freedesktop/secrets/portal_auth_test_marker"
             _ = try await CLI.run(
                 "/usr/bin/dbus-send",
-                ["--session", "--print-reply", "--dest=org.freedesktop.secrets", marker, "org.freedesktop.DBus.Peer.Ping"],
+                [
+                    "--session", "--print-reply", "--dest=org.freedesktop.secrets", marker,
+                    "org.freedesktop.DBus.Peer.Ping",
+                ],
                 environment: environment)
             var calls: [Call] = []
             while let line = await monitor.nextLine(timeout: 30) {
