@@ -17,13 +17,13 @@ struct Exec: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a command with a token for a URL in its environment, kept valid while it runs.",
         discussion: """
-            COMMAND gets PORTAL_AUTH_TOKEN, PORTAL_AUTH_TOKEN_EXPIRES, PORTAL_AUTH_SERVER (PORTAL_AUTH_REFERER \\
-            for a token bound to a referer, PORTAL_AUTH_IAP_TOKEN behind an identity-aware proxy) and \\
-            GDAL_HTTP_HEADER_FILE, a header file (mode 0600, in a private folder) that is rewritten with a \\
-            renewed token before the token expires, for as long as COMMAND runs; with a CA bundle \\
-            (--cacert, PORTAL_AUTH_CA_BUNDLE), also CURL_CA_BUNDLE, REQUESTS_CA_BUNDLE and SSL_CERT_FILE. \\
-            The variables hold the token of the start: a long-running command reads the header file. \\
-            Signals (INT, TERM, HUP, QUIT, USR1, USR2) are passed on to COMMAND; its exit status is \\
+            COMMAND gets PORTAL_AUTH_TOKEN, PORTAL_AUTH_TOKEN_EXPIRES, PORTAL_AUTH_SERVER (PORTAL_AUTH_REFERER \
+            for a token bound to a referer, PORTAL_AUTH_IAP_TOKEN behind an identity-aware proxy) and \
+            GDAL_HTTP_HEADER_FILE, a header file (mode 0600, in a private folder) that is rewritten with a \
+            renewed token before the token expires, for as long as COMMAND runs; with a CA bundle \
+            (--cacert, PORTAL_AUTH_CA_BUNDLE), also CURL_CA_BUNDLE, REQUESTS_CA_BUNDLE and SSL_CERT_FILE. \
+            The variables hold the token of the start: a long-running command reads the header file. \
+            Signals (INT, TERM, HUP, QUIT, USR1, USR2) are passed on to COMMAND; its exit status is \
             portal-auth's (128 + the signal when a signal ended it); the folder is removed at the end.
               portal-auth exec "$SERVER/rest/services/Parcels/FeatureServer/0" -- ogr2ogr out.gpkg "ESRIJSON:..."
             """

@@ -14,11 +14,11 @@ struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign out: revoke OAuth tokens where possible and remove stored credentials.",
         discussion: """
-            Without options, signs out of the only signed-in portal. --iap also signs out of the
-            identity-aware proxy (Entra Application Proxy) in front of it: its sign-out page opens
-            in the browser (printed with --no-browser) and its credential is removed. --all signs
-            out of everything, identity-aware proxies included. The HTTP password and client certificate stored for
-            the URL's host and port go too; a server trusted with portal-auth trust stays trusted
+            Without options, signs out of the only signed-in portal. --iap also signs out of the \
+            identity-aware proxy (Entra Application Proxy) in front of it: its sign-out page opens \
+            in the browser (printed with --no-browser) and its credential is removed. --all signs \
+            out of everything, identity-aware proxies included. The HTTP password and client certificate stored for \
+            the URL's host and port go too; a server trusted with portal-auth trust stays trusted \
             (portal-auth untrust forgets it).
             """
     )

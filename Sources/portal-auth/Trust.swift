@@ -14,9 +14,9 @@ struct Trust: AsyncParsableCommand {
         abstract:
             "Trust a server whose certificate does not verify (self-signed, expired, unknown CA) by pinning its key.",
         discussion: """
-            Shows the certificate and its SHA-256 fingerprint and asks. The key is pinned for that
-            host and port only; verification is never switched off. Compare the fingerprint with
-            the server's (openssl x509 -in cert.pem -noout -fingerprint -sha256) and confirm without
+            Shows the certificate and its SHA-256 fingerprint and asks. The key is pinned for that \
+            host and port only; verification is never switched off. Compare the fingerprint with \
+            the server's (openssl x509 -in cert.pem -noout -fingerprint -sha256) and confirm without \
             a prompt with --fingerprint (with or without colons, either case).
               portal-auth trust intranet.example.com:8443 --fingerprint AA:BB:...
             """

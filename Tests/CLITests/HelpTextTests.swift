@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// `--help` is read in an 80-column terminal: ArgumentParser wraps prose itself, so a discussion's
+/// source lines are joined (`\` at the end of a line in the literal) and only examples keep their
+/// own lines.
+@Suite struct HelpTextTests {
+    static let commands = [
+        [], ["login"], ["token"], ["exec"], ["request"], ["whoami"], ["status"], ["logout"], ["trust"],
+        ["untrust"], ["doctor"],
+    ]
+
+    /// What is wrong with `help` (empty when nothing): a line that ends in a backslash not followed
+    /// by an indented continuation (an example's), or prose broken where it would still have fitted.
+    static func defects(_ help: String) -> [String] {
+        let lines = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var found: [String] = []
+        for (line, next) in zip(lines, lines.dropFirst()) {
+            let nextIndented = next.hasPrefix(" ")
+            if line.hasSuffix("\\") && !nextIndented { found.append("a literal backslash: \(line)") }
+            guard !line.hasPrefix(" "), !line.isEmpty, !nextIndented, let first = next.split(separator: " ").first,
+                first.first?.isLowercase == true
+            else { continue }
+            // ArgumentParser keeps every line under 80 columns.
+            if line.count + 1 + first.count < 80 { found.append("broken early: \(line) / \(next)") }
+        }
+        return found
+    }
+
+    @Test(arguments: commands) func proseIsWrappedByArgumentParserOnly(_ command: [String]) async throws {
+        let result = try await CLI.portalAuth(command + ["--help"], emulator: nil, environment: ["COLUMNS": "80"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("USAGE:"))
+        #expect(Self.defects(result.stdout) == [], "portal-auth \(command.joined(separator: " ")) --help")
+    }
+
+    @Test func theCheckFindsBothDefects() {
+        #expect(Self.defects("A sentence that ends \\\nHere.\n").count == 1)
+        #expect(Self.defects("  curl \\\n    -H x\n").isEmpty)
+        #expect(Self.defects("The key is pinned for that\nhost and port only.\n").count == 1)
+        #expect(Self.defects("Exit codes: 0 ok, 1 error.\nEnvironment: X.\n").isEmpty)
+    }
+}
