@@ -115,7 +115,17 @@ run_all() {
   "$pa" logout --all >/dev/null 2>&1 || true
 }
 
+# The process that owns the Secret Service name: a gnome-keyring-daemon that crashed is replaced
+# (D-Bus starts another, with the keyring locked), so a different process at the end is a crash.
+keyring_daemon() {
+  gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+    --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets 2>/dev/null || echo none
+}
+daemon_before=$(keyring_daemon)
 PORTAL_AUTH_STORE=keyring run_all keyring
+restarts=0
+[ "$(keyring_daemon)" = "$daemon_before" ] || restarts=1
+figure "keyring: gnome-keyring-daemon replaced during the runs (a crash)" "$restarts" 0
 mkdir -m 700 "$work/file"
 PORTAL_AUTH_STORE=file PORTAL_AUTH_FILE_STORE="$work/file/credentials.json" run_all file
 exit "$missed"
