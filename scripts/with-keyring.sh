@@ -26,5 +26,15 @@ if [ "${PORTAL_AUTH_KEYRING_STARTED:-}" = 1 ] && [ -z "${PORTAL_AUTH_KEYRING_UNL
   printf %s "portal-auth-session" | XDG_DATA_HOME="$PORTAL_AUTH_KEYRING_DIR/data" \
     gnome-keyring-daemon --unlock --components=secrets >/dev/null
   export PORTAL_AUTH_KEYRING_UNLOCKED=1
+  # The daemon outlives the bus otherwise: stop every gnome-keyring-daemon of this private runtime
+  # folder (the one started here, and any D-Bus started) when the command ends.
+  status=0
+  "$@" || status=$?
+  for pid in $(pgrep -x gnome-keyring-d || true); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "XDG_RUNTIME_DIR=$PORTAL_AUTH_KEYRING_DIR"; then
+      kill "$pid" 2>/dev/null || true
+    fi
+  done
+  exit "$status"
 fi
 exec "$@"
