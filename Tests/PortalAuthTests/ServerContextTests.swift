@@ -67,5 +67,7 @@ import Testing
         let encoded = FormEncoding.encode([("where", "UseType = 'Government'"), ("f", "json")])
         #expect(encoded == "where=UseType%20%3D%20%27Government%27&f=json")
         #expect(FormEncoding.decode(encoded).map { "\($0.0)=\($0.1)" } == ["where=UseType = 'Government'", "f=json"])
+        // Only two hexadecimal digits make an escape (UInt8(_:radix:) took "+F" as 15).
+        #expect(FormEncoding.decode("a=%+F%2b%4A%zz%4").map { "\($0.0)=\($0.1)" } == ["a=% F+J%zz%4"])
     }
 }

@@ -67,7 +67,8 @@ public struct ArcGISOAuthTokenEndpoint: Sendable {
                 isSSLRequired: json["ssl"]?.boolValue ?? true
             ).checkedAsIssued(by: ServerContext.describe(tokenURL), at: now),
             username: json["username"]?.stringValue,
-            refreshToken: json["refresh_token"]?.stringValue,
+            // An empty refresh token is none: sending it back could only be refused.
+            refreshToken: json["refresh_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
             refreshTokenExpirationDate: refreshExpiresIn.map { now.addingTimeInterval($0) })
     }
 

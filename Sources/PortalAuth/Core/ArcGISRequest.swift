@@ -85,10 +85,10 @@ package enum FormEncoding {
                 var out: [UInt8] = []
                 var i = 0
                 while i < bytes.count {
-                    if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count,
-                        let v = UInt8(String(decoding: bytes[i + 1...i + 2], as: UTF8.self), radix: 16)
+                    if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let high = hexDigit(bytes[i + 1]),
+                        let low = hexDigit(bytes[i + 2])
                     {
-                        out.append(v); i += 3
+                        out.append(high << 4 | low); i += 3
                     } else {
                         out.append(bytes[i] == UInt8(ascii: "+") ? 0x20 : bytes[i]); i += 1
                     }
@@ -96,6 +96,16 @@ package enum FormEncoding {
                 return String(decoding: out, as: UTF8.self)
             }
             return (unescape(parts[0]), parts.count > 1 ? unescape(parts[1]) : "")
+        }
+    }
+
+    /// The value of an ASCII hexadecimal digit (`UInt8(_:radix:)` also takes a sign: `%+F`).
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
         }
     }
 }
