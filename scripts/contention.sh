@@ -118,6 +118,9 @@ run_all() {
 # The process that owns the Secret Service name: a gnome-keyring-daemon that crashed is replaced
 # (D-Bus starts another, with the keyring locked), so a different process at the end is a crash.
 keyring_daemon() {
+  # A call to the service first: it waits for the name to be owned (or starts the service).
+  gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
+    --method org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1 || true
   gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
     --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets 2>/dev/null || echo none
 }
