@@ -48,7 +48,7 @@ struct PrivateFolder: Sendable {
         var template = Array((path + "/." + name + ".XXXXXX").utf8CString)
         let fd = mkstemp(&template)
         guard fd >= 0 else { throw failure("create a file in", errno) }
-        let temporary = String(cString: template)
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var content = text
         writeAll(fd, &content)
         let synced = fsync(fd) == 0
