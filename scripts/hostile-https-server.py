@@ -11,6 +11,7 @@ terminated. Every path ignores its query string:
   /endless         a body that never ends, as fast as the client reads it
   /gzip-bomb       Content-Encoding: gzip, an endless stream of compressed zeros (about 1000:1)
   /endless-headers header lines that never end
+  /huge-header     one header line of 10 MiB
   /trickle         a body of one byte every 200 ms, never ending (under any low-speed limit)
   /steady          4 KiB every 50 ms, never ending (above a low-speed limit, past any deadline)
 Each one stops when the client goes away.
@@ -67,6 +68,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 while True:
                     n += 1
                     self.wfile.write(b"X-Filler-%d: %s\r\n" % (n, b"a" * 200))
+            except (BrokenPipeError, ConnectionResetError, ssl.SSLError, OSError):
+                pass
+        elif path == "/huge-header":
+            try:
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Huge: ")
+                for _ in range(10):
+                    self.wfile.write(b"a" * MIB)
+                self.wfile.write(b"\r\nContent-Length: 2\r\n\r\n{}")
             except (BrokenPipeError, ConnectionResetError, ssl.SSLError, OSError):
                 pass
         elif path == "/trickle":

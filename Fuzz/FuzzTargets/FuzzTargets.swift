@@ -26,6 +26,7 @@ public enum FuzzTargets {
         ("StoredCredential", storedCredential),
         ("CredentialFile", credentialFile),
         ("KeyringIndex", keyringIndex),
+        ("URLContext", urlContext),
     ]
 
     /// ArcGIS JSON answers and error bodies (every response passes through both).
@@ -54,6 +55,18 @@ enum Check {
             precondition(date.timeIntervalSince1970.isFinite, "\(what): the expiry is not a time")
             precondition(date > now, "\(what): a token expired on arrival was accepted")
             _ = date.formatted(.iso8601)  // as `status` prints it
+        }
+    }
+
+    /// A lifetime that was accepted is absent, a number, or a string of digits: never `"soon"`,
+    /// which would have been kept as a token that never expires.
+    static func lifetimeIsANumber(_ value: JSONValue?, _ what: String) {
+        switch value {
+        case nil, .null?, .number?: return
+        case .string(let s)?:
+            precondition(
+                s.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || $0 == 46 }, "\(what): lifetime '\(s)' was accepted")
+        default: preconditionFailure("\(what): a lifetime that is not a number was accepted")
         }
     }
 

@@ -19,6 +19,7 @@ extension FuzzTargets {
             do {
                 let answer = try ArcGISOAuthTokenEndpoint(portal: portal).tokenResponse(from: json, at: Check.now)
                 Check.issued(answer.tokenInfo, "ArcGIS access token")
+                Check.lifetimeIsANumber(json["expires_in"], "ArcGIS access token")
                 Check.finite(answer.refreshTokenExpirationDate, "ArcGIS refresh token")
             } catch {
                 _ = Check.portalAuthError(error, "ArcGIS token answer")

@@ -193,7 +193,7 @@ package struct EntraTokenEndpoint {
                 "\(where_) answered without an access token: token_url is not a token endpoint, or the app registration does not allow this grant",
                 remedy: .fixConfiguration(file: nil, key: "token_url"))
         }
-        let expiresIn = json["expires_in"]?.doubleValue ?? Double(json["expires_in"]?.stringValue ?? "") ?? 3600
+        let expiresIn = try json.lifetime("expires_in", from: where_) ?? 3600
         let expiry = now.addingTimeInterval(expiresIn)
         let idToken = json["id_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         // The ID token may be what goes in `Authorization: Bearer` (bearer_token id_token).

@@ -117,10 +117,11 @@ public struct TokenCredential: ArcGISCredential, Equatable {
                 "the token service \(tokenServiceURL.host() ?? "") answered without a token: it may not be an ArcGIS generateToken service",
                 remedy: .checkURL)
         }
-        let expires = json["expires"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) }
+        let issuer = "the token service \(ServerContext.describe(tokenServiceURL))"
+        let expires = try json.lifetime("expires", from: issuer).map { Date(timeIntervalSince1970: $0 / 1000) }
         let info = try TokenInfo(
             accessToken: token, expirationDate: expires, isSSLRequired: json["ssl"]?.boolValue ?? false
-        ).checkedAsIssued(by: "the token service \(ServerContext.describe(tokenServiceURL))")
+        ).checkedAsIssued(by: issuer)
         return TokenCredential(
             serverContext: serverContext, tokenServiceURL: tokenServiceURL, username: username, tokenInfo: info,
             referer: referer, expirationMinutes: expirationMinutes, password: keepPassword ? password : nil)

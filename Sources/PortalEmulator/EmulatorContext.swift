@@ -11,6 +11,8 @@ struct EmulatorURLs: Sendable, Equatable {
     var serverURL: String { baseURL + "/server" }
     /// baseURL + "/standalone"
     var standaloneServerURL: String { baseURL + "/standalone" }
+    /// A server that names the portal as its owner in `rest/info` but is not federated with it.
+    var claimantServerURL: String { baseURL + "/claimant" }
     /// "https://127.0.0.1:PROXYPORT" when the application proxy runs.
     var proxyBaseURL: String?
 

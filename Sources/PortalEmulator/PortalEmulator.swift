@@ -27,6 +27,10 @@ public final class PortalEmulator: Sendable {
     public var serverURL: String { context.urls.serverURL }
     /// ``baseURL`` + "/standalone": a server with its own token service.
     public var standaloneServerURL: String { context.urls.standaloneServerURL }
+    /// ``baseURL`` + "/claimant": an ArcGIS Server that names the portal as its owning system in
+    /// `rest/info` although the portal neither federates nor lists it (as any host could). It
+    /// accepts no token, and counts the ones it receives (``EmulatorCounters/tokensSentToClaimant``).
+    public var claimantServerURL: String { context.urls.claimantServerURL }
     /// The application proxy's port, when it runs (``EmulatorConfiguration/proxyPort``).
     public var proxyPort: Int? { proxy?.port }
     /// "https://HOST:PROXYPORT": the portal and servers as seen through the emulated Microsoft

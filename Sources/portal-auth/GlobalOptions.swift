@@ -223,17 +223,16 @@ func parseByteSize(_ text: String) -> Int? {
     return overflow ? nil : bytes
 }
 
-/// Parses a URL argument, requiring an http(s) scheme and a host.
+/// Parses a URL argument in its one strict reading (an http(s) scheme, a host, nothing that URL
+/// readers could read differently), normalised: dot segments removed, no fragment.
 func parseURL(_ string: String) throws -> URL {
-    guard let url = URL(string: string), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-        url.host() != nil
-    else {
+    if !string.contains("://"), !string.hasPrefix("http:"), !string.hasPrefix("https:") {
         throw PortalAuthError(
             .invalidURL,
             "'\(string)' is not an absolute http(s) URL (written with its scheme, for example https://\(string.hasPrefix("//") ? String(string.dropFirst(2)) : string))",
             remedy: .checkURL)
     }
-    return url
+    return try StrictURL.parse(string).url
 }
 
 extension Date {

@@ -1,10 +1,10 @@
 import Foundation
-import PortalAuth
 import PortalAuthOAuthApplication
 import PortalEmulator
 import TestSupport
 import Testing
 
+@testable import PortalAuth
 @testable import PortalAuthToken
 
 @Suite struct FederationWithEveryCredentialTests {
@@ -28,6 +28,8 @@ import Testing
             #expect(counters.clientCredentialsGrants == 2)
             #expect(counters.queriesByTokenKind["app"] == 1)
             #expect(counters.queriesByTokenKind["server"] == nil)
+            // The portal's own list of federated servers decided, read once.
+            #expect(counters.federatedServerListReads == 1)
             let server = try ServerContext(f.emulator.serverURL)
             let stored = try #require(try await f.manager.arcGISCredentialStore.credential(for: server))
             #expect(stored is FederatedTokenCredential)
@@ -81,5 +83,46 @@ import Testing
             #expect(error?.remedy == .signIn(app.howToSignIn))
             #expect(f.emulator.counters().queriesByTokenKind["server"] == nil)
         }
+    }
+
+    /// The claimant names the portal as its owner in `rest/info`; the portal refuses the exchange
+    /// (with a message that does not say "not federated") and does not list it.
+    @Test func aServerThatOnlyClaimsFederationGetsNoPasswordSignInToken() async throws {
+        try await Fixture.with { f in
+            _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
+            try await expectNothingGoesToTheClaimant(f.emulator, f.manager)
+        }
+    }
+
+    @Test func aServerThatOnlyClaimsFederationGetsNoAppToken() async throws {
+        try await OAuthFixture.with({ $0.serverAcceptsPortalTokens = true }) { f in
+            try await signInAsApp(f)
+            try await expectNothingGoesToTheClaimant(f.emulator, f.manager)
+        }
+    }
+
+    func expectNothingGoesToTheClaimant(_ emulator: PortalEmulator, _ manager: AuthenticationManager) async throws {
+        let query = URL(string: emulator.claimantServerURL + "/rest/services/Parcels/FeatureServer/0/query")!
+        let error = await expectPortalAuthError(.notFederated) {
+            try await manager.send(ArcGISRequest(url: query, parameters: [("where", "1=1")]))
+        }
+        #expect(error?.remedy != PortalAuthError.Remedy.none)
+        _ = await expectPortalAuthError(.notFederated) { try await manager.credential(for: query, interactive: false) }
+        let counters = emulator.counters()
+        #expect(counters.tokensSentToClaimant == 0)
+        #expect(counters.serverTokenRequests >= 1)
+        #expect(counters.federatedServerListReads == 1)  // once per portal token, not per request
+        #expect(
+            try await manager.arcGISCredentialStore.credential(for: ServerContext(emulator.claimantServerURL)) == nil)
+    }
+
+    @Test func theServersListIsComparedAfterNormalisation() {
+        let json = try! JSONValue.parse(
+            Array(
+                #"{"servers":[{"url":"HTTPS://Host.Example:443/server/","adminUrl":"https://host.example:6443/arcgis/admin/../"},{"url":"not a url"},{"url":"https://a\\@b/x"}]}"#
+                    .utf8), source: "test")
+        let roots = AuthenticationManager.serverRoots(in: json)
+        #expect(roots == ["https://host.example/server", "https://host.example:6443/arcgis"])
+        #expect(AuthenticationManager.serverRoots(in: .object(["servers": .string("x")])).isEmpty)
     }
 }

@@ -80,6 +80,34 @@ final class AlteredTokenService: HTTPTransport {
         #expect(error?.message.contains("clock") == true)
     }
 
+    @Test func aLifetimeThatIsNotANumberIsRefusedAtSignIn() async throws {
+        try await Fixture.with { f in
+            f.emulator.inject(Fault(kind: .lifetimeNotANumber, pathContains: "generateToken", count: 1))
+            let error = await expectPortalAuthError(.invalidResponse) {
+                try await f.manager.send(ArcGISRequest(url: f.communitySelf))
+            }
+            #expect(error?.message.contains("'expires' is not a number") == true, "\(String(describing: error))")
+            let stored = try await f.manager.arcGISCredentialStore.credential(for: f.communitySelf)
+            #expect(stored == nil)
+        }
+    }
+
+    @Test func aLifetimeThatIsNotANumberIsRefusedAtRenewal() async throws {
+        try await Fixture.with { f in
+            _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
+            let signedIn = try #require(try await f.manager.arcGISCredentialStore.credential(for: f.communitySelf))
+            // The portal refuses the token once; the renewal's answer has no readable lifetime.
+            f.emulator.inject(Fault(kind: .rejectAllTokens, pathContains: "community/self", count: 1))
+            f.emulator.inject(Fault(kind: .lifetimeNotANumber, pathContains: "generateToken", count: 1))
+            _ = await expectPortalAuthError(.invalidResponse) {
+                try await f.manager.send(ArcGISRequest(url: f.communitySelf))
+            }
+            let stored = try await f.manager.arcGISCredentialStore.credential(for: f.communitySelf)
+            #expect(stored?.tokenInfo.accessToken == signedIn.tokenInfo.accessToken)
+            #expect(stored?.tokenInfo.expirationDate != nil)
+        }
+    }
+
     @Test func aFederatedServerTokenWithALineFeedIsRefusedAndNotStored() async throws {
         try await withEmulator { emulator in
             // Only the exchange (the form names serverUrl) is altered: the portal sign-in is real.

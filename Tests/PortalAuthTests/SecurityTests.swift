@@ -51,20 +51,25 @@ final class LyingServerInfo: HTTPTransport {
         }
     }
 
-    @Test func dotSegmentsAreRefusedBeforeAnyCredentialIsChosen() async throws {
-        try await withEmulator { emulator in
-            let manager = AuthenticationManager(
-                backend: MemoryCredentialBackend(),
-                transport: CurlTransport(
-                    configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
-            manager.register(TokenAuthenticationHandler(provider: CountingProvider()))
-            let error = await expectPortalAuthError(.invalidURL) {
-                try await manager.send(
-                    ArcGISRequest(url: URL(string: emulator.portalURL + "/sharing/rest/../../../server/rest/services")!)
-                )
+    @Test func dotSegmentsAreResolvedBeforeAnyCredentialIsChosen() async throws {
+        try await Fixture.with { f in
+            _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
+            let tokensBefore = f.emulator.counters().tokenBearingRequestsByHost.values.reduce(0, +)
+            // Read as the server's catalog (where it goes), not as a portal URL: no portal token.
+            let catalog = try await f.manager.send(
+                ArcGISRequest(url: URL(string: f.emulator.portalURL + "/sharing/rest/../../../server/rest/services")!))
+            #expect(catalog.json?["services"] != nil)
+            let counters = f.emulator.counters()
+            #expect(counters.requestsByPath["/server/rest/services"] == 1)
+            #expect(counters.tokenBearingRequestsByHost.values.reduce(0, +) == tokensBefore)
+            // Encoded and Tomcat dot segments are refused before anything is sent.
+            for path in ["/sharing/rest/%2e%2e/%2e%2e/x", "/sharing/rest/..;/..;/x"] {
+                let error = await expectPortalAuthError(.invalidURL) {
+                    try await f.manager.send(ArcGISRequest(url: URL(string: f.emulator.portalURL + path)!))
+                }
+                #expect(error?.remedy == .checkURL)
             }
-            #expect(error?.message.contains("..") == true)
-            #expect(emulator.counters().requests == 0)
+            #expect(f.emulator.counters().requests == counters.requests)
         }
     }
 }

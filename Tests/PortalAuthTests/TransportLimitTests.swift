@@ -83,6 +83,17 @@ struct TransportLimitTests {
         }
     }
 
+    @Test("one 10 MiB header line is stopped at libcurl's header line limit, which the error names")
+    func hugeHeaderLine() async throws {
+        try await withServer { server, transport in
+            let (error, _) = await failure(server, transport, "/huge-header")
+            #expect(error?.code == .responseTooLarge, "\(String(describing: error))")
+            #expect(error?.message.contains("header line") == true, "\(String(describing: error?.message))")
+            #expect(error?.message.contains("100 KiB") == true)
+            #expect(error?.message.hasPrefix("the answer from") == true)
+        }
+    }
+
     @Test("a body that never ends, fast enough for the low-speed limit, ends at the request's deadline")
     func deadline() async throws {
         try await withServer(timeout: 3) { server, transport in

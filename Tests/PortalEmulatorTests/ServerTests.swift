@@ -97,7 +97,7 @@ struct ServerTests {
                 ca: emulator.caCertificatePath)
             let error = try #require(try other.json()["error"] as? [String: Any])
             #expect(error["code"] as? Int == 400)
-            #expect((error["details"] as? [String]) == ["serverUrl is not federated with this portal"])
+            #expect((error["details"] as? [String]) == ["'serverUrl' is not a server federated with this portal."])
             let standaloneRoot = try await Curl.post(
                 emulator.generateTokenURL,
                 form: [("token", portalToken), ("serverUrl", emulator.standaloneServerURL), ("f", "json")],

@@ -58,14 +58,14 @@ public struct ArcGISOAuthTokenEndpoint: Sendable {
                 "\(ServerContext.describe(tokenURL)) answered without an access_token: check that \(portal) is an ArcGIS portal with OAuth 2.0"
             )
         }
-        let expiresIn = json["expires_in"]?.doubleValue
-        // A refresh token's lifetime that is not a number ("nan", "inf") is no lifetime.
-        let refreshExpiresIn = json["refresh_token_expires_in"]?.doubleValue.flatMap { $0.isFinite ? $0 : nil }
+        let issuer = ServerContext.describe(tokenURL)
+        let expiresIn = try json.lifetime("expires_in", from: issuer)
+        let refreshExpiresIn = try json.lifetime("refresh_token_expires_in", from: issuer)
         return ArcGISOAuthTokenResponse(
             tokenInfo: try TokenInfo(
                 accessToken: token, expirationDate: expiresIn.map { now.addingTimeInterval($0) },
                 isSSLRequired: json["ssl"]?.boolValue ?? true
-            ).checkedAsIssued(by: ServerContext.describe(tokenURL), at: now),
+            ).checkedAsIssued(by: issuer, at: now),
             username: json["username"]?.stringValue,
             // An empty refresh token is none: sending it back could only be refused.
             refreshToken: json["refresh_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },

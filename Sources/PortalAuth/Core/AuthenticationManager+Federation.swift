@@ -9,31 +9,47 @@ import Foundation
 
 /// How the owning portal answered a request to exchange its token for a server token.
 enum ServerTokenExchange {
-    /// The portal issued a server token.
+    /// The portal issued a server token: that proves the server is federated with it.
     case issued(FederatedTokenCredential)
-    /// The portal refused the exchange with ArcGIS error `code` (498: the token, 400: the request).
-    case refused(code: Int, PortalAuthError)
+    /// The portal did not issue one: it answered ArcGIS error `code` (498: the token), or no token.
+    /// Why it refused is never read from the wording of its answer.
+    case refused(code: Int?)
+}
+
+/// The servers a portal lists as federated with it (`portals/self/servers`), read with one of its
+/// tokens: the normalised `url` and `adminUrl` of each.
+struct FederatedServerList: Sendable {
+    /// The portal token the list was read with: a new portal credential reads it again.
+    let token: String
+    /// The listed servers' roots, normalised (``ServerContext/url``).
+    let roots: Set<String>
 }
 
 extension AuthenticationManager {
-    /// A server token for `server`, an ArcGIS Server federated with `portal`'s portal, cached per
-    /// server. It works with every kind of portal credential, as the protocol reference's two
-    /// readings of federation require:
+    /// A server token for `server`, an ArcGIS Server that names `portal`'s portal as its owner,
+    /// cached per server. The portal's word decides whether `server` is federated, never the
+    /// server's claim (any host can name any portal in its `rest/info`):
     ///
-    /// - The portal token is exchanged at the portal's generateToken (`token` + `serverUrl`).
-    /// - A portal token the portal refuses (498 during the exchange) is renewed once (refresh
-    ///   token, password in memory, app secret) and the exchange tried again.
-    /// - When the portal refuses the exchange itself (498 or 400: an app token, an older portal),
-    ///   the portal's own token is used at the server directly, as the ArcGIS API for Python and
-    ///   the Services Directory do, and the refusal is remembered for the server so that later
-    ///   requests do not ask again. ArcGIS Online hosted services take the portal token directly.
+    /// - The portal token is exchanged at the portal's generateToken (`token` + `serverUrl`); a
+    ///   server token the portal issues proves federation. A portal token the portal refuses
+    ///   (498 during the exchange) is renewed once (refresh token, password in memory, app secret)
+    ///   and the exchange tried again.
+    /// - When the portal does not issue one (an app token, an older portal), the portal's own token
+    ///   is used at the server directly, as the ArcGIS API for Python and the Services Directory do,
+    ///   but only when the portal lists the server as federated (`portals/self/servers`, its `url`
+    ///   or `adminUrl`); otherwise nothing is sent, stored or returned: ``PortalAuthError/Code/notFederated``.
+    /// - ArcGIS Online hosted services (`*.arcgis.com`) take the ArcGIS Online portal token directly.
     func federate(
         server: ServerContext, portal: any ArcGISCredential, tokenServiceURL: URL?
     ) async throws -> any ArcGISCredential {
         let credential: FederatedTokenCredential
         let isOnlineHosted =
             server.host.hasSuffix(".arcgis.com") && ServerContext.isArcGISOnline(portal.serverContext.host)
-        if isOnlineHosted || refusedExchanges.withLock({ $0.contains(server.url) }) {
+        let listedKey = portal.serverContext.url + " " + server.url
+        if unlistedServers.withLock({ $0[listedKey] }) == portal.tokenInfo.accessToken {
+            throw Self.notFederated(server, portal: portal)
+        }
+        if isOnlineHosted || listedServers.withLock({ $0.contains(listedKey) }) {
             credential = Self.portalTokenCredential(for: server, portal: portal)
         } else {
             credential = try await exchange(server: server, portal: portal, tokenServiceURL: tokenServiceURL)
@@ -42,15 +58,15 @@ extension AuthenticationManager {
         return credential
     }
 
-    /// Exchanges the portal token for a server token; renews a refused portal token once; falls
-    /// back to the portal token itself when the portal refuses the exchange.
+    /// Exchanges the portal token for a server token; renews a refused portal token once; when the
+    /// portal issues none, uses the portal token itself if the portal lists the server.
     func exchange(
         server: ServerContext, portal: any ArcGISCredential, tokenServiceURL: URL?
     ) async throws -> FederatedTokenCredential {
         let serviceURL = tokenService(of: portal, named: tokenServiceURL, for: server)
         var portal = portal
         var answer = try await requestServerToken(for: server, portal: portal, at: serviceURL)
-        if case .refused(498, _) = answer, let renewed = try await renew(portal, refused: true),
+        if case .refused(498) = answer, let renewed = try await renew(portal, refused: true),
             renewed.tokenInfo.accessToken != portal.tokenInfo.accessToken
         {
             logger.debug(
@@ -61,14 +77,67 @@ extension AuthenticationManager {
         switch answer {
         case .issued(let credential):
             return credential
-        case .refused(let code, let error):
+        case .refused(let code):
+            guard try await federatedServers(of: portal).roots.contains(server.url) else {
+                logger.info(
+                    "a server names the portal as its owner, but the portal neither issued a token for it nor lists it",
+                    metadata: ["server": "\(server)", "portal": "\(portal.serverContext)"])
+                // Answered without asking the portal again while its token is the same.
+                let token = portal.tokenInfo.accessToken
+                unlistedServers.withLock { $0[portal.serverContext.url + " " + server.url] = token }
+                throw Self.notFederated(server, portal: portal)
+            }
             logger.info(
-                "the portal refuses to exchange its token for this server's; using the portal token there",
-                metadata: ["server": "\(server)", "portal": "\(portal.serverContext)", "code": "\(code)"])
-            logger.debug("exchange refusal", metadata: ["cause": "\(error.cause.map { "\($0)" } ?? "")"])
-            refusedExchanges.withLock { _ = $0.insert(server.url) }
+                "the portal lists the server as federated but does not exchange this token; using the portal token there",
+                metadata: ["server": "\(server)", "portal": "\(portal.serverContext)", "code": "\(code ?? 0)"])
+            listedServers.withLock { _ = $0.insert(portal.serverContext.url + " " + server.url) }
             return Self.portalTokenCredential(for: server, portal: portal)
         }
+    }
+
+    /// The error for a server that names `portal` as its owner without the portal's word for it.
+    static func notFederated(_ server: ServerContext, portal: any ArcGISCredential) -> PortalAuthError {
+        PortalAuthError(
+            .notFederated,
+            "\(server) is not federated with \(portal.serverContext) by the portal's word: the portal neither issued a token for it nor lists it among its servers, so no token was sent there",
+            remedy: signInRemedy(for: server, credential: nil))
+    }
+
+    /// The servers `portal`'s portal lists as federated (`GET portals/self/servers`), read once per
+    /// portal token. A portal without the list (ArcGIS Online, an answer that is not one) lists none.
+    func federatedServers(of portal: any ArcGISCredential) async throws -> FederatedServerList {
+        let token = portal.tokenInfo.accessToken
+        let key = portal.serverContext.url
+        if let cached = serverLists.withLock({ $0[key] }), cached.token == token { return cached }
+        let url = URL(string: portal.serverContext.portalRESTURL + "/portals/self/servers")!
+        var headers: [(name: String, value: String)] = []
+        if let referer = portal.referer { headers.append(("Referer", referer)) }
+        let json: JSONValue
+        do {
+            json = try await services.postForm(url, [("token", token)], headers: headers)
+        } catch let error as PortalAuthError where error.code == .arcGISError || error.code == .httpError {
+            logger.info(
+                "the portal's list of federated servers cannot be read", metadata: ["portal": "\(portal.serverContext)"]
+            )
+            json = .null
+        }
+        let list = FederatedServerList(token: token, roots: Self.serverRoots(in: json))
+        serverLists.withLock { $0[key] = list }
+        return list
+    }
+
+    /// The normalised `url` and `adminUrl` of each server in a `portals/self/servers` answer; a
+    /// URL that is not read strictly is left out.
+    static func serverRoots(in json: JSONValue) -> Set<String> {
+        guard case .array(let servers)? = json["servers"] else { return [] }
+        var roots: Set<String> = []
+        for server in servers.prefix(1000) {
+            for key in ["url", "adminUrl"] {
+                guard let text = server[key]?.stringValue, let root = try? ServerContext(text) else { continue }
+                roots.insert(root.url)
+            }
+        }
+        return roots
     }
 
     /// The portal's own token, for use at a federated server that accepts it.
@@ -98,8 +167,8 @@ extension AuthenticationManager {
         return ownService
     }
 
-    /// Asks the portal for a server token. A refusal the fallback can answer (498 or 400) is
-    /// returned; a portal that says the server is not federated with it, or any other error, throws.
+    /// Asks the portal for a server token: issued, or refused (an ArcGIS error, or no token);
+    /// any other failure (the network, TLS) throws.
     func requestServerToken(
         for server: ServerContext, portal: any ArcGISCredential, at serviceURL: URL
     ) async throws -> ServerTokenExchange {
@@ -117,29 +186,21 @@ extension AuthenticationManager {
         do {
             json = try await services.postForm(serviceURL, parameters, headers: headers)
         } catch let error as PortalAuthError where error.code == .arcGISError {
-            if case .arcGIS(let code, _, let message, let details)? = error.cause, code == 498 || code == 400,
-                !([message] + details).contains(where: { $0.lowercased().contains("not federated") })
-            {
-                return .refused(code: code, error)
-            }
-            throw PortalAuthError(
-                .notFederated, "\(portal.serverContext) would not issue a token for \(server): \(error.message)",
-                remedy: .none, cause: error.cause)
+            if case .arcGIS(let code, _, _, _)? = error.cause { return .refused(code: code) }
+            return .refused(code: nil)
         }
-        guard let token = json["token"]?.stringValue, !token.isEmpty else {
-            throw PortalAuthError(
-                .invalidResponse,
-                "\(ServerContext.describe(serviceURL)) answered without a token: check that \(server) is federated with \(portal.serverContext)",
-                remedy: .none)
-        }
+        guard let token = json["token"]?.stringValue, !token.isEmpty else { return .refused(code: nil) }
+        let issuer = "the token service \(ServerContext.describe(serviceURL))"
         return .issued(
             FederatedTokenCredential(
                 serverContext: server, portal: portal.serverContext,
                 tokenInfo: try TokenInfo(
                     accessToken: token,
-                    expirationDate: json["expires"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) },
+                    expirationDate: try json.lifetime("expires", from: issuer).map {
+                        Date(timeIntervalSince1970: $0 / 1000)
+                    },
                     isSSLRequired: json["ssl"]?.boolValue ?? false
-                ).checkedAsIssued(by: "the token service \(ServerContext.describe(serviceURL))"),
+                ).checkedAsIssued(by: issuer),
                 username: portal.username, referer: portal.referer))
     }
 }

@@ -17,8 +17,8 @@ extension AuthenticationManager {
         _ request: ArcGISRequest, presetting preset: ProvisionalNetworkCredential?
     ) async throws -> ArcGISResponse {
         var target = RequestTarget(request)
-        _ = try ServerContext.host(of: target.url)
-        try Self.refuseDotSegments(target.url)
+        // The URL is sent as it is read to choose its credential: in its one strict reading.
+        target.url = try StrictURL.normalized(target.url)
         var ledger = ChallengeLedger()
         var redirects = RedirectState(expectsJSON: request.expectsJSON)
         // Network credentials a plugin just gave: used for this request and stored only once the
@@ -277,17 +277,5 @@ extension AuthenticationManager {
             if let referer = credential.referer { request.setHeader("Referer", referer) }
         }
         return request
-    }
-
-    /// Refuses URLs with `.` or `..` path segments: the credential is chosen by path, and the
-    /// server (or libcurl) would resolve them to another path, maybe outside the credential's context.
-    static func refuseDotSegments(_ url: URL) throws {
-        let segments = url.path(percentEncoded: false).split(separator: "/", omittingEmptySubsequences: false)
-        if segments.contains(where: { $0 == "." || $0 == ".." }) {
-            throw PortalAuthError(
-                .invalidURL,
-                "\(ServerContext.describe(url)) has a . or .. path segment, which the server would resolve to another path",
-                remedy: .checkURL)
-        }
     }
 }

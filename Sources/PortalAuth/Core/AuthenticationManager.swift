@@ -48,8 +48,14 @@ public final class AuthenticationManager: Sendable {
     let iapAuthorization: IAPAuthorization
     /// ``transport`` without the layer that adds stored network credentials.
     let requestTransport: any HTTPTransport
-    /// Federated servers whose portal refuses to exchange its token (they get the portal token).
-    let refusedExchanges = Locked<Set<String>>([])
+    /// `portal server` pairs: servers the portal lists as federated but whose token it does not
+    /// exchange (they get the portal token).
+    let listedServers = Locked<Set<String>>([])
+    /// `portal server` pairs the portal neither exchanged nor listed, with the portal token that
+    /// was refused: the same token is refused again without asking the portal.
+    let unlistedServers = Locked<[String: String]>([:])
+    /// Each portal's list of federated servers, with the token it was read with (see +Federation).
+    let serverLists = Locked<[String: FederatedServerList]>([:])
     /// Each host's gate: at most ``requestsInFlightPerHost`` requests in the transport at once.
     let gates = Locked<[String: AsyncGate]>([:])
 

@@ -105,6 +105,31 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
         }
     }
 
+    /// A lifetime in a token answer (`expires`, `expires_in`): `nil` when absent or `null`; the
+    /// number for a finite JSON number or a string of decimal digits with an optional fraction (some
+    /// ArcGIS Server versions send `expires` as a string). Anything else (`"soon"`, `"nan"`, `true`,
+    /// `"1e3"`) throws: a token whose lifetime cannot be read would be kept as one that never
+    /// expires, and never renewed.
+    package func lifetime(_ key: String, from issuer: String) throws -> Double? {
+        guard let value = self[key] else { return nil }
+        switch value {
+        case .null: return nil
+        case .number(let n) where n.isFinite: return n
+        case .string(let s) where Self.isDecimal(s): return Double(s)
+        default:
+            throw PortalAuthError(
+                .invalidResponse,
+                "\(issuer) sent a token whose '\(key)' is not a number: it was not used or stored",
+                remedy: .none)
+        }
+    }
+
+    /// Digits, optionally a dot and more digits.
+    private static func isDecimal(_ s: String) -> Bool {
+        let parts = s.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        return parts.allSatisfy { !$0.isEmpty && $0.utf8.count <= 20 && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }
+    }
+
     /// The Boolean value, or `nil`.
     public var boolValue: Bool? {
         switch self {

@@ -74,13 +74,13 @@ struct RedirectState {
         _ target: RequestTarget, status: Int, location: String, keepsContext: (URL) -> Bool
     ) throws -> RequestTarget {
         count += 1
-        guard count <= Self.limit, let next = URL(string: location, relativeTo: target.url)?.absoluteURL else {
+        guard count <= Self.limit, let location = URL(string: location, relativeTo: target.url)?.absoluteURL else {
             throw PortalAuthError(
                 .httpError,
                 "\(ServerContext.describe(target.url)) redirected too often or to an invalid location",
                 remedy: .checkURL, cause: .httpStatus(status))
         }
-        try AuthenticationManager.refuseDotSegments(next)
+        let next = try StrictURL.normalized(location)
         var followed = target
         followed.url = next
         if status != 307 && status != 308 {

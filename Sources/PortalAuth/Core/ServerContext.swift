@@ -25,7 +25,9 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
     /// Creates the context a URL belongs to: up to `/sharing` for a portal URL, up to `/rest`
     /// (or `/tokens`, `/admin`) for an ArcGIS Server URL, otherwise the URL itself.
     ///
-    /// Throws ``PortalAuthError/Code/invalidURL`` for a URL without an http(s) scheme or host.
+    /// Throws ``PortalAuthError/Code/invalidURL`` for a URL without an http(s) scheme or host, and
+    /// for one that URL readers could read differently (see the package's strict URL reading:
+    /// userinfo, backslashes, encoded `/` or `.` in the path, non-canonical hosts).
     public init(url: URL) throws {
         let parts = try ServerContext.parts(of: url)
         self.init(
@@ -34,12 +36,7 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
 
     /// Creates the context from a string URL (see ``init(url:)``).
     public init(_ string: String) throws {
-        guard let url = URL(string: string) else {
-            throw PortalAuthError(
-                .invalidURL, "'\(string)' is not a URL (an absolute URL such as https://host/portal)",
-                remedy: .checkURL)
-        }
-        try self.init(url: url)
+        try self.init(url: StrictURL.parse(string).url)
     }
 
     /// Whether a token service at `url` may receive this context's passwords: it is on the same
@@ -144,24 +141,13 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
 
     struct Parts { var scheme: String; var host: String; var port: Int; var path: String }
 
+    /// The parts of `url` in its one strict reading (``StrictURL``): refused when URL readers could
+    /// disagree about it, with dot segments removed.
     static func parts(of url: URL) throws -> Parts {
-        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
-            throw PortalAuthError(
-                .invalidURL,
-                "'\(URLRedaction.redact(url.absoluteString))' has no http or https scheme (an absolute URL such as https://host/portal)",
-                remedy: .checkURL)
-        }
-        guard var host = url.host(percentEncoded: false)?.lowercased(), !host.isEmpty else {
-            throw PortalAuthError(
-                .invalidURL,
-                "'\(URLRedaction.redact(url.absoluteString))' has no host (an absolute URL such as https://host/portal)",
-                remedy: .checkURL)
-        }
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        var path = url.path(percentEncoded: true)
+        let strict = try StrictURL.parse(url.absoluteString)
+        var path = strict.path
         while path.hasSuffix("/") { path.removeLast() }
-        return Parts(scheme: scheme, host: host, port: port, path: path)
+        return Parts(scheme: strict.scheme, host: strict.host, port: strict.port, path: path)
     }
 
     /// The context path of a URL path: up to `/sharing`, else up to `/rest` / `/tokens` / `/admin`, else the path.

@@ -547,6 +547,13 @@ enum CurlErrors {
                 .connectionFailed,
                 "could not connect to \(place) (\(why)): no server listens there, or it is not running",
                 remedy: .checkURL, cause: cause)
+        case CURLE_OUT_OF_MEMORY, CURLcode(rawValue: 100):
+            // libcurl stops a header line over CURL_MAX_HTTP_HEADER with CURLE_OUT_OF_MEMORY (7.x)
+            // or CURLE_TOO_LARGE (8.6 and later), and says no more.
+            return PortalAuthError(
+                .responseTooLarge,
+                "the answer from \(place) was stopped by libcurl's limits: a response header line over its limit of 100 KiB a line (or no memory left)",
+                remedy: .none, cause: cause)
         case CURLE_OPERATION_TIMEDOUT:
             guard let limits else {
                 return PortalAuthError(

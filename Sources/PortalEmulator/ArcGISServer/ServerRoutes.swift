@@ -1,7 +1,8 @@
-/// An ArcGIS Server: the federated one under `/server` or the standalone one under
-/// `/standalone` (with its own token service).
+/// An ArcGIS Server: the federated one under `/server`, the standalone one under `/standalone`
+/// (with its own token service), or the claimant under `/claimant` (it names the portal as its
+/// owner, as any host could, but the portal does not federate it).
 struct ServerRoutes: Sendable {
-    /// `.server` for the federated server, `.standalone` for the other.
+    /// `.server` for the federated server, `.standalone` or `.claimant` for the others.
     let realm: TokenRealm
     let context: EmulatorContext
 
@@ -11,6 +12,7 @@ struct ServerRoutes: Sendable {
         if realm == .standalone, lower == ["tokens", "generatetoken"] {
             return TokenService(kind: .standalone, context: context).generate(request)
         }
+        if realm == .claimant, request.token != nil { context.counters.update { $0.tokensSentToClaimant += 1 } }
         guard lower.first == "rest" else { return notFound(request) }
         let path = Array(lower.dropFirst())
         switch path {
@@ -38,7 +40,7 @@ struct ServerRoutes: Sendable {
         switch realm {
         case .standalone:
             tokenServicesURL = urls.standaloneServerURL + "/tokens/generateToken"
-        case .server, .portal:
+        case .server, .portal, .claimant:
             members.append(("owningSystemUrl", .string(urls.portalURL)))
             tokenServicesURL = urls.portalURL + "/sharing/rest/generateToken"
         }

@@ -8,6 +8,11 @@ public struct EmulatorCounters: Codable, Sendable, Equatable {
     public var generateTokenRequests: Int = 0
     /// Portal generateToken calls with token + serverUrl (federated server tokens).
     public var serverTokenRequests: Int = 0
+    /// `portals/self/servers` (or `portals/<id>/servers`) reads: the portal's list of federated servers.
+    public var federatedServerListReads: Int = 0
+    /// Requests to the claimant server (`/claimant`, which names the portal as its owner without
+    /// being federated with it) that carried a token: a client trusted the server's own claim.
+    public var tokensSentToClaimant: Int = 0
     /// `/standalone/tokens/generateToken` calls.
     public var standaloneTokenRequests: Int = 0
     /// Tokens handed out by any generateToken.

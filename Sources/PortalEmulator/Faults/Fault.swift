@@ -14,6 +14,9 @@ public struct Fault: Codable, Sendable, Equatable {
         case latency
         /// Every request carrying a token gets 498, however fresh the token.
         case rejectAllTokens
+        /// A token answer whose lifetime is the word "soon": `"expires":"soon"` (generateToken) or
+        /// `"expires_in":"soon"` (`oauth2/token`), as no server should send.
+        case lifetimeNotANumber
     }
 
     /// What goes wrong.

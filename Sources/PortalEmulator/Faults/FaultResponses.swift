@@ -23,6 +23,13 @@ enum FaultResponses {
         case .rejectAllTokens:
             if request.components.last?.lowercased() == "query" { context.counters.countQuery("rejected") }
             return Rendering.error(.invalidToken, for: request)
+        case .lifetimeNotANumber:
+            let token: JSONValue = .string("emulated-token-with-no-lifetime")
+            if request.components.last?.lowercased() == "token" {
+                return .json(
+                    .object([("access_token", token), ("expires_in", .string("soon")), ("username", .string("alice"))]))
+            }
+            return .json(.object([("token", token), ("expires", .string("soon")), ("ssl", .bool(true))]))
         case .latency:
             return Rendering.error(ArcGISError(code: 500, message: "latency is not an answer"), for: request)
         }

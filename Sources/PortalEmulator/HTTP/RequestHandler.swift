@@ -58,6 +58,8 @@ struct RequestHandler: Sendable {
         case "standalone":
             return ServerRoutes(realm: .standalone, context: context).handle(
                 request, rest: Array(components.dropFirst()))
+        case "claimant":
+            return ServerRoutes(realm: .claimant, context: context).handle(request, rest: Array(components.dropFirst()))
         case "emulator":
             return AdminRoutes(context: context).handle(request)
         case "entra" where !request.viaProxy:

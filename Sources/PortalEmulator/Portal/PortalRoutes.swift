@@ -32,6 +32,10 @@ struct PortalRoutes: Sendable {
             return PortalSearch(context: context).items(request)
         case 3 where lower == ["portals", "self", "users"], 4 where lower == ["portals", "self", "users", "search"]:
             return PortalSearch(context: context).users(request, key: "users")
+        case 3
+        where lower[0] == "portals" && lower[2] == "servers"
+            && (lower[1] == "self" || rest[1] == UserProfile.organizationID):
+            return federatedServers(request)
         case 3 where lower == ["portals", "self", "roles"]:
             return PortalSearch(context: context).roles(request)
         case 2 where lower == ["community", "users"]:
@@ -123,6 +127,24 @@ struct PortalRoutes: Sendable {
             ),
             ("route", .object([("url", .string(urls.serverURL + "/rest/services/World/Route/NAServer/Route_World"))])),
         ])
+    }
+
+    /// `portals/self/servers` (or `portals/<id>/servers`): the servers federated with the portal,
+    /// readable by any signed-in member; the claimant server is not among them.
+    private func federatedServers(_ request: IncomingRequest) -> OutgoingResponse {
+        context.counters.update { $0.federatedServerListReads += 1 }
+        switch context.requireToken(request, realm: .portal) {
+        case .failure(let error): return Rendering.error(error, for: request)
+        case .success:
+            let urls = context.urls(for: request)
+            let server: JSONValue = .object([
+                ("id", .string("emulatedServer1")), ("name", .string(urls.serverURL.replacingPrefix("https://"))),
+                ("url", .string(urls.serverURL)), ("adminUrl", .string(urls.serverURL)), ("isHosted", .bool(true)),
+                ("serverType", .string("ArcGIS")), ("serverRole", .string("HOSTING_SERVER")),
+                ("serverFunction", .string("")),
+            ])
+            return Rendering.resource(.object([("servers", .array([server]))]), for: request)
+        }
     }
 
     private func communitySelf(_ request: IncomingRequest) -> OutgoingResponse {

@@ -8,6 +8,8 @@ enum TokenRealm: Sendable {
     case server
     /// The standalone ArcGIS Server.
     case standalone
+    /// The server that claims federation without being federated: it accepts no token.
+    case claimant
 }
 
 extension EmulatorContext {

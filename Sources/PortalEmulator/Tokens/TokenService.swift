@@ -79,7 +79,7 @@ struct TokenService: Sendable {
             return .failure(
                 ArcGISError(
                     code: 400, message: "Unable to generate token.",
-                    details: ["serverUrl is not federated with this portal"]))
+                    details: ["'serverUrl' is not a server federated with this portal."]))
         }
         return binding(request).map { referer, ip in
             let record = TokenRecord(
