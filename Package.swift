@@ -147,6 +147,14 @@ let package = Package(
             path: "Tests/PortalAuthTests",
             swiftSettings: strict
         ),
+        // The unit tier: no server, no keyring, no child process (`swift test --filter PortalAuthUnitTests`).
+        .testTarget(
+            name: "PortalAuthUnitTests",
+            dependencies: ["PortalAuth", "FuzzTargets", "TestSupport"]
+                + pluginNames.map { .target(name: "PortalAuth\($0)") },
+            path: "Tests/PortalAuthUnitTests",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PortalEmulatorTests",
             dependencies: ["PortalEmulator", "portal-emulator", "TestSupport"],

@@ -99,9 +99,3 @@ func withRotatingServer<T>(_ body: () async throws -> T) async throws -> T {
     await rotatingServerTurn.acquire()
     return try await withResource(rotatingServerTurn, release: { $0.release() }) { _ in try await body() }
 }
-
-extension Tag {
-    /// The unit tier: no servers, no keyring, no child processes (`swift test --filter` with the
-    /// suites that carry it runs in seconds).
-    @Tag static var unit: Self
-}

@@ -37,9 +37,10 @@ import Testing
         #expect(ServerContext.arcGISServerRoot(of: URL(string: "https://h/portal")!) == nil)
     }
 
-    @Test func urlsWithoutSchemeOrHostAreRefused() async {
+    @Test func urlsWithoutSchemeOrHostAreRefused() {
         for bad in ["host/portal", "ftp://host/portal", "https://"] {
-            let error = await expectPortalAuthError(.invalidURL) { try ServerContext(bad) }
+            let error = #expect(throws: PortalAuthError.self) { try ServerContext(bad) }
+            #expect(error?.code == .invalidURL)
             #expect(error?.message.contains("http") == true)
         }
     }

@@ -4,7 +4,7 @@ import Testing
 @testable import PortalAuth
 
 /// The one strict reading of a URL (unit tier: no servers).
-@Suite(.tags(.unit)) struct StrictURLTests {
+@Suite struct StrictURLTests {
     @Test(arguments: [
         ("https://127.0.0.2:8443\\@127.0.0.1:8443/portal", "backslash"),
         ("https://127.0.0.1:8443\\portal", "backslash"),
