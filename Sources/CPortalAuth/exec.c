@@ -67,7 +67,7 @@ static int is_fault(int signal, const siginfo_t *info) {
 
 /* A signal about portal-auth itself: clean up, stop the command, and end as the signal's
  * previous action says. */
-static void end_for(int signal, const siginfo_t *info) {
+static void end_for(int signal, siginfo_t *info, void *context) {
     int saved = errno;
     remove_folder();
     pid_t child = (pid_t)guard_child;
@@ -75,17 +75,29 @@ static void end_for(int signal, const siginfo_t *info) {
         kill(child, SIGTERM);
         kill(child, SIGCONT);
     }
-    if (signal > 0 && signal < GUARD_SIGNALS && guard_installed[signal]) {
-        sigaction(signal, &guard_previous[signal], NULL);
+    struct sigaction previous;
+    memset(&previous, 0, sizeof previous);
+    previous.sa_handler = SIG_DFL;
+    if (signal > 0 && signal < GUARD_SIGNALS && guard_installed[signal]) previous = guard_previous[signal];
+    sigaction(signal, &previous, NULL);
+    /* A fault happens again when the handler returns, now with the previous action. */
+    if (is_fault(signal, info)) {
+        errno = saved;
+        return;
     }
-    /* A fault happens again when the handler returns, now with the previous action; any other
-     * signal is raised again (blocked until the handler returns). */
-    if (!is_fault(signal, info)) raise(signal);
+    /* Any other signal: the default action, raised again, ends portal-auth once this returns.
+     * Not the previous handler: Swift's crash report returns for a signal that was raised (the
+     * process would go on), and called from here it crashes. */
+    (void)context;
+    struct sigaction fallback;
+    memset(&fallback, 0, sizeof fallback);
+    fallback.sa_handler = SIG_DFL;
+    sigaction(signal, &fallback, NULL);
+    raise(signal);
     errno = saved;
 }
 
 static void guard_signal(int signal, siginfo_t *info, void *context) {
-    (void)context;
     pid_t self = getpid();
     int sent = info != NULL && info->si_pid != self &&
                (info->si_code == SI_USER || info->si_code == SI_QUEUE || info->si_code == SI_TKILL);
@@ -106,7 +118,7 @@ static void guard_signal(int signal, siginfo_t *info, void *context) {
     } else if (terminal && child > 0) {
         /* The command got it too. */
     } else {
-        end_for(signal, info);
+        end_for(signal, info, context);
     }
 }
 

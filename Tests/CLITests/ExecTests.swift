@@ -129,6 +129,41 @@ import Testing
         }
     }
 
+    /// A signal about exec itself (one it raises: its own timer, a failed check, a fault) cannot be
+    /// passed on: exec removes the folder, stops COMMAND with TERM, and ends with the signal. gdb
+    /// makes exec raise it (root may attach to it, though exec is not dumpable).
+    @Test(
+        .enabled(
+            if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb"), "needs gdb, as root"),
+        arguments: [SIGALRM, SIGABRT, SIGSEGV])
+    func aSignalAboutExecItselfRemovesTheFolderAndStopsTheCommand(_ signal: Int32) async throws {
+        try await TokenUse.with { use in
+            try await use.signIn()
+            let script =
+                #"trap 'echo "got TERM"; exit 9' TERM; echo "ready $GDAL_HTTP_HEADER_FILE"; while :; do sleep 0.05; done"#
+            try await withChildProcess(
+                CLI.portalAuth, ["exec", use.emulator.portalURL, "--", "sh", "-c", script],
+                environment: ProcessInfo.processInfo.environment.merging(use.environment) { $1 }
+            ) { child in
+                let ready = await child.nextLine(timeout: 60)
+                let file = try #require(ready?.split(separator: " ").last.map(String.init), "COMMAND did not start")
+                let gdb = try await CLI.run(
+                    "/usr/bin/gdb",
+                    [
+                        "-p", String(child.pid), "-batch", "-ex", "handle all nostop noprint pass",
+                        "-ex", "call (int)raise(\(signal))",
+                    ])
+                let got = await child.nextLine(timeout: 60)
+                let status = await child.wait()
+                #expect(
+                    got == "got TERM",
+                    "COMMAND was not stopped; gdb: \(gdb.stdout.suffix(300)) \(gdb.stderr.suffix(300))")
+                #expect(status == 128 + signal)
+                #expect(!FileManager.default.fileExists(atPath: (file as NSString).deletingLastPathComponent))
+            }
+        }
+    }
+
     @Test func aFolderLeftByAnExecKilledWithSIGKILLIsRemovedByTheNextExecAndALiveOneIsKept() async throws {
         try await TokenUse.with { use in
             try await use.signIn()

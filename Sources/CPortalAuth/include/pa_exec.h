@@ -26,9 +26,10 @@
  *   PROF from the kernel), any other signal it sends itself, or any signal sent by another
  *   process after the command has exited (portal-auth is cleaning up; a TERM then need not wait
  *   for a renewal in flight): the folder is removed (with async-signal-safe calls only: open,
- *   getdents64, unlinkat, rmdir), the command is sent SIGTERM (and SIGCONT), and portal-auth then
- *   ends as the signal's previous action says (by default: killed by it, so a shell sees 128 +
- *   the signal). A fault on a thread whose stack is exhausted may not run the handler: the
+ *   getdents64, unlinkat, rmdir), the command is sent SIGTERM (and SIGCONT), and portal-auth is
+ *   killed by the signal (a shell sees 128 + the signal). A fault recurs once the handler
+ *   returns, with the signal's previous action (Swift's crash report, then the default); any
+ *   other signal is raised again with the default action (no crash report for abort()). A fault on a thread whose stack is exhausted may not run the handler: the
  *   kernel ends portal-auth and the folder stays until the next exec removes it.
  *
  * Returns 0, or the errno of a sigaction that failed. */
