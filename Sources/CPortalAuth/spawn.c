@@ -6,7 +6,6 @@
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <pthread.h>
 
 int pa_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
@@ -61,50 +60,4 @@ pid_t pa_wait(pid_t pid, int nohang, int *exit_code) {
         else *exit_code = -1;
     }
     return result;
-}
-
-/* Signal forwarding for `portal-auth exec`. The handler only reads and writes sig_atomic_t
- * variables and calls kill(2), both async-signal-safe. */
-static volatile sig_atomic_t forward_child = 0;
-static volatile sig_atomic_t forward_pending[65];
-
-static void forward_signal(int signal, siginfo_t *info, void *context) {
-    (void)context;
-    /* The terminal sends Ctrl-C, Ctrl-\ and hang-ups to the whole foreground process group,
-     * the child included: forwarding those would deliver them twice. */
-    if (info != NULL && info->si_code == SI_KERNEL) return;
-    pid_t child = (pid_t)forward_child;
-    if (child > 0) kill(child, signal);
-    else if (signal > 0 && signal < 65) forward_pending[signal] = 1;
-}
-
-int pa_forward_signals(const int *signals, int count) {
-    for (int i = 0; i < count; i++) {
-        struct sigaction old;
-        if (sigaction(signals[i], NULL, &old) != 0) return errno;
-        /* A signal ignored by whoever started us (nohup) stays ignored, for the child too. */
-        if (old.sa_handler == SIG_IGN) continue;
-        struct sigaction action = {0};
-        action.sa_sigaction = forward_signal;
-        action.sa_flags = SA_SIGINFO | SA_RESTART;
-        sigemptyset(&action.sa_mask);
-        if (sigaction(signals[i], &action, NULL) != 0) return errno;
-    }
-    return 0;
-}
-
-void pa_forward_signals_to(pid_t child, const int *signals, int count) {
-    sigset_t block, previous;
-    sigemptyset(&block);
-    for (int i = 0; i < count; i++) sigaddset(&block, signals[i]);
-    pthread_sigmask(SIG_BLOCK, &block, &previous);
-    forward_child = child;
-    for (int i = 0; i < count; i++) {
-        int signal = signals[i];
-        if (signal > 0 && signal < 65 && forward_pending[signal]) {
-            forward_pending[signal] = 0;
-            kill(child, signal);
-        }
-    }
-    pthread_sigmask(SIG_SETMASK, &previous, NULL);
 }

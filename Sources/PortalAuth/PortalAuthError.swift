@@ -242,7 +242,7 @@ extension PortalAuthError {
         case checkNetwork
         /// The folder at `path`, where portal-auth keeps private files (lock files, the credentials
         /// file), belongs to another user: remove it if it is not yours, or use a folder of your own
-        /// (for lock files, a private `XDG_RUNTIME_DIR`).
+        /// (for lock files, a private `XDG_RUNTIME_DIR`, or `XDG_CACHE_HOME`).
         case useOwnFolder(path: String)
         /// The file or folder at `path` is this user's but others may read or change it: take
         /// their access away.

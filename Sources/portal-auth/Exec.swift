@@ -23,8 +23,13 @@ struct Exec: AsyncParsableCommand {
             renewed token before the token expires, for as long as COMMAND runs; with a CA bundle \
             (--cacert, PORTAL_AUTH_CA_BUNDLE), also CURL_CA_BUNDLE, REQUESTS_CA_BUNDLE and SSL_CERT_FILE. \
             The variables hold the token of the start: a long-running command reads the header file. \
-            Signals (INT, TERM, HUP, QUIT, USR1, USR2) are passed on to COMMAND; its exit status is \
-            portal-auth's (128 + the signal when a signal ended it); the folder is removed at the end.
+            COMMAND's exit status is portal-auth's (128 + the signal when a signal ended it), and the folder \
+            is removed at the end. Every signal that would end portal-auth and that another process sends \
+            (TERM, INT, HUP, QUIT, USR1, USR2, ALRM, VTALRM, PROF, PWR, XCPU, XFSZ, PIPE, IO, SYS, TRAP, \
+            ABRT, STKFLT, the real-time signals) is passed on to COMMAND, and portal-auth waits for it; \
+            one about portal-auth itself (a fault, its own limits or timers) removes the folder, stops \
+            COMMAND with TERM and ends portal-auth with that signal. Only SIGKILL can leave the folder \
+            behind, and the next exec removes it.
               portal-auth exec "$SERVER/rest/services/Parcels/FeatureServer/0" -- ogr2ogr out.gpkg "ESRIJSON:..."
             """
     )
@@ -56,16 +61,34 @@ struct Exec: AsyncParsableCommand {
             let target = try await resolveTarget(url, manager: manager)
             var live = try await LiveCredentials.fetch(for: target, manager: manager)
             live.renewBefore = renewBefore.map(TimeInterval.init)
+            PrivateFolder.removeStale()
+            // From here on, a signal either reaches COMMAND or removes the folder (see pa_exec.h).
+            let guarded = pa_exec_guard_begin()
+            guard guarded == 0 else {
+                throw PortalAuthError(
+                    .invalidArgument,
+                    "cannot catch signals (\(String(cString: strerror(guarded)))), so the header file could outlive the command; nothing was run"
+                )
+            }
             let folder = try PrivateFolder.create()
             let status: Int32
             do {
+                let registered = pa_exec_guard_folder(folder.path)
+                guard registered == 0 else {
+                    throw PortalAuthError(
+                        .invalidArgument,
+                        "the private folder's path \(folder.path) is too long to remove on a signal; set TMPDIR to a shorter one"
+                    )
+                }
                 try folder.write(live.headerFile, to: LiveCredentials.headerFileName)
                 status = try await runCommand(live, folder: folder, manager: manager)
             } catch {
                 folder.remove()
+                pa_exec_guard_folder(nil)
                 throw error
             }
             folder.remove()
+            pa_exec_guard_folder(nil)
             throw ExitCode(status)
         }
     }
@@ -80,19 +103,14 @@ struct Exec: AsyncParsableCommand {
         let environment = live.environment(
             inheriting: currentEnvironment(), headerFile: folder.path(LiveCredentials.headerFileName),
             caBundle: global.caBundlePath)
-        let signals = Self.forwardedSignals
-        _ = signals.withUnsafeBufferPointer { pa_forward_signals($0.baseAddress, Int32($0.count)) }
         let pid = try spawnInheritingTerminal(command, environment: environment)
-        signals.withUnsafeBufferPointer { pa_forward_signals_to(pid, $0.baseAddress, Int32($0.count)) }
+        pa_exec_guard_child(pid)
         let renewal = Task { await live.keepRenewed(in: folder, manager: manager) }
-        let status = await waitForExit(pid)
+        let status = await waitForCommand(pid)
         renewal.cancel()
         await renewal.value
         return status
     }
-
-    /// The signals passed on to COMMAND.
-    static let forwardedSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2]
 }
 
 /// Starts `command` (looked up in PATH) with this process's standard input, output and error and
@@ -115,13 +133,13 @@ func spawnInheritingTerminal(_ command: [String], environment: [String: String])
     return pid
 }
 
-/// Waits for `pid` on a thread of its own (not the cooperative pool); its exit status, or
-/// 128 + the signal that ended it.
-func waitForExit(_ pid: pid_t) async -> Int32 {
+/// Waits for COMMAND, `pid`, on a thread of its own (not the cooperative pool), and stops passing
+/// signals on to it; its exit status, or 128 + the signal that ended it.
+func waitForCommand(_ pid: pid_t) async -> Int32 {
     await withCheckedContinuation { continuation in
         DispatchQueue.global(qos: .userInitiated).async {
             var code: Int32 = -1
-            _ = pa_wait(pid, 0, &code)
+            _ = pa_exec_guard_wait(pid, &code)
             continuation.resume(returning: code)
         }
     }

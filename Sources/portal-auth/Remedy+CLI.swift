@@ -61,7 +61,7 @@ extension PortalAuthError.Remedy {
         case .checkNetwork: return "check the network, the DNS and https_proxy/http_proxy/no_proxy"
         case .useOwnFolder(let path):
             return
-                "remove \(path) if you did not make it, or use a folder of your own (lock files: set XDG_RUNTIME_DIR; --store file: set PORTAL_AUTH_FILE_STORE)"
+                "remove \(path) if you did not make it, or use a folder of your own (lock files: set XDG_RUNTIME_DIR or XDG_CACHE_HOME; --store file: set PORTAL_AUTH_FILE_STORE)"
         case .makePrivate(let path): return "run chmod go-rwx \(path)"
         case .moveAside(let path): return "move \(path) aside (mv \(path) \(path).bad) and sign in again"
         case .removeStaleLock(let path):

@@ -81,6 +81,130 @@ import Testing
         }
     }
 
+    /// Signals whose default action ends a process, besides those above: each sent to exec is
+    /// passed on to COMMAND (a trap by number: dash knows no name for some), and exec waits for it.
+    /// 34 and 64 are glibc's SIGRTMIN and SIGRTMAX.
+    @Test(arguments: [
+        SIGALRM, SIGVTALRM, SIGPWR, SIGXCPU, SIGUSR1, SIGUSR2, SIGQUIT, SIGPROF, SIGXFSZ, SIGPIPE, SIGSTKFLT, SIGIO,
+        SIGSYS, SIGTRAP, SIGABRT, 34, 64,
+    ])
+    func everySignalThatWouldEndExecReachesTheCommandAndTheFolderIsRemoved(_ signal: Int32) async throws {
+        try await TokenUse.with { use in
+            try await use.signIn()
+            let script =
+                #"trap 'echo "got $0"; exit 7' "$0"; echo "ready $GDAL_HTTP_HEADER_FILE"; while :; do sleep 0.05; done"#
+            try await withChildProcess(
+                CLI.portalAuth, ["exec", use.emulator.portalURL, "--", "sh", "-c", script, String(signal)],
+                environment: ProcessInfo.processInfo.environment.merging(use.environment) { $1 }
+            ) { child in
+                let ready = await child.nextLine(timeout: 60)
+                let file = try #require(ready?.split(separator: " ").last.map(String.init), "COMMAND did not start")
+                #expect(FileManager.default.fileExists(atPath: file))
+                child.signal(signal)
+                let got = await child.nextLine(timeout: 60)
+                let status = await child.wait()
+                #expect(got == "got \(signal)", "COMMAND did not get signal \(signal)")
+                #expect(status == 7, "exec's status is COMMAND's")
+                #expect(!FileManager.default.fileExists(atPath: (file as NSString).deletingLastPathComponent))
+            }
+        }
+    }
+
+    @Test(arguments: [SIGALRM, SIGXCPU])
+    func aCommandEndedByAPassedOnSignalMakesExecExitWith128PlusIt(_ signal: Int32) async throws {
+        try await TokenUse.with { use in
+            try await use.signIn()
+            // No trap: the signal's default action ends COMMAND.
+            let script = #"echo "ready $GDAL_HTTP_HEADER_FILE"; while :; do sleep 0.05; done"#
+            try await withChildProcess(
+                CLI.portalAuth, ["exec", use.emulator.portalURL, "--", "sh", "-c", script],
+                environment: ProcessInfo.processInfo.environment.merging(use.environment) { $1 }
+            ) { child in
+                let ready = await child.nextLine(timeout: 60)
+                let file = try #require(ready?.split(separator: " ").last.map(String.init), "COMMAND did not start")
+                child.signal(signal)
+                #expect(await child.wait() == 128 + signal)
+                #expect(!FileManager.default.fileExists(atPath: (file as NSString).deletingLastPathComponent))
+            }
+        }
+    }
+
+    /// A signal about exec itself (one it raises: its own timer, a failed check, a fault) cannot be
+    /// passed on: exec removes the folder, stops COMMAND with TERM, and ends with the signal. gdb
+    /// makes exec raise it (root may attach to it, though exec is not dumpable).
+    @Test(
+        .enabled(
+            if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb"), "needs gdb, as root"),
+        arguments: [SIGALRM, SIGABRT, SIGSEGV])
+    func aSignalAboutExecItselfRemovesTheFolderAndStopsTheCommand(_ signal: Int32) async throws {
+        try await TokenUse.with { use in
+            try await use.signIn()
+            let script =
+                #"trap 'echo "got TERM"; exit 9' TERM; echo "ready $GDAL_HTTP_HEADER_FILE"; while :; do sleep 0.05; done"#
+            try await withChildProcess(
+                CLI.portalAuth, ["exec", use.emulator.portalURL, "--", "sh", "-c", script],
+                environment: ProcessInfo.processInfo.environment.merging(use.environment) { $1 }
+            ) { child in
+                let ready = await child.nextLine(timeout: 60)
+                let file = try #require(ready?.split(separator: " ").last.map(String.init), "COMMAND did not start")
+                let gdb = try await CLI.run(
+                    "/usr/bin/gdb",
+                    [
+                        "-p", String(child.pid), "-batch", "-ex", "handle all nostop noprint pass",
+                        "-ex", "call (int)raise(\(signal))",
+                    ])
+                let got = await child.nextLine(timeout: 60)
+                let status = await child.wait()
+                #expect(
+                    got == "got TERM",
+                    "COMMAND was not stopped; gdb: \(gdb.stdout.suffix(300)) \(gdb.stderr.suffix(300))")
+                #expect(status == 128 + signal)
+                #expect(!FileManager.default.fileExists(atPath: (file as NSString).deletingLastPathComponent))
+            }
+        }
+    }
+
+    @Test func aFolderLeftByAnExecKilledWithSIGKILLIsRemovedByTheNextExecAndALiveOneIsKept() async throws {
+        try await TokenUse.with { use in
+            try await use.signIn()
+            let environment = ProcessInfo.processInfo.environment.merging(use.environment) { $1 }
+                .merging(["XDG_RUNTIME_DIR": use.directory]) { $1 }
+            let script = #"echo "ready $$ $GDAL_HTTP_HEADER_FILE"; while :; do sleep 0.05; done"#
+            let arguments = ["exec", use.emulator.portalURL, "--", "sh", "-c", script]
+            func start(_ child: ChildProcess) async throws -> (command: Int32, folder: String) {
+                let ready = try #require(await child.nextLine(timeout: 60), "COMMAND did not start")
+                let parts = ready.split(separator: " ").map(String.init)
+                try #require(parts.count == 3 && parts[0] == "ready", "\(ready)")
+                return (try #require(Int32(parts[1])), (parts[2] as NSString).deletingLastPathComponent)
+            }
+            // One exec is killed (its COMMAND goes on running), another keeps running.
+            let (orphan, killedFolder) = try await withChildProcess(CLI.portalAuth, arguments, environment: environment)
+            { killed in
+                let started = try await start(killed)
+                killed.signal(SIGKILL)
+                #expect(await killed.wait() == 128 + SIGKILL)
+                return started
+            }
+            defer { kill(orphan, SIGKILL) }
+            #expect(
+                FileManager.default.fileExists(atPath: killedFolder + "/headers"),
+                "SIGKILL, which no process can catch, leaves the folder")
+            try await withChildProcess(CLI.portalAuth, arguments, environment: environment) { running in
+                let (command, liveFolder) = try await start(running)
+                let next = try await use.portalAuth(
+                    ["exec", use.emulator.portalURL, "--", "sh", "-c", "exit 0"],
+                    extra: ["XDG_RUNTIME_DIR": use.directory])
+                #expect(next.status == 0, "\(next.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: killedFolder), "the next exec removed it")
+                #expect(
+                    FileManager.default.fileExists(atPath: liveFolder + "/headers"), "a running exec's folder is kept")
+                kill(command, SIGTERM)
+                #expect(await running.wait() == 128 + SIGTERM)
+                #expect(!FileManager.default.fileExists(atPath: liveFolder))
+            }
+        }
+    }
+
     @Test func theHeaderFileIsRewrittenWithARenewedTokenWhileTheCommandRuns() async throws {
         try await TokenUse.with { use in
             // An app credential renews itself; its token lives a minute, and --renew-before 59

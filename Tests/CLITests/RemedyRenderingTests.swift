@@ -90,7 +90,7 @@ import Testing
         (.installLibrary(package: "libcurl4"), "install it, for example apt-get install libcurl4"),
         (
             .useOwnFolder(path: "/run/user/1/portal-auth"),
-            "remove /run/user/1/portal-auth if you did not make it, or use a folder of your own (lock files: set XDG_RUNTIME_DIR; --store file: set PORTAL_AUTH_FILE_STORE)"
+            "remove /run/user/1/portal-auth if you did not make it, or use a folder of your own (lock files: set XDG_RUNTIME_DIR or XDG_CACHE_HOME; --store file: set PORTAL_AUTH_FILE_STORE)"
         ),
         (.makePrivate(path: "/home/a/.local/share/portal-auth"), "run chmod go-rwx /home/a/.local/share/portal-auth"),
         (.moveAside(path: "/c.json"), "move /c.json aside (mv /c.json /c.json.bad) and sign in again"),

@@ -45,6 +45,33 @@ private let nobody: uid_t = 65_534
             !FileManager.default.fileExists(atPath: base + "/portal-auth/locks/" + CrossProcessLock.fileName(for: "k")))
     }
 
+    @Test func aStickyFolderEveryoneMayWriteToIsReportedWithItsWholeMode() throws {
+        let base = try privateFolder()
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try FileManager.default.createDirectory(
+            atPath: base + "/portal-auth/locks", withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        chmod(base + "/portal-auth/locks", 0o1777)
+        let error = #expect(throws: PortalAuthError.self) {
+            try CrossProcessLock.openLockFile(for: "k", in: base + "/portal-auth/locks")
+        }
+        #expect(error?.message.contains("has mode 1777") == true, "\(error?.message ?? "")")
+        #expect(error?.remedy == .makePrivate(path: base + "/portal-auth/locks"))
+        chmod(base + "/portal-auth/locks", 0o2750)
+        let setgid = #expect(throws: PortalAuthError.self) {
+            try CrossProcessLock.openLockFile(for: "k", in: base + "/portal-auth/locks")
+        }
+        #expect(setgid?.message.contains("has mode 2750") == true, "\(setgid?.message ?? "")")
+    }
+
+    @Test func permissionBitsAreFourOctalDigits() {
+        #expect(permissionBits(0o40700) == "0700")
+        #expect(permissionBits(0o41777) == "1777")
+        #expect(permissionBits(0o100644) == "0644")
+        #expect(permissionBits(0o104755) == "4755")
+        #expect(permissionBits(0) == "0000")
+    }
+
     @Test func aSymbolicLinkInPlaceOfTheFolderIsRefused() throws {
         let base = try privateFolder()
         defer { try? FileManager.default.removeItem(atPath: base) }
@@ -106,6 +133,19 @@ private let nobody: uid_t = 65_534
         #expect(error?.remedy == .makePrivate(path: base))
         #expect(!FileManager.default.fileExists(atPath: base + "/credentials.json"))
         #expect(throws: PortalAuthError.self) { try backend.lookup(CredentialQuery(server: "https://h/portal")) }
+    }
+
+    @Test func aStickyFolderEveryoneMayWriteToIsReportedWithItsWholeMode() throws {
+        let base = try privateFolder()
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        chmod(base, 0o1777)
+        let backend = FileCredentialBackend(path: base + "/credentials.json")
+        let error = #expect(throws: PortalAuthError.self) {
+            try backend.store(
+                CredentialAttributes(store: "arcgis", server: "https://h/portal", kind: "token"), secret: "s")
+        }
+        #expect(error?.message.contains("has mode 1777") == true, "\(error?.message ?? "")")
+        #expect(error?.remedy == .makePrivate(path: base))
     }
 
     @Test(.enabled(if: geteuid() == 0, "only root can give a folder to another user"))

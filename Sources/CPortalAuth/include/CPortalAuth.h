@@ -7,6 +7,7 @@
  *   pa_secret.h  libsecret: the portal-auth SecretSchema and GHashTable helpers
  *   pa_spawn.h   child processes that inherit exactly three descriptors (browser, tests)
  *   pa_process.h core dumps off for a process that holds secrets
+ *   pa_exec.h    the signal guard of `portal-auth exec`: signals passed on, the private folder removed
  *   pa_dl.h      the dlopen/dlsym helper the curl, crypto and gss loaders share
  */
 #include "pa_curl.h"
@@ -15,4 +16,5 @@
 #include "pa_secret.h"
 #include "pa_spawn.h"
 #include "pa_process.h"
+#include "pa_exec.h"
 #endif

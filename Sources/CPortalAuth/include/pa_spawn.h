@@ -25,13 +25,4 @@ int pa_spawn(const char *path, char *const argv[], char *const envp[],
  * still running (nohang), or -1. *exit_code is the exit status, or 128 + the signal number. */
 pid_t pa_wait(pid_t pid, int nohang, int *exit_code);
 
-/* Forwards `signals` (count of them) to the child named by pa_forward_signals_to, as
- * `portal-auth exec` does: signals sent with kill(2) (by a service manager, a CI runner, a user)
- * are passed on; those the terminal sends to the whole foreground process group (Ctrl-C) are
- * not, since the child got them too. A signal that arrives before the child is named is held and
- * passed on then. A signal that was ignored when this is called stays ignored. Returns 0 or an errno value. */
-int pa_forward_signals(const int *signals, int count);
-
-/* Names the child that forwarded signals go to, and passes on those that arrived before. */
-void pa_forward_signals_to(pid_t child, const int *signals, int count);
 #endif

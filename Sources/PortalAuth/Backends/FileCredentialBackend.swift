@@ -167,10 +167,10 @@ public final class FileCredentialBackend: CredentialStorageBackend {
                 remedy: .useOwnFolder(path: directory))
         }
         if info.st_mode & 0o022 != 0 {
-            let mode = String(info.st_mode & 0o777, radix: 8)
+            let mode = permissionBits(info.st_mode)
             throw PortalAuthError(
                 .storeFailure,
-                "the folder \(directory) of the credentials file has mode 0\(mode), so other users could replace the file",
+                "the folder \(directory) of the credentials file has mode \(mode), so other users could replace the file",
                 remedy: .makePrivate(path: directory))
         }
     }
@@ -198,10 +198,10 @@ public final class FileCredentialBackend: CredentialStorageBackend {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw posixError("read", path) }
         if info.st_mode & 0o077 != 0 {
-            let mode = String(info.st_mode & 0o777, radix: 8)
+            let mode = permissionBits(info.st_mode)
             throw PortalAuthError(
                 .storeFailure,
-                "the credentials file \(path) has mode 0\(mode), so others may read it",
+                "the credentials file \(path) has mode \(mode), so others may read it",
                 remedy: .makePrivate(path: path))
         }
         var bytes: [UInt8] = []

@@ -17,7 +17,8 @@ import Glibc
 ///   and an item that is gone, locked or not the query's is searched for again.
 /// - A `has` entry is trusted. A portal-auth item that another program adds to the keyring (not
 ///   through this library) is seen after portal-auth's next change of the keyring, or when the
-///   login session's runtime folder, and the index in it, is cleared.
+///   index is removed with the lock folder (the login session's runtime folder is cleared at
+///   log-out; without one, the lock folder is in the user's cache folder, see ``CrossProcessLock``).
 ///
 /// It holds no secret: the query's attributes (hexadecimal) and object paths, 0600, in the lock
 /// folder that only the user may enter; at most ``capacity`` entries, the oldest dropped first.

@@ -7,22 +7,63 @@ import Foundation
 import Glibc
 #endif
 
-/// An advisory lock shared by every portal-auth process of this user (flock on a file in
-/// `$XDG_RUNTIME_DIR/portal-auth/locks`, else `/tmp/portal-auth-UID/locks`), so that only one
-/// process renews a credential, or changes a stored item, at a time.
+/// An advisory lock shared by every portal-auth process of this user (flock on a file in the
+/// lock folder, ``directory``), so that only one process renews a credential, or changes a stored
+/// item, at a time.
 ///
-/// The folder is created 0700 and checked before every use (a folder, not a symbolic link, owned
-/// by this user, no group or other permissions): another local user who creates it first could
-/// otherwise make the lock files land where they chose, or hold a lock forever. Lock files are
-/// opened relative to the checked folder with `O_NOFOLLOW`.
+/// The lock folder is `$XDG_RUNTIME_DIR/portal-auth/locks` when `XDG_RUNTIME_DIR` is a private
+/// folder of this user's, else `$XDG_CACHE_HOME/portal-auth/locks` or `~/.cache/portal-auth/locks`:
+/// never a predictable name in a folder every user may write to (such as /tmp), where another
+/// local user could create it first and so keep every portal-auth command of this user from
+/// running.
+///
+/// The folder and its parent are created 0700 (and missing folders above them, also 0700) and
+/// checked before every use (a folder, not a symbolic link, owned by this user, no group or other
+/// permissions): another local user who prepared it could otherwise make the lock files land where
+/// they chose, or hold a lock forever. Lock files are opened relative to the checked folder with
+/// `O_NOFOLLOW`.
 enum CrossProcessLock {
+    /// The lock folder (see the type's description).
     static var directory: String {
-        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty,
-            access(runtime, W_OK) == 0
-        {
-            return runtime + "/portal-auth/locks"
+        if let runtime = privateRuntimeFolder() { return runtime + "/portal-auth/locks" }
+        return cacheFolder() + "/portal-auth/locks"
+    }
+
+    /// `$XDG_RUNTIME_DIR` when it is an absolute path to a folder of this user's that no one else
+    /// may enter and this process may write to; else nil.
+    static func privateRuntimeFolder() -> String? {
+        // getenv, not ProcessInfo's environment: a token lookup's startup time counts.
+        guard let value = getenv("XDG_RUNTIME_DIR"), isAbsolute(value) else { return nil }
+        let runtime = String(cString: value)
+        var info = stat()
+        guard stat(runtime, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(),
+            info.st_mode & 0o077 == 0, access(runtime, W_OK) == 0
+        else { return nil }
+        return runtime
+    }
+
+    /// This user's cache folder: `$XDG_CACHE_HOME` when it is an absolute path, else `~/.cache`
+    /// (`$HOME`, or the home folder of the user database when HOME is not set).
+    static func cacheFolder() -> String {
+        if let value = getenv("XDG_CACHE_HOME"), isAbsolute(value) { return String(cString: value) }
+        return homeFolder() + "/.cache"
+    }
+
+    /// `$HOME` when it is an absolute path, else this user's home folder in the user database
+    /// ("" when there is none: the lock folder is then `/.cache/...`, which only root may create).
+    static func homeFolder() -> String {
+        if let value = getenv("HOME"), isAbsolute(value) {
+            let home = String(cString: value)
+            return home == "/" ? "" : home
         }
-        return "/tmp/portal-auth-\(getuid())/locks"
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        guard getpwuid_r(geteuid(), &entry, &buffer, buffer.count, &result) == 0, let found = result,
+            let directory = found.pointee.pw_dir, isAbsolute(directory)
+        else { return "" }
+        let home = String(cString: directory)
+        return home == "/" ? "" : home
     }
 
     /// A file name for a lock key: its ``fileStem(for:)`` and `.lock`.
@@ -231,6 +272,14 @@ enum CrossProcessLock {
     }
 
     private static func openPrivateFolder(_ path: String, at base: Int32, name: String) throws -> Int32 {
+        if mkdirat(base, name, 0o700) != 0, errno == ENOENT, base == AT_FDCWD {
+            // A folder above is missing (~/.cache in a new home): make those, 0700, and try again.
+            var partial = ""
+            for component in path.split(separator: "/").dropLast() {
+                partial += "/" + component
+                mkdir(partial, 0o700)
+            }
+        }
         if mkdirat(base, name, 0o700) != 0, errno != EEXIST {
             let code = errno
             let text = String(cString: strerror(code))
@@ -256,7 +305,7 @@ enum CrossProcessLock {
             close(fd)
             throw PortalAuthError(
                 .storeFailure,
-                "the lock folder \(path) has mode 0\(String(info.st_mode & 0o777, radix: 8)) (other users may change it), so it is not used",
+                "the lock folder \(path) has mode \(permissionBits(info.st_mode)) (other users may change it), so it is not used",
                 remedy: .makePrivate(path: path))
         }
         return fd
@@ -268,4 +317,14 @@ enum CrossProcessLock {
             "the lock folder \(path) \(problem), so it is not used: another user may have created it to interfere",
             remedy: .useOwnFolder(path: path))
     }
+}
+
+/// Whether a C string is an absolute path.
+private func isAbsolute(_ path: UnsafePointer<CChar>) -> Bool { path.pointee == 0x2F }
+
+/// The permission bits of a file mode as `ls -l` users and chmod know them: four octal digits,
+/// set-user-ID, set-group-ID and sticky first (a sticky folder every user may write to is 1777).
+func permissionBits(_ mode: mode_t) -> String {
+    let digits = String(mode & 0o7777, radix: 8)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }
