@@ -77,15 +77,17 @@ import Testing
     @Test(.enabled(if: geteuid() == 0, "only root can give a folder to another user"))
     func aFolderAnotherUserMadeInTmpUnderTheOldNameChangesNothing() async throws {
         // The name every portal-auth of this user used to take in /tmp, made first by "nobody".
+        // (One left by an earlier version of this user's is put aside for the test, and back after.)
         let squatted = "/tmp/portal-auth-\(getuid())"
-        var made = false
-        if !FileManager.default.fileExists(atPath: squatted) {
-            try FileManager.default.createDirectory(
-                atPath: squatted + "/locks", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            #expect(chown(squatted + "/locks", 65_534, 65_534) == 0 && chown(squatted, 65_534, 65_534) == 0)
-            made = true
+        let aside = squatted + ".aside-\(UUID().uuidString)"
+        let hadOne = rename(squatted, aside) == 0
+        try FileManager.default.createDirectory(
+            atPath: squatted + "/locks", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        #expect(chown(squatted + "/locks", 65_534, 65_534) == 0 && chown(squatted, 65_534, 65_534) == 0)
+        defer {
+            try? FileManager.default.removeItem(atPath: squatted)
+            if hadOne { rename(aside, squatted) }
         }
-        defer { if made { try? FileManager.default.removeItem(atPath: squatted) } }
         var info = stat()
         #expect(lstat(squatted, &info) == 0)
         try #require(info.st_uid != getuid(), "\(squatted) is this user's: cannot play another user here")
