@@ -227,9 +227,10 @@ func parseByteSize(_ text: String) -> Int? {
 /// readers could read differently), normalised: dot segments removed, no fragment.
 func parseURL(_ string: String) throws -> URL {
     if !string.contains("://"), !string.hasPrefix("http:"), !string.hasPrefix("https:") {
+        let shown = StrictURL.printable(string.hasPrefix("//") ? String(string.dropFirst(2)) : string)
         throw PortalAuthError(
             .invalidURL,
-            "'\(string)' is not an absolute http(s) URL (written with its scheme, for example https://\(string.hasPrefix("//") ? String(string.dropFirst(2)) : string))",
+            "'\(StrictURL.printable(string))' is not an absolute http(s) URL (written with its scheme, for example https://\(shown))",
             remedy: .checkURL)
     }
     return try StrictURL.parse(string).url

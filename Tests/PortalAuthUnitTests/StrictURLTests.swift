@@ -66,6 +66,17 @@ import Testing
         }
     }
 
+    @Test func aRefusedURLsSecretsAreNotInTheMessage() {
+        for url in [
+            "https://alice:s3cret-pw@127.0.0.1/portal", "https://s3cret-pw@127.0.0.1/portal",
+            "https://127.0.0.1/por tal?token=s3cret-pw", "https://a:s3cret-pw@b:c@127.0.0.1/",
+        ] {
+            let error = #expect(throws: PortalAuthError.self) { try StrictURL.parse(url) }
+            #expect(error?.message.contains("s3cret-pw") == false, "\(error?.message ?? "")")
+            #expect(error?.message.contains("127.0.0.1") == true)
+        }
+    }
+
     @Test(arguments: [
         ("HTTPS://Portal.Example.COM:443/portal/", "https://portal.example.com/portal/"),
         ("https://127.0.0.1:8443/portal/../echo", "https://127.0.0.1:8443/echo"),

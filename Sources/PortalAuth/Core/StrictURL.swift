@@ -60,11 +60,16 @@ package struct StrictURL: Sendable, Hashable {
         }
     }
 
-    /// The URL for a message: secret parameters redacted, control characters shown as `\xNN`, at
-    /// most 200 characters.
-    static func printable(_ text: String) -> String {
+    /// The URL for a message: user information and secret parameters redacted, control characters
+    /// shown as `\xNN`, at most 200 characters.
+    package static func printable(_ text: String) -> String {
+        var text = URLRedaction.redact(text)
+        if let start = text.firstRange(of: "://")?.upperBound {
+            let authority = text[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            if let at = authority.lastIndex(of: "@") { text.replaceSubrange(start..<at, with: "***") }
+        }
         var result = ""
-        for scalar in URLRedaction.redact(text).unicodeScalars.prefix(200) {
+        for scalar in text.unicodeScalars.prefix(200) {
             if scalar.value < 0x20 || scalar.value == 0x7F {
                 result += "\\x" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 2)
             } else {
