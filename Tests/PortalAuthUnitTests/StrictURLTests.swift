@@ -70,6 +70,7 @@ import Testing
         for url in [
             "https://alice:s3cret-pw@127.0.0.1/portal", "https://s3cret-pw@127.0.0.1/portal",
             "https://127.0.0.1/por tal?token=s3cret-pw", "https://a:s3cret-pw@b:c@127.0.0.1/",
+            "alice:s3cret-pw@127.0.0.1/portal",
         ] {
             let error = #expect(throws: PortalAuthError.self) { try StrictURL.parse(url) }
             #expect(error?.message.contains("s3cret-pw") == false, "\(error?.message ?? "")")

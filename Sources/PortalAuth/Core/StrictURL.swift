@@ -64,10 +64,9 @@ package struct StrictURL: Sendable, Hashable {
     /// shown as `\xNN`, at most 200 characters.
     package static func printable(_ text: String) -> String {
         var text = URLRedaction.redact(text)
-        if let start = text.firstRange(of: "://")?.upperBound {
-            let authority = text[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-            if let at = authority.lastIndex(of: "@") { text.replaceSubrange(start..<at, with: "***") }
-        }
+        let start = text.firstRange(of: "://")?.upperBound ?? text.startIndex
+        let authority = text[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { text.replaceSubrange(start..<at, with: "***") }
         var result = ""
         for scalar in text.unicodeScalars.prefix(200) {
             if scalar.value < 0x20 || scalar.value == 0x7F {
