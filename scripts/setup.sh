@@ -19,7 +19,7 @@ packages=(
   chromium               # the real headless browser of Tests/CLITests/BrowserSignInTests.swift
   chromium-driver        # chromedriver: Selenium drives chromium through it
   # The programs tokens are handed to, which the tests run for real (Tests/CLITests/TokenClientsTests.swift,
-  # ExecTests.swift, and the README's "Using the token" examples).
+  # ExecTests.swift, and the examples of README.md and docs/*.md: DocsExamplesTests.swift).
   gdal-bin               # ogrinfo and ogr2ogr (GDAL's ESRIJSON driver, GDAL_HTTP_HEADERS, GDAL_HTTP_HEADER_FILE)
   python3-requests       # python requests
   wget

@@ -17,7 +17,7 @@ struct Token: AsyncParsableCommand {
               portal-auth token URL --format header | curl -H @- "URL?f=json"
               GDAL_HTTP_HEADERS="$(portal-auth token URL --format gdal)" ogrinfo "ESRIJSON:URL/query?where=1=1&f=json"
               eval "$(portal-auth token --format env)"
-            --format json prints a versioned object ("version": 1) described in the README; \
+            --format json prints a versioned object ("version": 1) described in docs/using-the-token.md; \
             portal-auth exec runs a command with a token that stays valid.
             """
     )

@@ -58,7 +58,7 @@ extension Token {
         }
     }
 
-    /// The `--format json` object, version ``jsonVersion`` (the README describes it).
+    /// The `--format json` object, version ``jsonVersion`` (docs/using-the-token.md describes it).
     static func json(_ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?) -> JSONValue {
         var object: [String: JSONValue] = ["version": .number(Double(jsonVersion))]
         if let credential {

@@ -13,8 +13,10 @@ struct PortalEmulatorCommand: AsyncParsableCommand {
         discussion: """
             Serves the portal at /portal, a federated ArcGIS Server at /server and a standalone \
             ArcGIS Server at /standalone, all on one HTTPS port with a throwaway CA. Prints one line \
-            with the URLs once listening; runs until SIGINT or SIGTERM.
-            """)
+            with the URLs once listening; runs until SIGINT or SIGTERM. \
+            `portal-emulator env STATE-FILE` prints the shell export lines that make clients trust it.
+            """,
+        subcommands: [EnvCommand.self])
 
     @Option(name: .long, help: "JSON configuration file (see config/README.md).")
     var config: String?

@@ -98,6 +98,96 @@ struct CommandTests {
         }
     }
 
+    /// The variables `portal-emulator env` prints, which the children below must not inherit.
+    static let sessionVariables = [
+        "PORTAL_URL", "SERVER_URL", "LAYER", "PORTAL_AUTH_CA_BUNDLE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
+        "SSL_CERT_FILE",
+    ]
+
+    @Test("env prints export lines that make curl trust a running emulator")
+    func envTrustsTheRunningEmulator() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("emu-env-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stateFile = directory.appendingPathComponent("emulator.json")
+        let caFile = directory.appendingPathComponent("ca.pem")
+        let executable = try Self.executable().path
+        try await withChildProcess(
+            executable, ["--state-file", stateFile.path, "--ca-out", caFile.path, "--port", "0"]
+        ) {
+            process in
+            // The line comes once listening, after the state file is written.
+            let line = try #require(await process.nextLine(timeout: 30))
+            #expect(line.hasPrefix("portal-emulator: portal https://127.0.0.1:"))
+            let state = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: stateFile)) as? [String: Any])
+            let portal = try #require(state["portalURL"] as? String)
+            let server = try #require(state["serverURL"] as? String)
+
+            let env = try await Subprocess.run(executable, ["env", stateFile.path])
+            #expect(env.status == 0, "\(env.stderr)")
+            #expect(
+                env.stdout == """
+                    export PORTAL_URL='\(portal)'
+                    export SERVER_URL='\(server)'
+                    export LAYER='\(server)/rest/services/Parcels/FeatureServer/0'
+                    export PORTAL_AUTH_CA_BUNDLE='\(caFile.path)'
+                    export CURL_CA_BUNDLE='\(caFile.path)'
+                    export REQUESTS_CA_BUNDLE='\(caFile.path)'
+                    export SSL_CERT_FILE='\(caFile.path)'
+
+                    """)
+
+            // curl without --cacert: the CA comes from the exported variables alone.
+            let script = """
+                eval "$("$0" env "$1")"
+                curl -sS --fail "$LAYER?f=json" -o /dev/null -w '%{http_code}\\n'
+                curl -sS --fail "$PORTAL_URL/sharing/rest/info?f=json"
+                """
+            let session = try await Subprocess.run(
+                "/bin/bash", ["-c", script, executable, stateFile.path],
+                environment: Subprocess.environment([:], removing: Self.sessionVariables))
+            #expect(session.status == 0, "\(session.stderr)")
+            #expect(session.stdout.hasPrefix("200\n"), "\(session.stdout)")
+            #expect(session.stdout.contains("owningSystemUrl"), "\(session.stdout)")
+
+            process.signal(SIGTERM)
+            #expect(await process.wait() == 0)
+        }
+    }
+
+    @Test("env quotes values for the shell, and fails on a missing or foreign state file")
+    func envQuotesAndFails() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("emu-env-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let executable = try Self.executable().path
+        let odd = directory.path + "/it's a $HOME `x` \\ \"ca\".pem"
+        let state: [String: Any] = [
+            "portalURL": "https://127.0.0.1:1/portal", "serverURL": "https://127.0.0.1:1/server",
+            "caCertificatePath": odd,
+        ]
+        let stateFile = directory.path + "/state.json"
+        try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: stateFile))
+        let session = try await Subprocess.run(
+            "/bin/bash",
+            ["-c", "eval \"$(\"$0\" env \"$1\")\" && printf '%s' \"$SSL_CERT_FILE\"", executable, stateFile],
+            environment: Subprocess.environment([:], removing: Self.sessionVariables))
+        #expect(session.status == 0, "\(session.stderr)")
+        #expect(session.stdout == odd)
+
+        let missing = try await Subprocess.run(executable, ["env", directory.path + "/none.json"])
+        #expect(missing.status == 1)
+        #expect(missing.stdout.isEmpty)
+        #expect(missing.stderr.contains("--state-file"), "\(missing.stderr)")
+
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: stateFile))
+        let foreign = try await Subprocess.run(executable, ["env", stateFile])
+        #expect(foreign.status == 1)
+        #expect(foreign.stdout.isEmpty)
+        #expect(foreign.stderr.contains("not a portal-emulator state file"), "\(foreign.stderr)")
+    }
+
     @Test("--help describes the options")
     func help() async throws {
         let result = try await Subprocess.run(try Self.executable().path, ["--help"])
