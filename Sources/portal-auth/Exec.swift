@@ -25,7 +25,11 @@ struct Exec: AsyncParsableCommand {
             The variables hold the token of the start: a long-running command reads the header file. \
             Signals (INT, TERM, HUP, QUIT, USR1, USR2) are passed on to COMMAND; its exit status is \
             portal-auth's (128 + the signal when a signal ended it); the folder is removed at the end.
-              portal-auth exec "$SERVER/rest/services/Parcels/FeatureServer/0" -- ogr2ogr out.gpkg "ESRIJSON:..."
+
+            Examples:
+              portal-auth exec "$SERVER/rest/services/Parcels/FeatureServer/0" -- \\
+                ogr2ogr out.gpkg "ESRIJSON:$SERVER/rest/services/Parcels/FeatureServer/0"
+              portal-auth exec -- python3 report.py
             """
     )
 
