@@ -34,7 +34,10 @@ import Glibc
             ("{\"a\": 1}}", "more text after the JSON value", 1, 9),
             ("", "no JSON value", 1, 1),
             ("{\"a\": \"x", "never closed", 1, 7),
-            ("[\"a\\x\"]", "unknown escape", 1, 3),
+            ("[\"a\\x\"]", "unknown escape", 1, 4),
+            ("[1, }", "trailing comma before }", 1, 5),
+            ("{\"a\": }", "a value is missing after the colon", 1, 7),
+            ("[}", "does not match", 1, 2),
         ]
         for (text, message, line, column) in cases {
             let found = Self.problem(text)

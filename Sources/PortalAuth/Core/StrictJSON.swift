@@ -234,11 +234,16 @@ package enum StrictJSON {
                 case UInt8(ascii: "\""):
                     if case .failure(let found) = readString() { return found }
                 case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    return problem(
-                        stack.isEmpty
-                            ? "a closing bracket with nothing open"
-                            : "a trailing comma before \(Unicode.Scalar(bytes[index])): JSON allows none",
-                        at: index)
+                    var previous = index - 1
+                    while previous >= 0, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[previous]) { previous -= 1 }
+                    let closing = Unicode.Scalar(bytes[index])
+                    if previous >= 0, bytes[previous] == UInt8(ascii: ",") {
+                        return problem("a trailing comma before \(closing): JSON allows none", at: index)
+                    }
+                    if previous >= 0, bytes[previous] == UInt8(ascii: ":") {
+                        return problem("a value is missing after the colon", at: index)
+                    }
+                    return problem("a \(closing) that does not match the bracket open here", at: index)
                 default:
                     if let found = readScalar() { return found }
                 }
