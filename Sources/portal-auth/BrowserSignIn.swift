@@ -26,6 +26,8 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
     enum Purpose { case signIn, signOut }
     /// Sign-in pages are waited on; sign-out pages are only opened.
     var purpose: Purpose = .signIn
+    /// How to switch to the out-of-band flow (a code to paste), where the command has one.
+    var outOfBandHint: String?
 
     func present(_ url: URL, redirectURI: String) async throws {
         if purpose == .signOut {
@@ -68,7 +70,7 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
             if loopback {
                 let port = URL(string: redirectURI)?.port.map(String.init) ?? "PORT"
                 advice =
-                    "\nThe browser must reach \(redirectURI) on this machine: open the URL on a machine that forwards that port here (ssh -L \(port):127.0.0.1:\(port) THIS-HOST), or press Ctrl-C and sign in with --oob, which shows a code to paste here."
+                    "\nThe browser must reach \(redirectURI) on this machine: open the URL on a machine that forwards that port here (ssh -L \(port):127.0.0.1:\(port) THIS-HOST)\(outOfBandHint.map { ", or \($0) (the portal then shows a code to paste here)" } ?? "")."
             }
             printInfo(
                 "No browser can be opened here: there is no display (DISPLAY and WAYLAND_DISPLAY are not set) and BROWSER is not set.\nOpen this URL in a browser, on this machine or another one:\n\n    \(url.absoluteString)\n\(advice)\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to cancel)."

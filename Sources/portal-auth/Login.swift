@@ -314,7 +314,9 @@ struct Login: AsyncParsableCommand {
         let manager = try global.makeManager()
         // Fail on an unusable store before anyone signs in.
         try manager.arcGISCredentialStore.backend.checkAvailable()
-        let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true)
+        var agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true)
+        // Without a display, the out-of-band flow is the way out (--config files set their redirect).
+        agent.outOfBandHint = config == nil ? "press Ctrl-C and run the same login with --oob" : nil
         let credential = try await OAuthUserCredential.credential(
             for: configuration, userAgent: agent, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
