@@ -52,12 +52,12 @@ struct Doctor: AsyncParsableCommand {
                 output("[failed] libcurl: \(error.cliMessage)")
             }
             if let bundle = global.caBundlePath {
-                if access(bundle, R_OK) == 0 {
+                do {
+                    try CABundleCheck.check(bundle)
                     output("[ok]     CA bundle: \(bundle)")
-                } else {
-                    output(
-                        "[failed] CA bundle: \(bundle) cannot be read: check the path given by --cacert or PORTAL_AUTH_CA_BUNDLE"
-                    ); selectedOK = false
+                } catch let error as PortalAuthError {
+                    output("[failed] CA bundle: \(error.cliMessage)")
+                    selectedOK = false
                 }
             } else {
                 output("[ok]     CA bundle: the system's trusted CAs (set --cacert or PORTAL_AUTH_CA_BUNDLE to change)")

@@ -185,6 +185,10 @@ import Testing
             #expect(r.stderr.contains("the CA bundle \(path) is not a PEM file"), "\(r.stderr)")
             #expect(r.stderr.contains("DER"), "\(r.stderr)")
         }
+        let doctor = try await CLI.portalAuth(["doctor", "--store", "memory", "--cacert", path], emulator: nil)
+        #expect(doctor.status == 5, "\(doctor.stdout)")
+        #expect(
+            doctor.stdout.contains("[failed] CA bundle: the CA bundle \(path) is not a PEM file"), "\(doctor.stdout)")
     }
 
     @Test func aConfigurationFileIsStrictJSONWithLineAndColumn() async throws {

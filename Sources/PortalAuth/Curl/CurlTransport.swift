@@ -501,11 +501,11 @@ final class CurlEventLoop: @unchecked Sendable {
 /// A CA bundle is checked before libcurl gets it: libcurl says only that it had trouble with
 /// "the CA cert" for a file that is missing, unreadable or not PEM at all (a DER certificate, a
 /// PKCS#12 file, a key). Once per path, size and modification time.
-enum CABundleCheck {
+package enum CABundleCheck {
     private static let checked = Locked<Set<String>>([])
 
     /// Throws when `path` cannot be read or holds no PEM certificate.
-    static func check(_ path: String) throws {
+    package static func check(_ path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0, access(path, R_OK) == 0 else {
             throw PortalAuthError(
