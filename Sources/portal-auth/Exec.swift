@@ -86,6 +86,8 @@ struct Exec: AsyncParsableCommand {
             caBundle: global.caBundlePath)
         let signals = Self.forwardedSignals
         _ = signals.withUnsafeBufferPointer { pa_forward_signals($0.baseAddress, Int32($0.count)) }
+        // The terminal is COMMAND's from now on: renewals in the background draw no wait notice.
+        WaitNotice.shared.silence()
         let pid = try spawnInheritingTerminal(command, environment: environment)
         signals.withUnsafeBufferPointer { pa_forward_signals_to(pid, $0.baseAddress, Int32($0.count)) }
         let renewal = Task { await live.keepRenewed(in: folder, manager: manager) }

@@ -21,6 +21,7 @@ final class WaitNotice: Sendable {
         var nextID = 0
         var shown = false
         var tickerStarted = false
+        var silenced = false
     }
 
     let enabled: Bool
@@ -67,6 +68,13 @@ final class WaitNotice: Sendable {
         ids.forEach(end)
     }
 
+    /// No more notices: the terminal belongs to another program (`exec`'s command).
+    func silence() {
+        guard enabled else { return }
+        clearBeforeOutput()
+        state.withLock { $0.silenced = true }
+    }
+
     /// Clears the line before other output goes to the terminal (the next tick draws it again).
     func clearBeforeOutput() {
         guard enabled else { return }
@@ -80,7 +88,9 @@ final class WaitNotice: Sendable {
     private func tick() {
         let line = state.withLock { state -> String? in
             // The oldest wait is the one to show.
-            guard let oldest = state.waits.values.min(by: { $0.since < $1.since }) else { return nil }
+            guard !state.silenced, let oldest = state.waits.values.min(by: { $0.since < $1.since }) else {
+                return nil
+            }
             let elapsed = ContinuousClock.now - oldest.since
             guard elapsed >= .seconds(1) else { return nil }
             state.shown = true
