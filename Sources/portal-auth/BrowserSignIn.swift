@@ -26,6 +26,8 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
     enum Purpose { case signIn, signOut }
     /// Sign-in pages are waited on; sign-out pages are only opened.
     var purpose: Purpose = .signIn
+    /// How to switch to the out-of-band flow (a code to paste), where the command has one.
+    var outOfBandHint: String?
 
     func present(_ url: URL, redirectURI: String) async throws {
         if purpose == .signOut {
@@ -51,9 +53,27 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
             redirectURI == AuthorizationRedirect.outOfBandURI
             ? "then paste the code the portal shows"
             : "waiting for the browser to come back to \(redirectURI)"
+        let loopback = redirectURI != AuthorizationRedirect.outOfBandURI
+        defer {
+            // Shown on a terminal while nobody has come back (the next request ends it).
+            if loopback { _ = WaitNotice.shared.begin("the browser to come back to \(redirectURI)") }
+        }
         if noBrowser {
             printInfo(
                 "Open this URL in a browser to sign in:\n\n    \(url.absoluteString)\n\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to cancel)."
+            )
+            return
+        }
+        if Self.hasNoDisplay() {
+            // xdg-open would find no browser to start, and the sign-in would wait for nothing.
+            var advice = ""
+            if loopback {
+                let port = URL(string: redirectURI)?.port.map(String.init) ?? "PORT"
+                advice =
+                    "\nThe browser must reach \(redirectURI) on this machine: open the URL on a machine that forwards that port here (ssh -L \(port):127.0.0.1:\(port) THIS-HOST)\(outOfBandHint.map { ", or \($0) (the portal then shows a code to paste here)" } ?? "")."
+            }
+            printInfo(
+                "No browser can be opened here: there is no display (DISPLAY and WAYLAND_DISPLAY are not set) and BROWSER is not set.\nOpen this URL in a browser, on this machine or another one:\n\n    \(url.absoluteString)\n\(advice)\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to cancel)."
             )
             return
         }
@@ -67,6 +87,12 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
                 "\(error.message).\nOpen this URL in a browser to sign in:\n\n    \(url.absoluteString)\n\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to cancel)."
             )
         }
+    }
+
+    /// No graphical session and no `$BROWSER`: nothing could show a sign-in page here.
+    static func hasNoDisplay() -> Bool {
+        func unset(_ name: String) -> Bool { environmentVariable(name).map { $0.isEmpty } ?? true }
+        return unset("DISPLAY") && unset("WAYLAND_DISPLAY") && unset("BROWSER")
     }
 
     func readPastedResponse(_ prompt: String) async throws -> String {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import PortalAuth
 
 #if canImport(FoundationEssentials)
@@ -14,13 +15,25 @@ import Glibc
 struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Check the credential stores, libcurl, the CA bundle, Kerberos and proxies, and say how to fix what fails.")
+            "Check the credential stores, libcurl, the CA bundle, Kerberos and proxies, and say how to fix what fails.",
+        discussion: """
+            Exits 5 when the store in use or the CA bundle is unusable.
+
+            Examples:
+              portal-auth doctor
+              portal-auth doctor --store file --cacert ca.pem
+            """)
 
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         try await runReportingErrors {
             let (kind, reason) = try global.storeChoice()
+            GlobalOptions.bootstrapLogging(verbose: global.verbose)
+            if global.verbose > 0 {
+                Logger(label: "portal-auth").debug(
+                    "credential store", metadata: ["store": "\(kind.rawValue)", "chosen by": "\(reason)"])
+            }
             output("store in use: \(kind.rawValue) (\(reason))")
             var selectedOK = true
             for candidate in CredentialStorageKind.allCases {
@@ -39,12 +52,12 @@ struct Doctor: AsyncParsableCommand {
                 output("[failed] libcurl: \(error.cliMessage)")
             }
             if let bundle = global.caBundlePath {
-                if access(bundle, R_OK) == 0 {
+                do {
+                    try CABundleCheck.check(bundle)
                     output("[ok]     CA bundle: \(bundle)")
-                } else {
-                    output(
-                        "[failed] CA bundle: \(bundle) cannot be read: check the path given by --cacert or PORTAL_AUTH_CA_BUNDLE"
-                    ); selectedOK = false
+                } catch let error as PortalAuthError {
+                    output("[failed] CA bundle: \(error.cliMessage)")
+                    selectedOK = false
                 }
             } else {
                 output("[ok]     CA bundle: the system's trusted CAs (set --cacert or PORTAL_AUTH_CA_BUNDLE to change)")

@@ -30,7 +30,11 @@ struct Exec: AsyncParsableCommand {
             one about portal-auth itself (a fault, its own limits or timers) removes the folder, stops \
             COMMAND with TERM and ends portal-auth with that signal. Only SIGKILL can leave the folder \
             behind, and the next exec removes it.
-              portal-auth exec "$SERVER/rest/services/Parcels/FeatureServer/0" -- ogr2ogr out.gpkg "ESRIJSON:..."
+
+            Examples:
+              portal-auth exec "$SERVER/rest/services/Parcels/FeatureServer/0" -- \\
+                ogr2ogr out.gpkg "ESRIJSON:$SERVER/rest/services/Parcels/FeatureServer/0"
+              portal-auth exec -- python3 report.py
             """
     )
 
@@ -103,6 +107,8 @@ struct Exec: AsyncParsableCommand {
         let environment = live.environment(
             inheriting: currentEnvironment(), headerFile: folder.path(LiveCredentials.headerFileName),
             caBundle: global.caBundlePath)
+        // The terminal is COMMAND's from now on: renewals in the background draw no wait notice.
+        WaitNotice.shared.silence()
         let pid = try spawnInheritingTerminal(command, environment: environment)
         pa_exec_guard_child(pid)
         let renewal = Task { await live.keepRenewed(in: folder, manager: manager) }

@@ -108,9 +108,18 @@ struct GlobalOptions: ParsableArguments {
     /// fast path too, which reads them without the argument parser.
     static func makeManager(store: String?, verbose: Int, transport: CurlTransport) throws -> AuthenticationManager {
         bootstrapLogging(verbose: verbose)
-        let backend = try storeChoice(store: store).kind.makeBackend()
-        let manager = AuthenticationManager(
-            backend: backend, transport: transport, logger: Logger(label: "portal-auth"))
+        let choice = try storeChoice(store: store)
+        let backend = choice.kind.makeBackend()
+        let logger = Logger(label: "portal-auth")
+        if verbose > 0 {
+            logger.debug(
+                "credential store",
+                metadata: ["store": "\(choice.kind.rawValue)", "chosen by": "\(choice.reason)"])
+        }
+        // On a terminal, a request that takes more than a second says so (WaitNotice).
+        let noticing: any HTTPTransport =
+            WaitNotice.shared.enabled ? NoticingTransport(base: transport) : transport
+        let manager = AuthenticationManager(backend: backend, transport: noticing, logger: logger)
         // Network credentials: trust decisions first (a changed key must stop everything), then
         // client certificates (stored ones are presented; new ones come from login --p12), then passwords.
         manager.register(ServerTrustHandler(decider: stdinIsTerminal ? TerminalServerTrustDecider() : nil))
@@ -243,6 +252,7 @@ extension Date {
 
 /// Writes a whole string to a file descriptor.
 func writeAll(_ fd: Int32, _ text: inout String) {
+    if fd == 2 || fd == 1 { WaitNotice.shared.clearBeforeOutput() }
     text.withUTF8 { buffer in
         var offset = 0
         while offset < buffer.count {

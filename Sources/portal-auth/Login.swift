@@ -19,24 +19,37 @@ struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign in and store the credential in the credential store.",
         discussion: """
-            ArcGIS token (username and password):
-              printf '%s' "$PASS" | portal-auth login --portal https://host/portal --username alice --password-stdin
-            Pregenerated token (made elsewhere):
-              printf '%s' "$TOKEN" | portal-auth login --url https://host/server --token-stdin --expires-in 3600
-            OAuth user (browser sign-in with PKCE; loopback redirect by default):
-              portal-auth login --portal https://host/portal --client-id APPID [--redirect-url URL | --oob] [--no-browser]
-            OAuth application (client credentials):
-              printf '%s' "$SECRET" | portal-auth login --portal https://host/portal --client-id APPID --client-secret-stdin
-            A server secured at the web tier (HTTP Basic, Digest, NTLM or Negotiate: it answers 401):
-              printf '%s' "$PASS" | portal-auth login --url https://host/arcgis --username alice --password-stdin
-              (Negotiate uses your Kerberos ticket from kinit when there is one: portal-auth login --url URL --kerberos)
-            A client certificate (PKI; the PKCS#12 file and its password are kept in the store):
-              printf '%s' "$P12PASS" | portal-auth login --url https://host/arcgis --p12 me.p12 --password-stdin
-            A server with a self-signed certificate: portal-auth trust HOST[:PORT]
-            From a JSON file (see config/), including a portal behind Microsoft Entra Application Proxy:
-              portal-auth login --config oauth.json
-              portal-auth login --config iap.json [--no-browser]
-            A credential already stored stays in place if the new sign-in fails.
+            A credential already stored stays in place if the new sign-in fails. A portal URL copied \
+            from the browser (.../portal/home/..., .../portal/sharing/rest) is reduced to the portal.
+
+            Examples:
+              ArcGIS token (username and password; asked for on the terminal):
+                portal-auth login --portal https://host/portal --username alice
+                printf '%s' "$PASS" | portal-auth login --portal https://host/portal \\
+                  --username alice --password-stdin
+              Pregenerated token (made elsewhere):
+                printf '%s' "$TOKEN" | portal-auth login --url https://host/server \\
+                  --token-stdin --expires-in 3600
+              OAuth user (browser sign-in with PKCE; loopback redirect by default;
+              or --redirect-url URL, --oob, --no-browser):
+                portal-auth login --portal https://host/portal --client-id APPID
+              OAuth application (client credentials):
+                printf '%s' "$SECRET" | portal-auth login --portal https://host/portal \\
+                  --client-id APPID --client-secret-stdin
+              A server secured at the web tier (HTTP Basic, Digest, NTLM or
+              Negotiate: it answers 401; --kerberos uses your ticket from kinit):
+                printf '%s' "$PASS" | portal-auth login --url https://host/arcgis \\
+                  --username alice --password-stdin
+                portal-auth login --url https://host/arcgis --kerberos
+              A client certificate (PKI; the PKCS#12 file and its password are kept):
+                printf '%s' "$P12PASS" | portal-auth login --url https://host/arcgis \\
+                  --p12 me.p12 --password-stdin
+              A server with a self-signed certificate:
+                portal-auth trust host:443
+              From a JSON file (see config/), including a portal behind Microsoft
+              Entra Application Proxy:
+                portal-auth login --config oauth.json
+                portal-auth login --config iap.json --no-browser
             """
     )
 
@@ -237,13 +250,13 @@ struct Login: AsyncParsableCommand {
             case .password: try await loginWithPassword()
             case .oauthUser:
                 let configuration = try OAuthUserConfiguration(
-                    portalURL: try parseURL(portal!), clientID: clientID!,
+                    portalURL: try Self.portalRoot(portal!), clientID: clientID!,
                     redirectURL: try Self.redirect(oob ? AuthorizationRedirect.outOfBandURI : redirectURL),
                     refreshTokenExpirationMinutes: expiration ?? 20160, timeout: TimeInterval(timeout ?? 300))
                 try await loginWithOAuthUser(configuration)
             case .oauthApplication:
                 try await loginWithOAuthApplication(
-                    portal: try ServerContext(url: try parseURL(portal!)), clientID: clientID!,
+                    portal: try ServerContext(url: try Self.portalRoot(portal!)), clientID: clientID!,
                     expirationMinutes: expiration ?? 120)
             case .configFile:
                 try await loginWithConfigFile(config!)
@@ -301,7 +314,9 @@ struct Login: AsyncParsableCommand {
         let manager = try global.makeManager()
         // Fail on an unusable store before anyone signs in.
         try manager.arcGISCredentialStore.backend.checkAvailable()
-        let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true)
+        var agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true)
+        // Without a display, the out-of-band flow is the way out (--config files set their redirect).
+        agent.outOfBandHint = config == nil ? "press Ctrl-C and run the same login with --oob" : nil
         let credential = try await OAuthUserCredential.credential(
             for: configuration, userAgent: agent, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
@@ -363,7 +378,7 @@ struct Login: AsyncParsableCommand {
     }
 
     private func loginWithPassword() async throws {
-        let target = try parseURL(portal ?? url!)
+        let target = try portal.map(Self.portalRoot) ?? parseURL(url!)
         let context = try ServerContext(url: target)
         let transport = global.makeTransport()
         let manager = try global.makeManager(transport: transport)
@@ -472,6 +487,35 @@ func schemeNames(_ schemes: TransportOptions.HTTPAuthSchemes) -> String {
 }
 
 extension Login {
+    /// The path segments after which a portal URL copied from the browser is a page or an API
+    /// of the portal, not the portal: `.../portal/home/item.html?id=...`, `.../portal/apps/...`,
+    /// `.../portal/sharing/rest`, `.../portal/portaladmin`.
+    static let portalPageSegments: Set<String> = ["home", "apps", "sharing", "portaladmin"]
+
+    /// `--portal` as the portal's root URL: a URL copied from the browser is reduced to the
+    /// portal, with a note on stderr.
+    static func portalRoot(_ text: String) throws -> URL {
+        let url = try parseURL(text)
+        guard let root = portalRoot(of: url) else { return url }
+        printInfo(
+            "portal-auth: note: \(ServerContext.describeWithScheme(url)) is a page of the portal; signing in to the portal \(root.absoluteString)"
+        )
+        return root
+    }
+
+    /// The portal root of a URL that goes on into one of its pages or APIs, or nil when it does not.
+    static func portalRoot(of url: URL) -> URL? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        let segments = components.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: false)
+        guard let page = segments.firstIndex(where: { portalPageSegments.contains($0.lowercased()) }) else {
+            return nil
+        }
+        components.percentEncodedPath = segments[..<page].joined(separator: "/")
+        components.percentEncodedQuery = nil
+        components.fragment = nil
+        return components.url
+    }
+
     /// The `--redirect-url` (or the out-of-band URI) as a URL; the default loopback when none is given.
     static func redirect(_ text: String?) throws -> URL {
         guard let text else { return OAuthUserConfiguration.defaultRedirectURL }

@@ -19,7 +19,14 @@ struct Logout: AsyncParsableCommand {
             in the browser (printed with --no-browser) and its credential is removed. --all signs \
             out of everything, identity-aware proxies included. The HTTP password and client certificate stored for \
             the URL's host and port go too; a server trusted with portal-auth trust stays trusted \
-            (portal-auth untrust forgets it).
+            (portal-auth untrust forgets it). Nothing to remove is not an error: it says so and \
+            exits 0, so a script may sign out twice.
+
+            Examples:
+              portal-auth logout
+              portal-auth logout --portal https://host/portal
+              portal-auth logout --portal https://host/portal --iap --no-browser
+              portal-auth logout --all
             """
     )
 
@@ -64,6 +71,16 @@ struct Logout: AsyncParsableCommand {
             if iap, portal == nil, try await manager.arcGISCredentialStore.summaries().isEmpty {
                 // Only an identity-aware proxy is signed in: sign out of it (them).
                 try await signOutOfIAP(manager, url: nil)
+                return
+            }
+            if portal == nil,
+                try await manager.arcGISCredentialStore.summaries().allSatisfy({
+                    $0.kind == FederatedTokenCredential.kind
+                })
+            {
+                // Signing out twice is not an error: scripts sign out without checking first.
+                output(
+                    "No portal is signed in (\(manager.arcGISCredentialStore.backend.name) store); nothing to remove.")
                 return
             }
             let target = try await resolveTarget(portal, manager: manager)

@@ -14,17 +14,20 @@ enum PortalAuthMain {
         // Before any secret is read: a crash must leave no core file with tokens in it. (Where the
         // system refuses, as in some sandboxes, the command still runs: nothing to tell the user.)
         try? ProcessProtection.disableCoreDumps()
-        if TokenFastPath.answer(Array(CommandLine.arguments.dropFirst())) { exitProcess(0) }
-        exitProcess(await PortalAuthCommand.run())
+        // Global options before the subcommand are moved after it (nothing to do for `token URL`).
+        let arguments = GlobalOptionsAnywhere.reorder(Array(CommandLine.arguments.dropFirst()))
+        if TokenFastPath.answer(arguments) { exitProcess(0) }
+        exitProcess(await PortalAuthCommand.run(arguments))
     }
 }
 
 extension PortalAuthCommand {
     /// What ArgumentParser's `main()` does (parse, run, print help or the usage error), returning
     /// the exit code instead of calling `exit` itself, so that the process ends in ``exitProcess(_:)``.
-    static func run() async -> Int32 {
+    /// A usage error is one line and the help hint, not ArgumentParser's error, usage and hint.
+    static func run(_ arguments: [String]) async -> Int32 {
         do {
-            var command = try await asyncParseAsRoot()
+            var command = try await asyncParseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -32,10 +35,14 @@ extension PortalAuthCommand {
             }
             return 0
         } catch {
-            var code = exitCode(for: error).rawValue
+            let code = exitCode(for: error).rawValue
             // The documented exit code of a usage error is 2, where ArgumentParser uses 64 (EX_USAGE);
             // an ExitCode is a status to pass on as it is (exec returns its command's, 64 included).
-            if code == ExitCode.validationFailure.rawValue, !(error is ExitCode) { code = 2 }
+            if code == ExitCode.validationFailure.rawValue, !(error is ExitCode) {
+                var lines = usageError(message(for: error), arguments: arguments)
+                writeAll(2, &lines)
+                return 2
+            }
             let text = fullMessage(for: error)
             if !text.isEmpty {
                 var line = text + "\n"
@@ -43,6 +50,19 @@ extension PortalAuthCommand {
             }
             return code
         }
+    }
+
+    /// `portal-auth: <error>` and `See 'portal-auth <command> --help'.` (the command the arguments
+    /// name, if any), each on a line.
+    static func usageError(_ message: String, arguments: [String]) -> String {
+        var text = message.split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+        if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
+        let command = arguments.first { !$0.hasPrefix("-") }.flatMap {
+            GlobalOptionsAnywhere.subcommandNames.contains($0) ? $0 : nil
+        }
+        let printable = String(
+            text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+        return "portal-auth: \(printable)\nSee 'portal-auth \(command.map { $0 + " " } ?? "")--help'.\n"
     }
 }
 
@@ -56,7 +76,13 @@ struct PortalAuthCommand: AsyncParsableCommand {
             Environment: PORTAL_AUTH_STORE (keyring|file|memory), PORTAL_AUTH_CA_BUNDLE (PEM file), \
             PORTAL_AUTH_FILE_STORE (file store path), PORTAL_AUTH_MAX_RESPONSE_SIZE (request), \
             http_proxy/https_proxy/no_proxy.
+            Global options (--cacert, --store, -v) go before or after the subcommand.
             Exit codes: 0 ok, 1 error, 2 usage, 3 sign-in needed or refused, 4 network or TLS, 5 credential store.
+
+            Examples:
+              portal-auth login --portal https://host/portal --username alice
+              portal-auth token https://host/portal
+              portal-auth -v --store file whoami
             """,
         version: "0.1.0",
         subcommands: [

@@ -14,7 +14,10 @@ struct Request: AsyncParsableCommand {
         discussion: """
             The request goes through the AuthenticationManager: a challenge is answered by the plugins \
             (a prompt on a terminal) and the request is retried once. f=json is added.
-              portal-auth request https://host/server/rest/services/Parcels/FeatureServer/0/query \\
+
+            Examples:
+              portal-auth request https://host/portal/sharing/rest/community/self
+              portal-auth request "$SERVER/rest/services/Parcels/FeatureServer/0/query" \\
                 -f "where=UseType = 'Government'" -f outFields=* -f returnGeometry=false
             """
     )

@@ -10,7 +10,13 @@ import Foundation
 /// `portal-auth status`: every stored credential, never a secret.
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List every stored credential (kind, server, user, expiry, store); never a secret.")
+        abstract: "List every stored credential (kind, server, user, expiry, store); never a secret.",
+        discussion: """
+            Examples:
+              portal-auth status
+              portal-auth status --json
+              portal-auth status --store file
+            """)
 
     @OptionGroup var global: GlobalOptions
 

@@ -13,12 +13,17 @@ struct Token: AsyncParsableCommand {
         abstract: "Print a valid token for a URL (the signed-in portal's when no URL is given).",
         discussion: """
             For a service on an ArcGIS Server federated with a signed-in portal, a server token is obtained \
-            from the portal and cached. Never prompts when stdin is not a terminal.
-              portal-auth token URL --format header | curl -H @- "URL?f=json"
-              GDAL_HTTP_HEADERS="$(portal-auth token URL --format gdal)" ogrinfo "ESRIJSON:URL/query?where=1=1&f=json"
-              eval "$(portal-auth token --format env)"
+            from the portal and cached. Never prompts when stdin is not a terminal. \
             --format json prints a versioned object ("version": 1) described in docs/using-the-token.md; \
             portal-auth exec runs a command with a token that stays valid.
+
+            Examples:
+              portal-auth token https://host/portal
+              hdr=$(portal-auth token URL --format header) &&
+                curl -H @- "URL?f=json" <<<"$hdr"
+              h=$(portal-auth token URL --format gdal) && GDAL_HTTP_HEADERS="$h" \\
+                ogrinfo "ESRIJSON:URL/query?where=1=1&f=json"
+              eval "$(portal-auth token --format env)"
             """
     )
 

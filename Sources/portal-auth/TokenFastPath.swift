@@ -14,7 +14,8 @@ import Glibc
 /// command that scripts call most often).
 ///
 /// It takes only `token URL` with `--format` and `--store` (any other command, option, `-v`, or no
-/// URL goes to the full command untouched), and then does what ``Token`` does, in the same order
+/// URL goes to the full command untouched; a `--store` given before `token` has been moved after
+/// it by ``GlobalOptionsAnywhere``, which leaves `token URL` as it is), and then does what ``Token`` does, in the same order
 /// and through the same calls, up to reading the store: the manager, the URL, for every format
 /// but plain the identity-aware proxy credentials (first whether there is any), the ArcGIS
 /// credential of the URL's server context. In the keyring both answers come from its item index

@@ -18,6 +18,9 @@ struct Trust: AsyncParsableCommand {
             host and port only; verification is never switched off. Compare the fingerprint with \
             the server's (openssl x509 -in cert.pem -noout -fingerprint -sha256) and confirm without \
             a prompt with --fingerprint (with or without colons, either case).
+
+            Examples:
+              portal-auth trust intranet.example.com:8443
               portal-auth trust intranet.example.com:8443 --fingerprint AA:BB:...
             """
     )
@@ -86,7 +89,14 @@ struct Trust: AsyncParsableCommand {
 /// `portal-auth untrust`: forget a trusted server.
 struct Untrust: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Forget a server trusted with portal-auth trust: its certificate must verify again.")
+        abstract: "Forget a server trusted with portal-auth trust: its certificate must verify again.",
+        discussion: """
+            Nothing to forget is not an error: it says so and exits 0.
+
+            Examples:
+              portal-auth untrust intranet.example.com:8443
+              portal-auth untrust https://intranet.example.com:8443/portal
+            """)
 
     @OptionGroup var global: GlobalOptions
 

@@ -14,7 +14,13 @@ import Glibc
 struct WhoAmI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "whoami",
-        abstract: "Show the signed-in user, the portal, and its helper services."
+        abstract: "Show the signed-in user, the portal, and its helper services.",
+        discussion: """
+            Examples:
+              portal-auth whoami
+              portal-auth whoami --portal https://host/portal --json
+              portal-auth whoami --thumbnail me.png
+            """
     )
 
     @OptionGroup var global: GlobalOptions

@@ -153,21 +153,35 @@ public struct AuthenticationServices: Sendable {
                 cause: error.cause)
         }
         guard (200..<300).contains(response.status) else {
-            throw PortalAuthError(
-                .httpError, "\(where_) answered HTTP \(response.status)",
-                remedy: response.status >= 500 ? .retryLater : .checkURL, cause: .httpStatus(response.status))
+            throw ServerContext.httpStatusError(url, status: response.status)
         }
-        return try JSONValue.parse(response.body, source: where_)
+        return try JSONValue.parse(response.body, source: ServerContext.describeWithScheme(url))
     }
 
     /// Sends a request with no credential; a TLS challenge becomes its error.
     func sendWithoutCredential(_ request: HTTPRequest) async throws -> HTTPResponse {
         let response: HTTPResponse
+        // Sign-in requests (token services, OAuth, info) log as the manager's requests do.
+        logger.debug(
+            "request",
+            metadata: [
+                "method": "\(request.method.rawValue)", "url": "\(URLRedaction.redact(request.url.absoluteString))",
+                "credential": "none",
+            ])
         do {
             response = try await transport.send(request, options: TransportOptions())
         } catch let challenge as TransportChallengeError {
+            logger.debug("request failed", metadata: ["error": "\(challenge.error.message)"])
             throw challenge.error
+        } catch let error as PortalAuthError {
+            logger.debug("request failed", metadata: ["error": "\(error.message)"])
+            throw error
         }
+        logger.debug(
+            "response",
+            metadata: [
+                "status": "\(response.status)", "url": "\(URLRedaction.redact(request.url.absoluteString))",
+            ])
         // A proxy in front of the host sends API calls to its identity provider's sign-in page.
         if let location = IAPAuthenticationChallenge.signInRedirect(from: request.url, response: response) {
             throw PortalAuthError(
@@ -193,11 +207,9 @@ public struct AuthenticationServices: Sendable {
                 .arcGISError, "\(where_) answered ArcGIS error \(error.code): \(error.message)", cause: error.cause)
         }
         guard (200..<300).contains(response.status) else {
-            throw PortalAuthError(
-                .httpError, "\(where_) answered HTTP \(response.status)",
-                remedy: response.status >= 500 ? .retryLater : .checkURL, cause: .httpStatus(response.status))
+            throw ServerContext.httpStatusError(url, status: response.status)
         }
-        return try JSONValue.parse(response.body, source: where_)
+        return try JSONValue.parse(response.body, source: ServerContext.describeWithScheme(url))
     }
 
     /// The token service of a server context: `authInfo.tokenServicesUrl` from its `info`
@@ -228,6 +240,33 @@ public struct AuthenticationServices: Sendable {
 }
 
 extension ServerContext {
+    /// `scheme://host:port/path` of a URL for messages (never its query string, which may hold a
+    /// token): where the scheme matters, as in "this is not an ArcGIS server".
+    public static func describeWithScheme(_ url: URL) -> String {
+        let host = url.host(percentEncoded: false) ?? "?"
+        let scheme = url.scheme?.lowercased() ?? "https"
+        let port = url.port ?? (scheme == "http" ? 80 : 443)
+        let authority = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(authority):\(port)\(url.path(percentEncoded: true))"
+    }
+
+    /// The error of an HTTP status that is not success and came without an ArcGIS error: a 404
+    /// or 405 says the URL is not an ArcGIS portal or server (or not one of its endpoints).
+    package static func httpStatusError(_ url: URL, status: Int) -> PortalAuthError {
+        let place = describeWithScheme(url)
+        switch status {
+        case 404, 405:
+            return PortalAuthError(
+                .httpError,
+                "\(place) answered HTTP \(status) (\(status == 404 ? "not found" : "method not allowed")): it is not an ArcGIS portal or server, or the URL does not lead to one",
+                remedy: .checkURL, cause: .httpStatus(status))
+        default:
+            return PortalAuthError(
+                .httpError, "\(place) answered HTTP \(status)", remedy: status >= 500 ? .retryLater : .checkURL,
+                cause: .httpStatus(status))
+        }
+    }
+
     /// `host:port/path` of a URL for messages (never its query string, which may hold a token).
     public static func describe(_ url: URL) -> String {
         let host = url.host(percentEncoded: false) ?? "?"

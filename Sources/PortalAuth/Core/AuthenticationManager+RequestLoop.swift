@@ -150,11 +150,7 @@ extension AuthenticationManager {
                     remedy: .none, cause: error.cause))
         }
         guard (200..<300).contains(response.status) else {
-            return .failure(
-                PortalAuthError(
-                    .httpError,
-                    "\(ServerContext.describe(url)) answered HTTP \(response.status)",
-                    remedy: response.status >= 500 ? .retryLater : .checkURL, cause: .httpStatus(response.status)))
+            return .failure(ServerContext.httpStatusError(url, status: response.status))
         }
         return .done(response)
     }

@@ -36,6 +36,13 @@ package struct ConfigurationFile: Sendable {
     /// Parses JSON text.
     package init(data: [UInt8], source: String) throws {
         self.source = source
+        // Strict JSON first: what lenient decoders let through is refused with its place.
+        if let problem = StrictJSON.firstProblem(in: data) {
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\(source) is not valid JSON (line \(problem.line), column \(problem.column)): \(problem.message)",
+                remedy: .fixConfiguration(file: source, key: problem.duplicateKey))
+        }
         let value: JSONValue
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: Data(data))

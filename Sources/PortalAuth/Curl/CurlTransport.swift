@@ -137,6 +137,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
         let authority = host.contains(":") ? "[\(host)]" : host
         let url = "https://\(authority):\(port)/"
         let caBundle = configuration.caBundlePath
+        if let caBundle { try CABundleCheck.check(caBundle) }
         let timeout = Int(configuration.connectTimeout * 1000)
         // Blocking handshakes: on a thread of their own, off the concurrency pool.
         let (verified, inspected) = await withCheckedContinuation {
@@ -197,10 +198,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
             pa_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout * 1000)),
             "CONNECTTIMEOUT_MS")
         if let bundle = configuration.caBundlePath {
-            guard access(bundle, R_OK) == 0 else {
-                throw PortalAuthError(
-                    .invalidArgument, "the CA bundle \(bundle) cannot be read", remedy: .provideCABundle(path: bundle))
-            }
+            try CABundleCheck.check(bundle)
             try check(pa_easy_setopt_str(easy, CURLOPT_CAINFO, bundle), "CAINFO")
         }
         switch request.method {
@@ -286,6 +284,8 @@ struct CurlOutcome: Sendable {
     var headerBlock: String
     var body: [UInt8]
     var errorText: String
+    /// The errno libcurl saw on a failed connect (`CURLINFO_OS_ERRNO`), 0 otherwise.
+    var osErrno: Int = 0
     var effectiveURL: String?
     /// The size bound the transfer was stopped at, if any.
     var exceeded: TransferLimits.Exceeded? = nil
@@ -296,7 +296,8 @@ struct CurlOutcome: Sendable {
                 exceeded, place: "\(job.host):\(job.port)", cause: .curl(code: code, message: errorText))
         }
         guard code == 0 else {
-            throw CurlErrors.error(code: code, text: errorText, host: job.host, port: job.port, limits: job.limits)
+            throw CurlErrors.error(
+                code: code, text: errorText, host: job.host, port: job.port, limits: job.limits, osErrno: osErrno)
         }
         var headers: [(name: String, value: String)] = []
         for line in headerBlock.split(separator: "\r\n") {
@@ -474,8 +475,10 @@ final class CurlEventLoop: @unchecked Sendable {
             ?? ""
         var text = String(cString: pa_transfer_error(job.transfer))
         if text.isEmpty, code != CURLE_OK { text = String(cString: pa_easy_strerror(code)) }
+        var osErrno = 0
+        if code != CURLE_OK { _ = pa_easy_getinfo_long(easy, CURLINFO_OS_ERRNO, &osErrno) }
         return CurlOutcome(
-            code: code.number, status: status, headerBlock: head, body: body, errorText: text,
+            code: code.number, status: status, headerBlock: head, body: body, errorText: text, osErrno: osErrno,
             effectiveURL: nil, exceeded: exceeded)
     }
 
@@ -492,6 +495,62 @@ final class CurlEventLoop: @unchecked Sendable {
         returnTransfer(job.transfer)
         continuation?.resume(
             throwing: PortalAuthError(.cancelled, "the request to \(job.host):\(job.port) was cancelled"))
+    }
+}
+
+/// A CA bundle is checked before libcurl gets it: libcurl says only that it had trouble with
+/// "the CA cert" for a file that is missing, unreadable or not PEM at all (a DER certificate, a
+/// PKCS#12 file, a key). Once per path, size and modification time.
+package enum CABundleCheck {
+    private static let checked = Locked<Set<String>>([])
+
+    /// Throws when `path` cannot be read or holds no PEM certificate.
+    package static func check(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0, access(path, R_OK) == 0 else {
+            throw PortalAuthError(
+                .invalidArgument, "the CA bundle \(path) cannot be read", remedy: .provideCABundle(path: path))
+        }
+        let key = "\(path)\u{0}\(info.st_size)\u{0}\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+        if checked.withLock({ $0.contains(key) }) { return }
+        guard (info.st_mode & S_IFMT) == S_IFREG, let data = FileManager.default.contents(atPath: path) else {
+            throw PortalAuthError(
+                .invalidArgument, "the CA bundle \(path) cannot be read (it is not a regular file)",
+                remedy: .provideCABundle(path: path))
+        }
+        let bytes = Array(data)
+        guard let problem = problem(bytes) else {
+            checked.withLock { _ = $0.insert(key) }
+            return
+        }
+        throw PortalAuthError(
+            .invalidArgument, "the CA bundle \(path) is not a PEM file of CA certificates (\(problem))",
+            remedy: .provideCABundle(path: path))
+    }
+
+    /// What is wrong with the contents of a CA bundle, or nil when it holds a PEM certificate.
+    static func problem(_ bytes: [UInt8]) -> String? {
+        let marker = Array("-----BEGIN CERTIFICATE-----".utf8)
+        let trusted = Array("-----BEGIN TRUSTED CERTIFICATE-----".utf8)
+        if contains(bytes, marker) || contains(bytes, trusted) { return nil }
+        if bytes.isEmpty { return "it is empty" }
+        if bytes.first == 0x30 {
+            return "it looks like a binary DER file: convert it with openssl x509 -inform der -in FILE -out FILE.pem"
+        }
+        if contains(bytes, Array("-----BEGIN ".utf8)) {
+            return "it holds PEM blocks but no -----BEGIN CERTIFICATE----- (a key or a request?)"
+        }
+        return "no -----BEGIN CERTIFICATE----- line in it"
+    }
+
+    private static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard bytes.count >= needle.count else { return false }
+        var index = 0
+        while index <= bytes.count - needle.count {
+            if bytes[index] == needle[0], bytes[index..<(index + needle.count)].elementsEqual(needle) { return true }
+            index += 1
+        }
+        return false
     }
 }
 
@@ -522,8 +581,41 @@ enum CurlErrors {
         return .other
     }
 
+    /// Why a connection could not be made, from the errno libcurl saw (`CURLINFO_OS_ERRNO`; 0
+    /// when unknown, then from libcurl's words): a refusal (nothing listens), an unreachable host
+    /// or network, or no answer at all; with the remedy that fits.
+    static func connectFailure(osErrno: Int, text: String, place: String) -> (String, PortalAuthError.Remedy) {
+        let lower = text.lowercased()
+        if osErrno == Int(ECONNREFUSED) || (osErrno == 0 && lower.contains("refused")) {
+            return (
+                "could not connect to \(place) (connection refused): no server listens there, or it is not running",
+                .checkURL
+            )
+        }
+        if osErrno == Int(EHOSTUNREACH) || (osErrno == 0 && lower.contains("no route to host")) {
+            return (
+                "could not connect to \(place) (host unreachable): the host is down, or a firewall turns the connection away",
+                .checkNetwork
+            )
+        }
+        if osErrno == Int(ENETUNREACH) || (osErrno == 0 && lower.contains("network is unreachable")) {
+            return (
+                "could not connect to \(place) (network unreachable): this machine has no route to that network",
+                .checkNetwork
+            )
+        }
+        if osErrno == Int(ETIMEDOUT) || (osErrno == 0 && lower.contains("timed out")) {
+            return (
+                "could not connect to \(place) (no answer: the connection attempt timed out): the host may be down, or a firewall drops the connection",
+                .checkNetwork
+            )
+        }
+        let why = osErrno != 0 ? String(cString: strerror(Int32(truncatingIfNeeded: osErrno))) : text
+        return ("could not connect to \(place)\(why.isEmpty ? "" : " (\(why))")", .checkNetwork)
+    }
+
     static func error(
-        code number: Int32, text: String, host: String, port: Int, limits: TransferLimits? = nil
+        code number: Int32, text: String, host: String, port: Int, limits: TransferLimits? = nil, osErrno: Int = 0
     ) -> any Error {
         let cause = PortalAuthError.Cause.curl(code: number, message: text)
         let place = "\(host):\(port)"
@@ -542,11 +634,8 @@ enum CurlErrors {
                 .hostNotFound, "cannot resolve host '\(host)': no such name, or the DNS cannot be reached",
                 remedy: .checkURL, cause: cause)
         case CURLE_COULDNT_CONNECT:
-            let why = lower.contains("refused") ? "connection refused" : "no route"
-            return PortalAuthError(
-                .connectionFailed,
-                "could not connect to \(place) (\(why)): no server listens there, or it is not running",
-                remedy: .checkURL, cause: cause)
+            let (message, remedy) = connectFailure(osErrno: osErrno, text: text, place: place)
+            return PortalAuthError(.connectionFailed, message, remedy: remedy, cause: cause)
         case CURLE_OUT_OF_MEMORY, CURLcode(rawValue: 100):
             // libcurl stops a header line over CURL_MAX_HTTP_HEADER with CURLE_OUT_OF_MEMORY (7.x)
             // or CURLE_TOO_LARGE (8.6 and later), and says no more.
