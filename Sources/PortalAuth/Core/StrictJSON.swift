@@ -42,6 +42,19 @@ package enum StrictJSON {
             return Problem(message: message, line: line, column: offset - lineStart + 1, duplicateKey: key)
         }
 
+        // JSON text is UTF-8: a decoder refuses anything else, so this pass does too.
+        var utf8 = Unicode.UTF8.ForwardParser()
+        var bytesIterator = bytes.makeIterator()
+        var decoded = 0
+        decoding: while true {
+            switch utf8.parseScalar(from: &bytesIterator) {
+            case .valid(let scalar): decoded += scalar.count
+            case .emptyInput: break decoding
+            case .error:
+                return problem("bytes that are not UTF-8: JSON is UTF-8 text", at: decoded)
+            }
+        }
+
         func skipWhitespace() -> Problem? {
             while index < bytes.count {
                 switch bytes[index] {
