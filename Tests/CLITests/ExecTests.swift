@@ -57,28 +57,9 @@ import Testing
 
     @Test(arguments: [SIGTERM, SIGINT, SIGHUP, SIGUSR1])
     func aSignalSentToExecReachesTheCommandAndTheFolderIsRemoved(_ signal: Int32) async throws {
-        try await TokenUse.with { use in
-            try await use.signIn()
-            // COMMAND prints its header file's path once its trap is set, then waits; the trap
-            // prints what arrived and exits 7.
-            let script =
-                #"trap 'echo "got $0"; exit 7' "$0"; echo "ready $GDAL_HTTP_HEADER_FILE"; while :; do sleep 0.05; done"#
-            let name = [SIGTERM: "TERM", SIGINT: "INT", SIGHUP: "HUP", SIGUSR1: "USR1"][signal]!
-            try await withChildProcess(
-                CLI.portalAuth, ["exec", use.emulator.portalURL, "--", "sh", "-c", script, name],
-                environment: ProcessInfo.processInfo.environment.merging(use.environment) { $1 }
-            ) { child in
-                let ready = await child.nextLine(timeout: 60)
-                let file = try #require(ready?.split(separator: " ").last.map(String.init), "COMMAND did not start")
-                #expect(FileManager.default.fileExists(atPath: file))
-                child.signal(signal)
-                let got = await child.nextLine(timeout: 60)
-                let status = await child.wait()
-                #expect(got == "got \(name)")
-                #expect(status == 7)
-                #expect(!FileManager.default.fileExists(atPath: (file as NSString).deletingLastPathComponent))
-            }
-        }
+        // (A trap by name.)
+        try await expectPassedOn(
+            signal, trap: [SIGTERM: "TERM", SIGINT: "INT", SIGHUP: "HUP", SIGUSR1: "USR1"][signal]!)
     }
 
     /// Signals whose default action ends a process, besides those above: each sent to exec is
@@ -89,12 +70,20 @@ import Testing
         SIGSYS, SIGTRAP, SIGABRT, 34, 64,
     ])
     func everySignalThatWouldEndExecReachesTheCommandAndTheFolderIsRemoved(_ signal: Int32) async throws {
+        try await expectPassedOn(signal, trap: String(signal))
+    }
+
+    /// Sends `signal` to exec once COMMAND runs: COMMAND's trap for `trap` reports it and exits 7,
+    /// exec exits with that status, and the header file's folder is gone.
+    func expectPassedOn(_ signal: Int32, trap: String) async throws {
         try await TokenUse.with { use in
             try await use.signIn()
+            // COMMAND prints its header file's path once its trap is set, then waits; the trap
+            // prints what arrived and exits 7.
             let script =
                 #"trap 'echo "got $0"; exit 7' "$0"; echo "ready $GDAL_HTTP_HEADER_FILE"; while :; do sleep 0.05; done"#
             try await withChildProcess(
-                CLI.portalAuth, ["exec", use.emulator.portalURL, "--", "sh", "-c", script, String(signal)],
+                CLI.portalAuth, ["exec", use.emulator.portalURL, "--", "sh", "-c", script, trap],
                 environment: ProcessInfo.processInfo.environment.merging(use.environment) { $1 }
             ) { child in
                 let ready = await child.nextLine(timeout: 60)
@@ -103,7 +92,7 @@ import Testing
                 child.signal(signal)
                 let got = await child.nextLine(timeout: 60)
                 let status = await child.wait()
-                #expect(got == "got \(signal)", "COMMAND did not get signal \(signal)")
+                #expect(got == "got \(trap)", "COMMAND did not get signal \(signal)")
                 #expect(status == 7, "exec's status is COMMAND's")
                 #expect(!FileManager.default.fileExists(atPath: (file as NSString).deletingLastPathComponent))
             }
