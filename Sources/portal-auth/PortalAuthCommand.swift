@@ -58,11 +58,11 @@ struct PortalAuthCommand: AsyncParsableCommand {
             http_proxy/https_proxy/no_proxy.
             Exit codes: 0 ok, 1 error, 2 usage, 3 sign-in needed or refused, 4 network or TLS, 5 credential store.
             """,
-        version: "0.1.0",
+        version: BuildInfo.versionLine,
         subcommands: [
             Login.self, Token.self, Exec.self, Request.self, WhoAmI.self, Status.self, Logout.self, Trust.self,
             Untrust.self,
-            Doctor.self,
+            Doctor.self, Completion.self,
         ]
     )
 }
