@@ -58,7 +58,7 @@ expected_version="$version ($commit)"
 
 lintian_clean() {
   command -v lintian >/dev/null || { echo "lintian is not installed (scripts/setup.sh installs it)"; return 1; }
-  local out; out=$(lintian --no-tag-display-limit "$deb" 2>&1 || true)
+  local out; out=$(lintian --tag-display-limit 0 "$deb" 2>&1 || true)
   printf '%s\n' "$out"
   ! grep -q '^E: ' <<<"$out"
 }

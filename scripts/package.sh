@@ -100,7 +100,8 @@ done
 chmod 0644 "$stage"/usr/share/man/man1/*
 
 # Completions, where each shell looks for a package's.
-"$stage/usr/bin/portal-auth" completion bash >"$stage/usr/share/bash-completion/completions/portal-auth"
+# (bash-completion sources its files: no #! line, as lintian wants.)
+"$stage/usr/bin/portal-auth" completion bash | sed '1{/^#!/d}' >"$stage/usr/share/bash-completion/completions/portal-auth"
 "$stage/usr/bin/portal-auth" completion zsh >"$stage/usr/share/zsh/vendor-completions/_portal-auth"
 "$stage/usr/bin/portal-auth" completion fish >"$stage/usr/share/fish/vendor_completions.d/portal-auth.fish"
 bash -n "$stage/usr/share/bash-completion/completions/portal-auth" || fail "the bash completion is not valid bash"
@@ -196,7 +197,7 @@ say "made $tarball"
 if [ "${PORTAL_AUTH_PACKAGE_LINTIAN:-1}" = 0 ]; then
   say "lintian: skipped (PORTAL_AUTH_PACKAGE_LINTIAN=0)"
 elif command -v lintian >/dev/null; then
-  lintian_out=$(lintian --no-tag-display-limit "$deb" 2>&1 || true)
+  lintian_out=$(lintian --tag-display-limit 0 "$deb" 2>&1 || true)
   [ -z "$lintian_out" ] || printf '%s\n' "$lintian_out" | sed 's/^/package: lintian: /' >&2
   if printf '%s\n' "$lintian_out" | grep -q '^E: '; then fail "lintian reports errors on $deb"; fi
 else

@@ -34,10 +34,18 @@ def test_token_and_headers_are_cached_per_server_and_never_in_argv(session):
     me = requests.get(em.portal + "/sharing/rest/community/self", params={"f": "json"},
                       headers=portal_auth.headers(em.portal))
     assert me.json()["username"] == "alice"
-    # Another URL of the same portal: answered from the cache, portal-auth ran once.
-    assert portal_auth.token(em.portal + "/sharing/rest/portals/self") == token
-    calls = session.calls()
-    assert calls == ["token %s --format json" % em.portal]
+    # Another URL: portal-auth says which context it is in (once), then the context's answer is shared.
+    portals_self = em.portal + "/sharing/rest/portals/self"
+    assert portal_auth.token(portals_self) == token
+    assert portal_auth.token(portals_self + "?f=json") == token
+    assert portal_auth.token(em.portal) == token
+    for where in ("1=1", "APN IS NOT NULL"):
+        requests.get(em.layer + "/query", params={"where": where, "f": "json"}, auth=portal_auth.Auth())
+    assert session.calls() == [
+        "token %s --format json" % em.portal,
+        "token %s --format json" % portals_self,
+        "token %s/query --format json" % em.layer,
+    ]
     # A query string never reaches portal-auth's command line (it may hold a secret).
     portal_auth.clear_cache()
     portal_auth.headers(em.portal + "/sharing/rest/portals/self?f=json&token=secret-in-query")

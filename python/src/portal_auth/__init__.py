@@ -165,39 +165,50 @@ def _within(url: str, context: str) -> bool:
     return u.path == base or u.path.startswith(base + "/") or base == ""
 
 
+def _bare(url: str) -> str:
+    """url without its query and fragment: what chooses the credential."""
+    return urlsplit(url)._replace(query="", fragment="").geturl()
+
+
 class _Cache:
+    """Answers kept per server context; which context a URL belongs to is portal-auth's to say, so
+    each URL (without its query) is asked once, and then shares its context's answer."""
+
     def __init__(self):
         self._lock = threading.Lock()
-        self._entries: Dict[str, Credential] = {}  # context -> answer
+        self._answers: Dict[str, Credential] = {}  # context -> answer
+        self._contexts: Dict[str, str] = {}  # URL without query -> context
 
     @staticmethod
-    def _context(url: str, answer: Credential) -> str:
-        if answer.server:
-            return answer.server
-        # A proxy's token alone: it covers the host (and port).
-        parts = urlsplit(url)
-        return "%s://%s" % (parts.scheme, parts.netloc.rsplit("@", 1)[-1])
+    def _context(bare: str, answer: Credential) -> str:
+        # A proxy's token alone: kept for that URL only (another URL on the host may have an
+        # ArcGIS credential as well).
+        return answer.server or "proxy " + bare
 
     def get(self, url: str, fresh: bool = False) -> Credential:
         now = time.time()
+        bare = _bare(url)
         if not fresh:
             with self._lock:
-                for context, entry in self._entries.items():
-                    if (entry.use_until is None or now < entry.use_until) and _within(url, context):
-                        return entry
+                entry = self._answers.get(self._contexts.get(bare, ""))
+                if entry is not None and (entry.use_until is None or now < entry.use_until):
+                    return entry
         answer = Credential(_ask(url), now)
+        context = self._context(bare, answer)
         with self._lock:
-            self._entries[self._context(url, answer)] = answer
+            self._answers[context] = answer
+            self._contexts[bare] = context
         return answer
 
     def drop(self, answer: Credential) -> None:
         with self._lock:
-            for context in [c for c, e in self._entries.items() if e is answer]:
-                del self._entries[context]
+            for context in [c for c, e in self._answers.items() if e is answer]:
+                del self._answers[context]
 
     def clear(self) -> None:
         with self._lock:
-            self._entries.clear()
+            self._answers.clear()
+            self._contexts.clear()
 
 
 _cache = _Cache()
@@ -288,7 +299,11 @@ class Auth(requests.auth.AuthBase):
         if response.is_redirect:
             # requests sends the redirect with this request's headers: not outside the context.
             target = urljoin(response.url, response.headers.get("location", ""))
-            if not _within(target, _Cache._context(request.url, answer)):
+            if answer.server:
+                stays = _within(target, answer.server)
+            else:  # a proxy's token alone: the same host
+                stays = _within(target, "%s://%s" % urlsplit(request.url)[:2])
+            if not stays:
                 self._strip(request)
             return response
         if not self.retry_on_498 or getattr(request, self._RETRIED, False):
