@@ -55,7 +55,9 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-sed -i "s/^\( *static let commit: String? = \)nil$/\1\"$commit\"/" "$build_info"
+# (Written in place, as is the restore: the file keeps its inode, so the debug build, which
+# compares time, size and inode, has nothing to rebuild afterwards.)
+sed "s/^\( *static let commit: String? = \)nil$/\1\"$commit\"/" "$saved" >"$build_info"
 grep -q "static let commit: String? = \"$commit\"" "$build_info" || fail "could not write the commit into $build_info"
 release=(swift build -c release --static-swift-stdlib --scratch-path "$scratch")
 for product in portal-auth portal-emulator; do
