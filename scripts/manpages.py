@@ -9,10 +9,10 @@ One page per command, named as git names its pages: portal-auth.1, portal-auth-l
 portal-auth-token.1, ... (`man portal-auth-login`). Hidden commands and options are left out.
 Used by scripts/package.sh; the package's pages are always generated, never edited by hand.
 
-Why not the generate-manual plugin of swift-argument-parser 1.8.2: it builds every product of
-the package (benchmarks and fuzz targets included) in the configuration it is given, without
---static-swift-stdlib, in the build folder of the packaged binaries, and names subcommand pages
-`portal-auth.login.1` (`man portal-auth.login`); see docs/install.md.
+Why not the generate-manual plugin of swift-argument-parser 1.8.2 (it works): it builds every
+product of the package (benchmark and fuzz targets included) in the configuration it is given,
+without --static-swift-stdlib, names subcommand pages `portal-auth.login.1` (`man
+portal-auth.login`), and runs examples into the next paragraph; see docs/install.md.
 """
 
 import argparse
