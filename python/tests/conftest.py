@@ -12,6 +12,7 @@ import sys
 import tempfile
 import threading
 import time
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
@@ -157,29 +158,51 @@ def session(emulator, calls_log, monkeypatch):
     portal_auth.clear_cache()
 
 
-class RecordingHandler(http.server.BaseHTTPRequestHandler):
+def recording_server():
+    """A plain HTTP server on loopback that records the path and headers of each request it gets
+    and answers {"ok": true}, or, for a query `to=URL`, a 302 to URL. Returns (base URL, the
+    records, the server)."""
     seen = []
 
-    def do_GET(self):
-        RecordingHandler.seen.append({"path": self.path, "headers": dict(self.headers)})
-        body = b'{"ok": true}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            seen.append({"path": self.path, "headers": dict(self.headers)})
+            target = parse_qs(urlsplit(self.path).query).get("to")
+            if target:
+                self.send_response(302)
+                self.send_header("Location", target[0])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            body = b'{"ok": true}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
 
-    def log_message(self, *args):
-        pass
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return "http://127.0.0.1:%d" % server.server_address[1], seen, server
 
 
 @pytest.fixture
 def outside_server():
-    """A plain HTTP server on loopback that records the headers of each request it gets."""
-    RecordingHandler.seen = []
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), RecordingHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield "http://127.0.0.1:%d" % server.server_address[1], RecordingHandler.seen
+    """A recording server (see recording_server) that nothing signed in covers."""
+    base, seen, server = recording_server()
+    yield base, seen
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def two_servers():
+    """Two recording servers: the first gets a pregenerated token in the test, the second nothing."""
+    started = [recording_server() for _ in range(2)]
+    yield [(base, seen) for base, seen, _ in started]
+    for _, _, server in started:
+        server.shutdown()
+        server.server_close()

@@ -78,6 +78,26 @@ def test_no_credential_is_sent_outside_the_context(session, outside_server):
     assert portal_auth.token(em.portal) not in str(raised.value)
 
 
+def test_a_redirect_out_of_the_context_loses_the_credential(session, two_servers):
+    (inside, inside_seen), (outside, outside_seen) = two_servers
+    # A pregenerated token for a plain-http server's /arcgis context (ssl false: it may go over http).
+    cli("login", "--url", inside + "/arcgis/rest/services", "--token-stdin", stdin="pregenerated-123")
+    auth = portal_auth.Auth()
+
+    # Within the context, the redirect keeps it.
+    here = inside + "/arcgis/rest/services/here"
+    response = requests.get(inside + "/arcgis/rest/services/stay", params={"to": here}, auth=auth)
+    assert response.json() == {"ok": True}
+    assert [r["headers"].get("X-Esri-Authorization") for r in inside_seen] == ["Bearer pregenerated-123"] * 2
+
+    # Out of it, to another host and port: requests would send the header on; Auth() takes it off.
+    response = requests.get(inside + "/arcgis/rest/services/go", params={"to": outside + "/landing"}, auth=auth)
+    assert response.json() == {"ok": True}
+    assert inside_seen[-1]["headers"].get("X-Esri-Authorization") == "Bearer pregenerated-123"
+    assert [r["path"] for r in outside_seen] == ["/landing"]
+    assert "X-Esri-Authorization" not in outside_seen[0]["headers"]
+
+
 def test_a_url_portal_auth_refuses_raises(session):
     em = session.emulator
     session.sign_in_alice()
