@@ -32,6 +32,12 @@ packages=(
   krb5-kdc               # krb5kdc and kdb5_util: a private KDC and its database
   krb5-admin-server      # kadmin.local: principals and the HTTP/localhost keytab
   krb5-user              # kinit, klist, kdestroy: client tickets
+  # The packages (scripts/package.sh) and their test (scripts/package-test.sh).
+  dpkg-dev               # dpkg-shlibdeps and dpkg-parsechangelog: the package's Depends and version
+  binutils               # strip
+  lintian                # checks the .deb
+  man-db                 # man -w finds the installed pages
+  bash-completion        # its loader finds the installed completion
 )
 missing=()
 for p in "${packages[@]}"; do

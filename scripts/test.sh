@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh Debian machine: installs what is missing, builds, and runs
 # every test against the real Secret Service (a private, unlocked gnome-keyring) and the real
-# portal-emulator over HTTPS on loopback.
+# portal-emulator over HTTPS on loopback; then the Python adapter's tests and the packages' test.
 #   scripts/test.sh [extra swift test arguments, e.g. --filter StorageTests]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,4 +9,10 @@ scripts/setup.sh
 # One format (.swift-format, 120 columns): CI keeps it.
 swift format lint --strict --recursive --parallel Sources Plugins Tests Benchmarks Fuzz Package.swift
 swift build --build-tests
-exec scripts/with-keyring.sh swift test --skip-build "$@"
+scripts/with-keyring.sh swift test --skip-build "$@"
+# With arguments (a filter), only the Swift tests run. Otherwise also the Python adapter's tests
+# (pytest, against the debug build) and the packages': built, installed with dpkg, used, purged.
+if [ $# -eq 0 ]; then
+  scripts/python-adapter-test.sh
+  scripts/package-test.sh
+fi

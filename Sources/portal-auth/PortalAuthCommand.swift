@@ -84,11 +84,11 @@ struct PortalAuthCommand: AsyncParsableCommand {
               portal-auth token https://host/portal
               portal-auth -v --store file whoami
             """,
-        version: "0.1.0",
+        version: BuildInfo.versionLine,
         subcommands: [
             Login.self, Token.self, Exec.self, Request.self, WhoAmI.self, Status.self, Logout.self, Trust.self,
             Untrust.self,
-            Doctor.self,
+            Doctor.self, Completion.self,
         ]
     )
 }

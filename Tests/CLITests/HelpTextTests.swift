@@ -7,7 +7,7 @@ import Testing
 @Suite struct HelpTextTests {
     static let commands = [
         [], ["login"], ["token"], ["exec"], ["request"], ["whoami"], ["status"], ["logout"], ["trust"],
-        ["untrust"], ["doctor"],
+        ["untrust"], ["doctor"], ["completion"],
     ]
 
     /// What is wrong with `help` (empty when nothing): a line that ends in a backslash not followed
