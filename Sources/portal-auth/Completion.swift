@@ -6,9 +6,13 @@ struct Completion: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the shell completion script for bash, zsh or fish.",
         discussion: """
-            The Debian package installs them already. By hand, for the current shell only: \
-            source <(portal-auth completion bash), or in ~/.zshrc: source <(portal-auth completion zsh), \
-            or: portal-auth completion fish > ~/.config/fish/completions/portal-auth.fish
+            The Debian package installs them already. By hand, for the current shell only, or from \
+            a shell's start-up file:
+
+            Examples:
+              portal-auth completion fish > ~/.config/fish/completions/portal-auth.fish
+              source <(portal-auth completion bash)
+              source <(portal-auth completion zsh)
             """
     )
 
