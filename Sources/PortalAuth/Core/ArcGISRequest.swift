@@ -144,14 +144,14 @@ public struct AuthenticationServices: Sendable {
             url: url, method: .post, headers: headers, body: Array(FormEncoding.encode(parameters).utf8),
             maxResponseSize: HTTPRequest.maxJSONResponseSize)
         request.setHeader("Content-Type", "application/x-www-form-urlencoded")
-        let response = try await sendWithoutCredential(request)
-        let where_ = ServerContext.describe(url)
-        if let error = ArcGISError.parse(response.body) {
-            throw PortalAuthError(
-                .arcGISError,
-                "\(where_) answered ArcGIS error \(error.code): \(error.message)\(error.details.isEmpty ? "" : " (" + error.details.joined(separator: "; ") + ")")",
-                cause: error.cause)
-        }
+        return try Self.checkedJSON(try await sendWithoutCredential(request), from: url)
+    }
+
+    /// The JSON of an ArcGIS answer from `url`, checked as every answer is: an ArcGIS error body
+    /// (ArcGIS errors usually come with HTTP 200), then an HTTP status that is not 2xx, then JSON
+    /// that does not parse, each throws.
+    static func checkedJSON(_ response: HTTPResponse, from url: URL) throws -> JSONValue {
+        if let error = ArcGISError.parse(response.body) { throw PortalAuthError.arcGIS(error, from: url) }
         guard (200..<300).contains(response.status) else {
             throw ServerContext.httpStatusError(url, status: response.status)
         }
@@ -201,15 +201,7 @@ public struct AuthenticationServices: Sendable {
         }
         let response = try await sendWithoutCredential(
             HTTPRequest(url: full, maxResponseSize: HTTPRequest.maxJSONResponseSize))
-        let where_ = ServerContext.describe(url)
-        if let error = ArcGISError.parse(response.body) {
-            throw PortalAuthError(
-                .arcGISError, "\(where_) answered ArcGIS error \(error.code): \(error.message)", cause: error.cause)
-        }
-        guard (200..<300).contains(response.status) else {
-            throw ServerContext.httpStatusError(url, status: response.status)
-        }
-        return try JSONValue.parse(response.body, source: ServerContext.describeWithScheme(url))
+        return try Self.checkedJSON(response, from: url)
     }
 
     /// The token service of a server context: `authInfo.tokenServicesUrl` from its `info`

@@ -143,11 +143,7 @@ extension AuthenticationManager {
                 error.code == 499 || error.code == 498
                 || (error.code == 403 && error.messageCode == "GWM_0003" && attempt.credential == nil)
             if isChallenge { return .arcGISChallenge(error) }
-            return .failure(
-                PortalAuthError(
-                    .arcGISError,
-                    "\(ServerContext.describe(url)) answered ArcGIS error \(error.code): \(error.message)\(error.details.isEmpty ? "" : " (" + error.details.joined(separator: "; ") + ")")",
-                    remedy: .none, cause: error.cause))
+            return .failure(PortalAuthError.arcGIS(error, from: url))
         }
         guard (200..<300).contains(response.status) else {
             return .failure(ServerContext.httpStatusError(url, status: response.status))

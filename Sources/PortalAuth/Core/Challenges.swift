@@ -183,3 +183,15 @@ extension AuthenticationChallengeHandler {
     /// None by default.
     public var iapCredentialTypes: [any IAPAuthorizationCredential.Type] { [] }
 }
+
+extension PortalAuthError {
+    /// The error for an ArcGIS error body that `url` answered (one that is not a challenge to
+    /// answer): its code, message and details, quoted as the server wrote them.
+    package static func arcGIS(_ error: ArcGISError, from url: URL) -> PortalAuthError {
+        let details = error.details.isEmpty ? "" : " (" + error.details.joined(separator: "; ") + ")"
+        return PortalAuthError(
+            .arcGISError,
+            "\(ServerContext.describe(url)) answered ArcGIS error \(error.code): \(error.message)\(details)",
+            remedy: .none, cause: error.cause)
+    }
+}
