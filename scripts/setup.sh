@@ -1,18 +1,37 @@
 #!/usr/bin/env bash
 # Installs the Debian packages portal-auth needs to build, test and run its demo, when missing.
 # Safe to run again: it installs nothing that is already there.
+#   scripts/setup.sh             everything: building, the demo, the tests, the packages' test
+#   scripts/setup.sh --runtime   what building and running portal-auth and portal-emulator need
+#                                (the demo's set-up): no test-only package, no Python environment
+#   --list                       prints the packages it would install (one a line) and installs nothing
 set -euo pipefail
 
-packages=(
+only_runtime=0
+list=0
+for argument in "$@"; do
+  case "$argument" in
+    --runtime) only_runtime=1 ;;
+    --list) list=1 ;;
+    *) echo "setup: unknown option $argument (--runtime, --list)" >&2; exit 2 ;;
+  esac
+done
+
+runtime=(
   libsecret-1-dev        # the Secret Service client library (keyring store)
   libcurl4-openssl-dev   # libcurl headers; libcurl itself is loaded at run time
   libssl-dev             # OpenSSL headers (SHA-256, random, PKCS#12)
-  gnome-keyring          # a Secret Service for headless sessions and tests
-  libsecret-tools        # secret-tool: inspect the keyring; the benchmark's reference
+  pkg-config             # finds libsecret for the build
+  ca-certificates
+  gnome-keyring          # a Secret Service for headless sessions (scripts/with-keyring.sh)
   dbus                   # dbus-run-session: a private session bus
+)
+packages=(
+  "${runtime[@]}"
+  libsecret-tools        # secret-tool: inspect the keyring; the benchmark's reference
   dbus-bin               # dbus-monitor: a test watches the order of portal-auth's Secret Service calls
   libglib2.0-bin         # gdbus: the tests lock a collection through the Secret Service API
-  curl openssl ca-certificates pkg-config
+  curl openssl
   procps                 # ps/pkill used by the scripts
   python3                # the scripted browser of the sign-in tests (scripts/scripted-browser.py)
   python3-venv           # the real-client tests' virtual environment (scripts/setup-python.sh)
@@ -39,6 +58,11 @@ packages=(
   man-db                 # man -w finds the installed pages
   bash-completion        # its loader finds the installed completion
 )
+[ $only_runtime = 1 ] && packages=("${runtime[@]}")
+if [ $list = 1 ]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -67,5 +91,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # The ArcGIS API for Python and Selenium, pinned in Tests/Clients/requirements.txt: a virtual
 # environment cached under ~/.cache/portal-auth, built again only when the requirements change.
-"$(dirname "$0")/setup-python.sh" >/dev/null
+[ $only_runtime = 1 ] || "$(dirname "$0")/setup-python.sh" >/dev/null
 command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6.2 or later is needed)" >&2; exit 1; }
