@@ -173,7 +173,7 @@ public final class AuthenticationManager: Sendable {
     ///
     /// It reads the backend on the calling thread, blocking it, without the concurrency runtime:
     /// for a short-lived process that prints a cached token before anything else starts.
-    public func readyStoredCredential(for url: URL) throws -> (any ArcGISCredential)? {
+    package func readyStoredCredential(for url: URL) throws -> (any ArcGISCredential)? {
         guard let stored = try arcGISCredentialStore.readCredential(for: url),
             !stored.tokenInfo.expires(within: stored.renewalLeeway)
         else { return nil }

@@ -241,7 +241,7 @@ public final class ArcGISCredentialStore: Sendable {
     /// but read from the backend on the calling thread (blocking it: the keyring makes D-Bus
     /// round trips) and without the cache. For a short-lived process that needs one stored
     /// credential before it starts anything else.
-    public func readCredential(for url: URL) throws -> (any ArcGISCredential)? {
+    package func readCredential(for url: URL) throws -> (any ArcGISCredential)? {
         for context in try ServerContext.candidates(for: url) {
             if let credential = try engine.lookupOnCallingThread(
                 server: context.url, belongs: Self.belongs(to: context.url)) as? any ArcGISCredential,

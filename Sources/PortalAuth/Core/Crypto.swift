@@ -7,7 +7,7 @@ public import Foundation
 #endif
 
 /// Randomness and hashing from OpenSSL's libcrypto (loaded on first use).
-public enum PortalAuthCrypto {
+package enum PortalAuthCrypto {
     static func load() throws {
         var buffer = [CChar](repeating: 0, count: 512)
         if pa_crypto_load(&buffer, buffer.count) != 0 {
@@ -20,7 +20,7 @@ public enum PortalAuthCrypto {
     }
 
     /// `count` bytes from a cryptographically secure generator.
-    public static func randomBytes(_ count: Int) throws -> [UInt8] {
+    package static func randomBytes(_ count: Int) throws -> [UInt8] {
         try load()
         var bytes = [UInt8](repeating: 0, count: count)
         guard pa_crypto_random(&bytes, count) == 0 else {
@@ -31,7 +31,7 @@ public enum PortalAuthCrypto {
     }
 
     /// The SHA-256 digest of `data`.
-    public static func sha256(_ data: [UInt8]) throws -> [UInt8] {
+    package static func sha256(_ data: [UInt8]) throws -> [UInt8] {
         try load()
         var digest = [UInt8](repeating: 0, count: 32)
         guard pa_crypto_sha256(data, data.count, &digest) == 0 else {
@@ -42,12 +42,12 @@ public enum PortalAuthCrypto {
     }
 
     /// Base64url without padding (RFC 4648 §5), as PKCE uses it.
-    public static func base64URL(_ bytes: [UInt8]) -> String {
+    package static func base64URL(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString().replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
     }
 
     /// Hexadecimal, upper-case, with an optional separator (`AA:BB:…` with ":").
-    public static func hex(_ bytes: [UInt8], separator: String = "") -> String {
+    package static func hex(_ bytes: [UInt8], separator: String = "") -> String {
         let digits = Array("0123456789ABCDEF")
         return bytes.map { String([digits[Int($0 >> 4)], digits[Int($0 & 0xF)]]) }.joined(separator: separator)
     }

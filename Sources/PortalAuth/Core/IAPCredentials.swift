@@ -114,7 +114,7 @@ public final class IAPCredentialStore: Sendable {
 
     /// The first stored credential that applies to `url`, as ``credential(for:reload:)`` finds it,
     /// but read from the backend on the calling thread (blocking it) and without the cache.
-    public func readCredential(for url: URL) throws -> (any IAPAuthorizationCredential)? {
+    package func readCredential(for url: URL) throws -> (any IAPAuthorizationCredential)? {
         try engine.searchOnCallingThread(CredentialQuery()).lazy.compactMap {
             $0.1 as? any IAPAuthorizationCredential
         }.first { $0.canBeUsed(for: url) }
@@ -123,7 +123,7 @@ public final class IAPCredentialStore: Sendable {
     /// Whether any proxy credential is stored, read from the backend on the calling thread
     /// (blocking it) without reading one: where none is, ``readCredential(for:)`` is nil for
     /// every URL, at the cost of one keyring search instead of a read of every proxy credential.
-    public func isEmpty() throws -> Bool {
+    package func isEmpty() throws -> Bool {
         try !engine.backend.contains(CredentialQuery(store: Self.storeName))
     }
 
