@@ -1,0 +1,47 @@
+// Reading option and argument values: URLs (in their one strict reading), sizes, dates.
+import PortalAuth
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A size in bytes: digits, optionally followed by K, M or G (binary units; `KiB`, `KB` and
+/// lower case too). Nil when it is not one or does not fit.
+func parseByteSize(_ text: String) -> Int? {
+    let trimmed = String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
+    guard !digits.isEmpty, let value = Int(digits) else { return nil }
+    let shift: Int
+    switch trimmed.dropFirst(digits.count).lowercased() {
+    case "", "b": shift = 0
+    case "k", "kb", "kib": shift = 10
+    case "m", "mb", "mib": shift = 20
+    case "g", "gb", "gib": shift = 30
+    default: return nil
+    }
+    let (bytes, overflow) = value.multipliedReportingOverflow(by: 1 << shift)
+    return overflow ? nil : bytes
+}
+
+/// Parses a URL argument in its one strict reading (an http(s) scheme, a host, nothing that URL
+/// readers could read differently), normalised: dot segments removed, no fragment.
+func parseURL(_ string: String) throws -> URL {
+    if !string.contains("://"), !string.hasPrefix("http:"), !string.hasPrefix("https:") {
+        let shown = StrictURL.printable(string.hasPrefix("//") ? String(string.dropFirst(2)) : string)
+        throw PortalAuthError(
+            .invalidURL,
+            "'\(StrictURL.printable(string))' is not an absolute http(s) URL (written with its scheme, for example https://\(shown))",
+            remedy: .checkURL)
+    }
+    return try StrictURL.parse(string).url
+}
+
+extension Date {
+    /// ISO 8601 in UTC, for people and JSON.
+    var iso8601: String { formatted(.iso8601) }
+}

@@ -1,0 +1,94 @@
+// How every command ends and speaks: stdout, stderr (one line per error), exit codes.
+import ArgumentParser
+import PortalAuth
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Ends the process with `code`: every way out of `portal-auth` comes here (the end of a command,
+/// an error, a usage error or help, the `token` fast path).
+///
+/// First the HTTP transport is shut down in order: its libcurl thread is stopped and joined, its
+/// connections closed (`curl_multi_cleanup`) and libcurl ended (`curl_global_cleanup`). Then
+/// `_exit`, after flushing stdio, instead of `exit`: `exit` runs the atexit handlers and the
+/// shared libraries' destructors (OpenSSL's `OPENSSL_cleanup`, GLib's, libcurl's) while threads
+/// this program does not own still run — libsecret's GDBus worker, Swift's cooperative pool, a
+/// detached handshake probe — and freeing what one of them uses is the crash at exit that 2 runs
+/// in 1,900 showed (`double free or corruption` in `OPENSSL_cleanup`, `malloc_consolidate` in
+/// `_dl_fini`). Nothing those destructors do matters to the result: output goes out with
+/// `write(2)` (or stdio, flushed here), keyring writes are finished before a command returns,
+/// and files are written and renamed before it does.
+func exitProcess(_ code: Int32) -> Never {
+    CurlTransport.shutdownAll()
+    fflush(nil)
+    _exit(code)
+}
+
+/// Runs a command body and turns errors into one line on stderr and an exit code.
+func runReportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as PortalAuthError {
+        throw ExitCode(report(error))
+    } catch let challenge as TransportChallengeError {
+        throw ExitCode(report(challenge.error))
+    }
+}
+
+/// Prints an error as every command does (one line: the message and the command that fixes it;
+/// the details too with PORTAL_AUTH_DEBUG_ERRORS) and returns the exit code that goes with it.
+func report(_ error: PortalAuthError) -> Int32 {
+    printError(error.cliMessage)
+    if environmentVariable("PORTAL_AUTH_DEBUG_ERRORS") != nil { printError(error.detailedDescription) }
+    return exitCode(for: error.code)
+}
+
+func exitCode(for code: PortalAuthError.Code) -> Int32 {
+    switch code {
+    case .noCredential, .credentialExpired, .authenticationRequired, .authenticationFailed, .invalidToken, .cancelled,
+        .secretMissing, .notFederated:
+        return 3
+    case .hostNotFound, .connectionFailed, .timedOut, .tlsFailure, .untrustedServer, .insecureTransport: return 4
+    case .keyringUnavailable, .keyringLocked, .storeFailure: return 5
+    case .invalidArgument, .invalidURL, .invalidConfiguration: return 2
+    default: return 1
+    }
+}
+
+func printError(_ message: String) {
+    // Messages can quote servers (ArcGIS and Entra error texts): no control characters reach the terminal.
+    let printable = String(
+        message.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+    var line = "portal-auth: " + printable + "\n"
+    writeAll(2, &line)
+}
+
+/// A warning on stderr: something works but is likely to fail later.
+func printWarning(_ message: String) {
+    printInfo("portal-auth: warning: " + message)
+}
+
+/// Prints to stdout.
+func output(_ text: String) {
+    var line = text + "\n"
+    writeAll(1, &line)
+}
+
+/// Writes a whole string to a file descriptor.
+func writeAll(_ fd: Int32, _ text: inout String) {
+    if fd == 2 || fd == 1 { WaitNotice.shared.clearBeforeOutput() }
+    text.withUTF8 { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 { if errno == EINTR { continue }; return }
+            offset += n
+        }
+    }
+}
