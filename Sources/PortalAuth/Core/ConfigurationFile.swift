@@ -141,9 +141,12 @@ package struct ConfigurationFile: Sendable {
     /// A required URL with an https scheme (http only for a loopback host).
     package func httpsURL(_ key: String) throws -> URL {
         let string = try string(key)
-        // A host, not empty: `https://user@` parses, with a host of "".
-        guard let url = URL(string: string), url.scheme != nil, url.host(percentEncoded: false)?.isEmpty == false else {
-            throw wrongType(key, "an absolute https URL with a host")
+        // In its one strict reading, as every URL that leads to a credential is read.
+        let url: URL
+        do {
+            url = try StrictURL.parse(string).url
+        } catch let error as PortalAuthError {
+            throw wrongType(key, "an absolute https URL with a host (\(error.message))")
         }
         guard Self.isSecureOrLoopback(url) else {
             throw wrongType(key, "an https URL (http only for 127.0.0.1, localhost or ::1), not \(string)")
