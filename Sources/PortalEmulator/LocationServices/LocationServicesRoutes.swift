@@ -58,21 +58,23 @@ struct LocationServicesRoutes: Sendable {
     }
 
     /// Runs `body` when the request's token reaches `service`; otherwise the ArcGIS error the
-    /// real service sends (499, 498, or 403 naming the service).
+    /// real service sends (499, 498, or 403 naming the service), as JSON whatever `f` says for
+    /// the basemap styles service (which speaks only JSON).
     private func secured(
         _ request: IncomingRequest, _ service: Service, _ body: () -> OutgoingResponse
     )
         -> OutgoingResponse
     {
+        var refusal: ArcGISError
         switch context.requireToken(request, realm: .locationServices, apiKeys: .needs(service.privilege)) {
         case .success: return body()
         case .failure(let error) where error == .noPermission:
-            return Rendering.error(
-                ArcGISError(
-                    code: 403, message: "User does not have permissions to access '\(service.accessName)'."),
-                for: request)
-        case .failure(let error): return Rendering.error(error, for: request)
+            refusal = ArcGISError(
+                code: 403, message: "User does not have permissions to access '\(service.accessName)'.")
+        case .failure(let error): refusal = error
         }
+        return service.privilege == EmulatorAPIKey.basemaps
+            ? .json(refusal.json) : Rendering.error(refusal, for: request)
     }
 
     /// A minimal Mapbox GL style, as the basemap styles service answers (`name` is the style path).
