@@ -160,6 +160,11 @@ struct APIKeyPortalTests {
             let counted = emulator.counters().apiKeyRequestsByOrigin
             #expect(counted == [location: ["geocode": 1, "items": 1], emulator.baseURL: ["items": 1]])
             #expect(counted[emulator.baseURL]?["geocode"] == nil)
+            let alice = try await emulator.portalToken()
+            _ = try await emulator.geocode(key: alice)
+            _ = try await emulator.geocode(key: nil)
+            #expect(emulator.counters().apiKeyRequestsByOrigin == counted)
+            #expect(emulator.counters().tokenBearingRequestsByOrigin == [location: 4, emulator.baseURL: 1])
         }
     }
 

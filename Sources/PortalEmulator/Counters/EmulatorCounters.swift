@@ -64,6 +64,10 @@ public struct EmulatorCounters: Codable, Sendable, Equatable {
     /// parameter, whether it was accepted or not: "the key never reached this host" is the
     /// origin's absence.
     public var apiKeyRequestsByOrigin: [String: [String: Int]] = [:]
+    /// Origin (`https://HOST:PORT`, as for ``apiKeyRequestsByOrigin``) → requests that carried any
+    /// token (X-Esri-Authorization, Authorization or a token parameter): tells the portal's
+    /// listener from the location services' and the proxy's, which share a host.
+    public var tokenBearingRequestsByOrigin: [String: Int] = [:]
     /// `oauth2/revokeToken` requests with `apiToken` that invalidated API keys.
     public var apiKeyInvalidations: Int = 0
     /// `oauth2/token` requests with `apiToken` that issued a new API key.

@@ -28,6 +28,7 @@ struct RequestHandler: Sendable {
         if !behindProxy, !locationServices, let answer = admin.control(request) { return answer }
         let carriesToken = request.carriesAnyToken
         context.counters.countRequest(path: request.path, host: request.host, carriesToken: carriesToken)
+        if carriesToken { context.counters.update { $0.tokenBearingRequestsByOrigin[request.origin, default: 0] += 1 } }
         countAPIKeys(request)
         if behindProxy {
             if let refused = ApplicationProxyGate(context: context).check(request) { return refused }
