@@ -1,4 +1,4 @@
-// Reading option and argument values: URLs (in their one strict reading), sizes, dates.
+// Reading option and argument values: URLs (in their one strict reading), sizes, durations.
 import ArgumentParser
 import PortalAuth
 
@@ -40,11 +40,6 @@ func parseURL(_ string: String) throws -> URL {
             remedy: .checkURL)
     }
     return try StrictURL.parse(string).url
-}
-
-extension Date {
-    /// ISO 8601 in UTC, for people and JSON.
-    var iso8601: String { formatted(.iso8601) }
 }
 
 /// A length of time typed as a whole number and a unit: `90s`, `30m`, `12h`, `7d`, `2w`.

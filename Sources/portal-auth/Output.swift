@@ -97,3 +97,8 @@ func writeAll(_ fd: Int32, _ text: inout String) {
         }
     }
 }
+
+extension Date {
+    /// ISO 8601 in UTC, for people and JSON.
+    var iso8601: String { formatted(.iso8601) }
+}
