@@ -13,28 +13,18 @@ extension Login {
     func loginWithConfigFile(_ path: String) async throws {
         var file = try ConfigurationFile(contentsOf: path)
         // ArcGIS's IAP configuration JSON has no "type": its keys say what it is.
-        switch try file.readingKind(among: Self.configurationKinds).type {
+        let kind = try file.readingKind(among: Self.configurationKinds)
+        if let refused = Self.refusedWithFile[kind.type], given.contains(refused.option) {
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\(path) describes \(kind.name), which \(refused.because): drop \(refused.option.rawValue)")
+        }
+        switch kind.type {
         case "iap":
-            if oauth.clientSecretStdin {
-                throw PortalAuthError(
-                    .invalidConfiguration,
-                    "\(path) describes an identity-aware proxy sign-in (in the browser), which takes no client secret: drop --client-secret-stdin"
-                )
-            }
             try await loginWithIAP(try IAPConfiguration(file: file))
         case "oauth-user":
-            if oauth.clientSecretStdin {
-                throw PortalAuthError(
-                    .invalidConfiguration,
-                    "\(path) describes a user sign-in (in the browser), which takes no client secret: drop --client-secret-stdin"
-                )
-            }
             try await loginWithOAuthUser(try OAuthUserConfiguration(file: file))
         case "oauth-application":
-            if oauth.noBrowser {
-                throw PortalAuthError(
-                    .invalidConfiguration, "\(path) describes an app sign-in, which uses no browser: drop --no-browser")
-            }
             try file.requireOnlyKeys(Self.oauthApplicationKind.keys)
             try await loginWithOAuthApplication(
                 portal: try ServerContext(url: try file.httpsURL("portal_url")), clientID: try file.string("client_id"),
@@ -45,6 +35,13 @@ extension Login {
                 "\(path): \"type\" must be \"oauth-user\", \"oauth-application\" or \"iap\", not \"\(other)\"")
         }
     }
+
+    /// The option (of those LoginRule.configFile takes) that each kind of file has no use for, and why.
+    static let refusedWithFile: [String: (option: LoginOption, because: String)] = [
+        "iap": (.clientSecretStdin, "signs in in the browser and takes no client secret"),
+        "oauth-user": (.clientSecretStdin, "signs in in the browser and takes no client secret"),
+        "oauth-application": (.noBrowser, "uses no browser"),
+    ]
 
     /// The kinds of `--config` file, the preferred first when a file's keys fit several.
     static let configurationKinds = [OAuthUserConfiguration.fileKind, IAPConfiguration.fileKind, oauthApplicationKind]

@@ -28,15 +28,21 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
+    /// Stores a pregenerated token for the standalone server that lives `seconds`; returns it.
+    static func storeToken(_ emulator: PortalEmulator, seconds: Int, _ env: [String: String]) async throws -> String {
+        let token = emulator.issueToken(username: "alice", lifetimeSeconds: seconds)
+        let stored = try await CLI.portalAuth(
+            ["login", "--url", emulator.standaloneServerURL, "--token-stdin", "--expires-in", "\(seconds)"],
+            emulator: emulator, stdin: token, environment: env)
+        #expect(stored.status == 0, "\(stored.stderr)")
+        return token
+    }
+
     @Test func aPregeneratedTokenWithinTheWindowExits6AndARenewableTokenDoesNot() async throws {
         try await withEmulator { emulator in
             let (_, folder, env) = Self.fileStore()
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            let token = emulator.issueToken(username: "alice", lifetimeSeconds: 3600)
-            let stored = try await CLI.portalAuth(
-                ["login", "--url", emulator.standaloneServerURL, "--token-stdin", "--expires-in", "3600"],
-                emulator: emulator, stdin: token, environment: env)
-            #expect(stored.status == 0, "\(stored.stderr)")
+            let token = try await Self.storeToken(emulator, seconds: 3600, env)
             // A password sign-in's token is renewed by signing in again: never an alert.
             let signIn = try await CLI.portalAuth(
                 ["login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"],
@@ -64,11 +70,7 @@ import Testing
         try await withEmulator { emulator in
             let (path, folder, env) = Self.fileStore()
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            let token = emulator.issueToken(username: "alice", lifetimeSeconds: 600)
-            let stored = try await CLI.portalAuth(
-                ["login", "--url", emulator.standaloneServerURL, "--token-stdin", "--expires-in", "600"],
-                emulator: emulator, stdin: token, environment: env)
-            #expect(stored.status == 0, "\(stored.stderr)")
+            _ = try await Self.storeToken(emulator, seconds: 600, env)
             try Self.expireEverything(in: path)
 
             let check = try await CLI.portalAuth(
