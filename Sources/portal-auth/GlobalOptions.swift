@@ -105,11 +105,15 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// ``makeManager(transport:)`` from the option values (`nil`: not given), for the `token`
-    /// fast path too, which reads them without the argument parser.
-    static func makeManager(store: String?, verbose: Int, transport: CurlTransport) throws -> AuthenticationManager {
+    /// fast path too, which reads them without the argument parser. With `environment`, the
+    /// manager keeps everything in memory and signs in to the environment's portal from it.
+    static func makeManager(
+        store: String?, verbose: Int, transport: CurlTransport, environment: EnvironmentCredentials? = nil
+    ) throws -> AuthenticationManager {
         bootstrapLogging(verbose: verbose)
         let choice = try storeChoice(store: store)
-        let backend = choice.kind.makeBackend()
+        let backend: any CredentialStorageBackend =
+            environment == nil ? choice.kind.makeBackend() : MemoryCredentialBackend()
         let logger = Logger(label: "portal-auth")
         if verbose > 0 {
             logger.debug(
@@ -125,6 +129,7 @@ struct GlobalOptions: ParsableArguments {
         manager.register(ServerTrustHandler(decider: stdinIsTerminal ? TerminalServerTrustDecider() : nil))
         manager.register(CertificateHandler())
         manager.register(PasswordHandler(provider: TerminalNetworkPasswordProvider()))
+        if let environment { manager.register(EnvironmentSignInHandler(credentials: environment)) }
         manager.register(PregeneratedTokenHandler())
         manager.register(TokenAuthenticationHandler(provider: TerminalPasswordProvider()))
         // Stored OAuth credentials renew themselves; a new browser sign-in only starts on a terminal.

@@ -44,6 +44,7 @@ struct Status: AsyncParsableCommand {
                 output(try JSONValue.array(items).jsonText(pretty: true))
                 return
             }
+            if let environment = EnvironmentCredentials.report() { output("Environment: \(environment).") }
             guard !sorted.isEmpty else {
                 output(
                     "No stored credentials (\(manager.arcGISCredentialStore.backend.name) store). Sign in with: portal-auth login --portal URL --username USER"
