@@ -50,13 +50,9 @@ struct EnvironmentSignInHandler: AuthenticationChallengeHandler {
 }
 
 extension EnvironmentCredentials {
-    /// Whether `context` is the environment's portal. ArcGIS Online is one portal under several
-    /// names (www.arcgis.com, an organization's `*.maps.arcgis.com`).
-    func isPortal(_ context: ServerContext) -> Bool {
-        context == portal
-            || (context.scheme == "https" && ServerContext.isArcGISOnline(context.host)
-                && ServerContext.isArcGISOnline(portal.host))
-    }
+    /// Whether `context` is the environment's portal (as `ARCGIS_HOST` names it: ArcGIS Online's
+    /// www.arcgis.com and an organization's URL are two portals here).
+    func isPortal(_ context: ServerContext) -> Bool { context == portal }
 
     /// Whether the environment's credential is for `url`: a URL of the portal, or of an ArcGIS
     /// Server that names the portal as its owner (`rest/info`). Whether that server is federated
