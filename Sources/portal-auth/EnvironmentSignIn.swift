@@ -117,6 +117,8 @@ extension GlobalOptions {
             }
         }
         let manager = try makeManager(transport: transport)
-        return (manager, try await resolveTarget(url, manager: manager))
+        let target = try await resolveTarget(url, manager: manager)
+        try await RememberedPassword.renewIfExpiring(for: target, manager: manager)
+        return (manager, target)
     }
 }

@@ -131,7 +131,10 @@ struct GlobalOptions: ParsableArguments {
         manager.register(PasswordHandler(provider: TerminalNetworkPasswordProvider()))
         if let environment { manager.register(EnvironmentSignInHandler(credentials: environment)) }
         manager.register(PregeneratedTokenHandler())
-        manager.register(TokenAuthenticationHandler(provider: TerminalPasswordProvider()))
+        // A remembered password (login --remember-password) answers before the terminal is asked.
+        manager.register(
+            TokenAuthenticationHandler(
+                provider: RememberedPasswordProvider(backend: backend, fallback: TerminalPasswordProvider())))
         // Stored OAuth credentials renew themselves; a new browser sign-in only starts on a terminal.
         manager.register(
             OAuthUserHandler(

@@ -64,6 +64,9 @@ struct Login: AsyncParsableCommand {
     @Flag(help: "Read the password from standard input (otherwise it is asked for on the terminal).")
     var passwordStdin = false
 
+    @Flag(help: "Keep the password in the store (keyring or file) to renew the token unattended (token sign-in).")
+    var rememberPassword = false
+
     @Option(
         help: ArgumentHelp(
             "Token sign-in: the token lifetime in minutes (default 60). OAuth user: the refresh token lifetime (default 20160). OAuth app: the app token lifetime (default 120).",
@@ -241,6 +244,9 @@ struct Login: AsyncParsableCommand {
         if mode != .pregenerated, expiresIn != nil {
             throw ValidationError("--expires-in goes with --token-stdin; use --expiration MINUTES otherwise")
         }
+        if rememberPassword, mode != .password {
+            throw ValidationError("--remember-password goes with a token sign-in: --portal URL --username USER")
+        }
     }
 
     func run() async throws {
@@ -384,8 +390,10 @@ struct Login: AsyncParsableCommand {
         let manager = try global.makeManager(transport: transport)
         // Fail on an unusable store before the password goes anywhere.
         try manager.arcGISCredentialStore.backend.checkAvailable()
+        if rememberPassword { try RememberedPassword.checkStore(manager.arcGISCredentialStore.backend) }
         // --url: a server secured at the web tier answers 401; anything else signs in with a token.
         if portal == nil, let offer = try await manager.httpAuthenticationOffer(for: target) {
+            if rememberPassword { throw RememberedPassword.webTierError }
             try await loginWithNetworkPassword(target, offer: offer, manager: manager)
             return
         }
@@ -397,9 +405,13 @@ struct Login: AsyncParsableCommand {
             referer: referer, expirationMinutes: expiration ?? 60,
             keepPassword: false, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
+        let kept = try RememberedPassword.update(
+            remember: rememberPassword, password: password, for: context, username: username!,
+            in: manager.arcGISCredentialStore.backend)
         output(
             "Signed in to \(context) as \(username!)\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
         )
+        if let kept { output(kept) }
     }
 
     private func loginWithNetworkPassword(

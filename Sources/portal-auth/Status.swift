@@ -56,6 +56,8 @@ struct Status: AsyncParsableCommand {
                 let expiry = s.expirationDate.map { $0 < now ? "expired \($0.iso8601)" : $0.iso8601 } ?? "-"
                 rows.append([s.kind, s.server, s.username ?? "-", expiry, s.backend])
             }
+            let unattended = try RememberedPassword.statusLines(in: manager.arcGISCredentialStore.backend)
+            defer { unattended.forEach { output($0) } }
             let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
             for row in rows {
                 output(
