@@ -7,7 +7,8 @@ import Testing
 /// generated again with it in any later process, with no prompt.
 @Suite struct RememberedPasswordCLITests {
     /// Moves the expiry of the token credential stored for `url` in the keyring of `environment`
-    /// to 1970 (the item rewritten with `secret-tool`, the credential otherwise unchanged).
+    /// to 1970 (the item rewritten with `secret-tool`, the credential otherwise unchanged; with
+    /// portal-auth's schema name, as libsecret stores it, so that portal-auth's next store replaces it).
     static func expireStoredTokenCredential(_ url: String, environment: [String: String]) async throws {
         let script = #"""
             s=$(secret-tool lookup application portal-auth store arcgis server "$1") || exit 10
@@ -15,7 +16,7 @@ import Testing
             secret-tool clear application portal-auth store arcgis server "$1" || exit 12
             printf %s "$s" | sed 's/"expirationDate":[0-9.e+]*/"expirationDate":1000/' |
               secret-tool store --label="portal-auth: alice @ $1" application portal-auth store arcgis server "$1" \
-                kind token username alice || exit 13
+                kind token username alice xdg:schema org.portal-auth.Credential || exit 13
             """#
         let r = try await Subprocess.run(
             "/bin/sh", ["-c", script, "sh", url], environment: Subprocess.environment(environment))
@@ -50,16 +51,40 @@ import Testing
                 #expect(!renewed.stdout.isEmpty && renewed.stdout != first.stdout)
                 #expect(!renewed.stderr.contains(alicePassword))
                 #expect(emulator.counters().generateTokenRequests == 2)
+                let after = try await CLI.keyringItems(server: emulator.portalURL, environment: env)
+                #expect(after.components(separatedBy: "attribute.store = arcgis\n").count == 2, "\(after)")
                 let me = try await CLI.portalAuth(
                     ["request", emulator.portalURL + "/sharing/rest/community/self"], emulator: emulator,
                     environment: env)
                 #expect(me.status == 0 && me.stdout.contains("\"alice\""), "\(me.stderr)")
-                #expect(emulator.counters().generateTokenRequests == 2)
+                #expect(emulator.counters().generateTokenRequests == 2, "\(me.stderr)")
 
                 let logout = try await CLI.portalAuth(
                     ["logout", "--portal", emulator.portalURL], emulator: emulator, environment: env)
                 #expect(logout.status == 0, "\(logout.stderr)")
                 #expect(!(try await CLI.keyringItems(server: emulator.portalURL, environment: env)).contains("label"))
+            }
+        }
+    }
+
+    @Test func aStandaloneServerRenewsUnattendedToo() async throws {
+        try await withEmulator { emulator in
+            try await withPrivateKeyring { keyring in
+                let env = keyring.environment
+                let server = emulator.standaloneServerURL
+                let signIn = try await CLI.portalAuth(
+                    [
+                        "login", "--url", server + "/rest/services", "--username", "alice", "--password-stdin",
+                        "--remember-password",
+                    ],
+                    emulator: emulator, stdin: alicePassword, environment: env)
+                #expect(signIn.status == 0, "\(signIn.stderr)")
+                try await Self.expireStoredTokenCredential(server, environment: env)
+                emulator.clock.advance(by: .seconds(7200))
+                let renewed = try await CLI.portalAuth(
+                    ["token", server + "/rest/services"], emulator: emulator, environment: env)
+                #expect(renewed.status == 0, "\(renewed.stderr)")
+                #expect(emulator.counters().standaloneTokenRequests == 2)
             }
         }
     }
