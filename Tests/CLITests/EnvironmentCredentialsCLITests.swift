@@ -100,13 +100,14 @@ import Testing
     @Test func aURLOutsideTheHostsScopeUsesTheStoredCredentials() async throws {
         try await withEmulator { emulator in
             try await withPrivateKeyring { keyring in
-                let signIn = try await login(emulator, environment: keyring.environment)
-                #expect(signIn.status == 0, "\(signIn.stderr)")
+                var env = keyring.environment
+                #expect(try await login(emulator, environment: env).status == 0)
                 let stored = try await CLI.portalAuth(
-                    ["token", emulator.portalURL], emulator: emulator, environment: keyring.environment
-                ).stdout
+                    ["token", emulator.portalURL], emulator: emulator, environment: env
+                )
+                .stdout
                 let signIns = emulator.counters().generateTokenRequests
-                var env = keyring.environment.merging(Self.passwordVariables(emulator)) { $1 }
+                env.merge(Self.passwordVariables(emulator)) { $1 }
                 env["ARCGIS_HOST"] = "https://portal.invalid/portal"
                 let other = try await CLI.portalAuth(
                     ["token", emulator.portalURL], emulator: emulator, environment: env)

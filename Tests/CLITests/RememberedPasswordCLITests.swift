@@ -7,20 +7,12 @@ import Testing
 /// generated again with it in any later process, with no prompt.
 @Suite struct RememberedPasswordCLITests {
     /// Moves the expiry of the token credential stored for `url` in the keyring of `environment`
-    /// to 1970 (the item rewritten with `secret-tool`, the credential otherwise unchanged; with
-    /// portal-auth's schema name, as libsecret stores it, so that portal-auth's next store replaces it).
+    /// to 1970, the item written with portal-auth's schema name, as libsecret stores it, so that
+    /// portal-auth's next store replaces it.
     static func expireStoredTokenCredential(_ url: String, environment: [String: String]) async throws {
-        let script = #"""
-            s=$(secret-tool lookup application portal-auth store arcgis server "$1") || exit 10
-            case "$s" in *'"expirationDate":'*) ;; *) exit 11 ;; esac
-            secret-tool clear application portal-auth store arcgis server "$1" || exit 12
-            printf %s "$s" | sed 's/"expirationDate":[0-9.e+]*/"expirationDate":1000/' |
-              secret-tool store --label="portal-auth: alice @ $1" application portal-auth store arcgis server "$1" \
-                kind token username alice xdg:schema org.portal-auth.Credential || exit 13
-            """#
-        let r = try await Subprocess.run(
-            "/bin/sh", ["-c", script, "sh", url], environment: Subprocess.environment(environment))
-        #expect(r.status == 0, "\(r.stderr)")
+        try await expireStoredToken(
+            url, environment: environment,
+            attributes: ["kind", "token", "username", "alice", "xdg:schema", "org.portal-auth.Credential"])
     }
 
     @Test func anExpiredTokenRenewsUnattendedInANewProcessAndLogoutForgetsThePassword() async throws {
