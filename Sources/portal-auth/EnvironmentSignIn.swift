@@ -32,6 +32,21 @@ struct EnvironmentSignInHandler: AuthenticationChallengeHandler {
     func handle(
         _ challenge: AuthenticationChallenge, services: AuthenticationServices
     ) async throws -> AuthenticationChallenge.Disposition {
+        do {
+            return try await signIn(challenge, services: services)
+        } catch let error as PortalAuthError where error.code == .authenticationFailed {
+            // Signing in again with login would not help: the variables are what to fix.
+            let variables = credentials.source.variables.joined(separator: " and ")
+            throw PortalAuthError(
+                .authenticationFailed, "\(credentials.portal) refused the credentials in \(variables): check them",
+                remedy: .none, cause: error.cause)
+        }
+    }
+
+    /// Signs in with the environment's credential.
+    private func signIn(
+        _ challenge: AuthenticationChallenge, services: AuthenticationServices
+    ) async throws -> AuthenticationChallenge.Disposition {
         switch credentials.source {
         case .password(let username, let password):
             let provider = StaticUsernamePasswordProvider(username: username, password: password)

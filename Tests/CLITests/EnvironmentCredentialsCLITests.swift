@@ -128,6 +128,17 @@ import Testing
         }
     }
 
+    @Test func aRefusedPasswordNamesTheVariablesNotLogin() async throws {
+        try await withEmulator { emulator in
+            var env = Self.passwordVariables(emulator)
+            env["ARCGIS_PASSWORD"] = "wrong-pass-789"
+            let r = try await CLI.portalAuth(["token"], emulator: emulator, environment: env)
+            #expect(r.status == 3)
+            #expect(r.oneLineError && r.stderr.contains("ARCGIS_USER and ARCGIS_PASSWORD"), "\(r.stderr)")
+            #expect(!r.stderr.contains("portal-auth login") && !r.stderr.contains("wrong-pass-789"))
+        }
+    }
+
     @Test func partialVariablesAndHTTPAreOneLineUsageErrors() async throws {
         let cases: [([String: String], String)] = [
             (["ARCGIS_HOST": "https://portal.invalid", "ARCGIS_USER": "alice"], "ARCGIS_PASSWORD"),
