@@ -28,11 +28,15 @@ extension GlobalOptions {
     }
 
     /// ``makeManager(transport:)`` from the option values (`nil`: not given), for the `token`
-    /// fast path too, which reads them without the argument parser.
-    static func makeManager(store: String?, verbose: Int, transport: CurlTransport) throws -> AuthenticationManager {
+    /// fast path too, which reads them without the argument parser. With `environment`, the
+    /// manager keeps everything in memory and signs in to the environment's portal from it.
+    static func makeManager(
+        store: String?, verbose: Int, transport: CurlTransport, environment: EnvironmentCredentials? = nil
+    ) throws -> AuthenticationManager {
         bootstrapLogging(verbose: verbose)
         let choice = try storeChoice(store: store)
-        let backend = choice.kind.makeBackend()
+        let backend: any CredentialStorageBackend =
+            environment == nil ? choice.kind.makeBackend() : MemoryCredentialBackend()
         let logger = Logger(label: "portal-auth")
         if verbose > 0 {
             logger.debug(
@@ -48,8 +52,12 @@ extension GlobalOptions {
         manager.register(ServerTrustHandler(decider: stdinIsTerminal ? TerminalServerTrustDecider() : nil))
         manager.register(CertificateHandler())
         manager.register(PasswordHandler(provider: TerminalNetworkPasswordProvider()))
+        if let environment { manager.register(EnvironmentSignInHandler(credentials: environment)) }
         manager.register(PregeneratedTokenHandler())
-        manager.register(TokenAuthenticationHandler(provider: TerminalPasswordProvider()))
+        // A remembered password (login --remember-password) answers before the terminal is asked.
+        manager.register(
+            TokenAuthenticationHandler(
+                provider: RememberedPasswordProvider(backend: backend, fallback: TerminalPasswordProvider())))
         // Stored OAuth credentials renew themselves; a new browser sign-in only starts on a terminal.
         manager.register(
             OAuthUserHandler(

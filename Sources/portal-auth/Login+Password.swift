@@ -30,8 +30,10 @@ extension Login {
         let manager = try global.makeManager(transport: transport)
         // Fail on an unusable store before the password goes anywhere.
         try manager.arcGISCredentialStore.backend.checkAvailable()
+        if credentials.rememberPassword { try RememberedPassword.checkStore(manager.arcGISCredentialStore.backend) }
         // --url: a server secured at the web tier answers 401; anything else signs in with a token.
         if place.portal == nil, let offer = try await manager.httpAuthenticationOffer(for: target) {
+            if credentials.rememberPassword { throw RememberedPassword.webTierError }
             try await loginWithNetworkPassword(target, offer: offer, manager: manager)
             return
         }
@@ -43,9 +45,13 @@ extension Login {
             referer: credentials.referer, expirationMinutes: credentials.expiration ?? 60,
             keepPassword: false, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
+        let kept = try RememberedPassword.update(
+            remember: credentials.rememberPassword, password: password, for: context, username: credentials.username!,
+            in: manager.arcGISCredentialStore.backend)
         output(
             "Signed in to \(context) as \(credentials.username!)\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
         )
+        if let kept { output(kept) }
     }
 
     func loginWithNetworkPassword(

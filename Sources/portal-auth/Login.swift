@@ -65,6 +65,7 @@ struct Login: AsyncParsableCommand {
         let present: [(LoginOption, Bool)] = [
             (.portal, place.portal != nil), (.url, place.url != nil), (.config, place.config != nil),
             (.username, credentials.username != nil), (.passwordStdin, credentials.passwordStdin),
+            (.rememberPassword, credentials.rememberPassword),
             (.expiration, credentials.expiration != nil), (.referer, credentials.referer != nil),
             (.tokenStdin, pregenerated.tokenStdin), (.expiresIn, pregenerated.expiresIn != nil),
             (.clientID, oauth.clientID != nil), (.clientSecretStdin, oauth.clientSecretStdin),

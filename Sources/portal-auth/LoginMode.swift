@@ -6,7 +6,7 @@ enum LoginOption: String, CaseIterable, Sendable {
     case expiration = "--expiration", timeout = "--timeout", redirectURL = "--redirect-url", oob = "--oob"
     case noBrowser = "--no-browser", referer = "--referer", tokenStdin = "--token-stdin", expiresIn = "--expires-in"
     case clientID = "--client-id", clientSecretStdin = "--client-secret-stdin", p12 = "--p12", kerberos = "--kerberos"
-    case allowBasicOverHttp = "--allow-basic-over-http", config = "--config"
+    case allowBasicOverHttp = "--allow-basic-over-http", config = "--config", rememberPassword = "--remember-password"
 }
 
 /// The kind of sign-in a `login` command line asks for. Its options say which (``init(given:clientSecretSet:)``);
@@ -91,7 +91,9 @@ extension LoginRule {
         needs: [([.portal], "--client-id needs --portal URL (the portal the app is registered in)")])
     static let password = LoginRule(
         named: "a password sign-in (--username)",
-        takes: [.portal, .url, .username, .passwordStdin, .expiration, .referer, .allowBasicOverHttp],
+        takes: [
+            .portal, .url, .username, .passwordStdin, .rememberPassword, .expiration, .referer, .allowBasicOverHttp,
+        ],
         needs: [
             (
                 [.portal, .url],

@@ -18,13 +18,16 @@ struct LoginPlaceOptions: ParsableArguments {
     var config: String?
 }
 
-/// A user name and password, and the ArcGIS token they get. (#22's `--remember-password` belongs here.)
+/// A user name and password, and the ArcGIS token they get.
 struct LoginPasswordOptions: ParsableArguments {
     @Option(help: "The user name (token sign-in).")
     var username: String?
 
     @Flag(help: "Read the password from standard input (otherwise it is asked for on the terminal).")
     var passwordStdin = false
+
+    @Flag(help: "Keep the password in the store (keyring or file) to renew the token unattended (token sign-in).")
+    var rememberPassword = false
 
     @Option(
         help: ArgumentHelp(

@@ -53,12 +53,16 @@ struct Status: AsyncParsableCommand {
                 try await checkExpiry(sorted, manager: manager, now: now)
             } else if json {
                 output(try Self.json(sorted, now: now).jsonText(pretty: true))
-            } else if sorted.isEmpty {
-                output(
-                    "No stored credentials (\(manager.arcGISCredentialStore.backend.name) store). Sign in with: portal-auth login --portal URL --username USER"
-                )
             } else {
-                Self.printTable(sorted, now: now)
+                if let environment = EnvironmentCredentials.report() { output("Environment: \(environment).") }
+                if sorted.isEmpty {
+                    output(
+                        "No stored credentials (\(manager.arcGISCredentialStore.backend.name) store). Sign in with: portal-auth login --portal URL --username USER"
+                    )
+                } else {
+                    Self.printTable(sorted, now: now)
+                }
+                try RememberedPassword.statusLines(in: manager.arcGISCredentialStore.backend).forEach { output($0) }
             }
         }
     }
