@@ -9,7 +9,7 @@ extension AuthenticationManager {
 
     /// A proxy's sign-in demand: 401 with `WWW-Authenticate: Bearer` from a host an IAP credential
     /// or plugin covers, or a redirect that a plugin recognizes as its identity provider's sign-in.
-    func iapChallenge(url: URL, response: HTTPResponse) async throws -> IAPAuthenticationChallenge? {
+    func iapChallenge(url: URL, response: TransportResponse) async throws -> IAPAuthenticationChallenge? {
         let isRedirect = [302, 303, 307].contains(response.status)
         let isBearer401 =
             response.status == 401

@@ -104,7 +104,7 @@ extension AuthenticationManager {
     /// a pinned key or a client certificate once the TLS handshake worked (and no HTTP demand for
     /// a certificate came back), a password once the answer is neither a 401 nor another error.
     func commitAccepted(
-        _ provisional: [ProvisionalNetworkCredential], by response: HTTPResponse
+        _ provisional: [ProvisionalNetworkCredential], by response: TransportResponse
     ) async throws -> [ProvisionalNetworkCredential] {
         guard !provisional.isEmpty else { return provisional }
         var refused = Set<NetworkCredentialCategory>()
@@ -152,7 +152,7 @@ extension AuthenticationManager {
             credential.apply(to: &options)
         }
         do {
-            return try await requestTransport.send(HTTPRequest(url: url), options: options).httpAuthenticationOffer
+            return try await requestTransport.send(TransportRequest(url: url), options: options).httpAuthenticationOffer
         } catch let challenge as TransportChallengeError {
             throw challenge.error
         }

@@ -60,7 +60,7 @@ extension AuthenticationManager {
     func sendAttempt(
         _ target: RequestTarget, _ placement: ArcGISRequest.TokenPlacement,
         _ provisional: [ProvisionalNetworkCredential]
-    ) async throws -> (RequestAttempt, Result<HTTPResponse, any Error>)? {
+    ) async throws -> (RequestAttempt, Result<TransportResponse, any Error>)? {
         let host = try ServerContext.host(of: target.url)
         // While a sign-in for this server is under way, requests wait for its credential
         // instead of going out without one only to be challenged again.
@@ -93,10 +93,10 @@ extension AuthenticationManager {
     /// redirect, HTTP authentication, an ArcGIS error (a challenge or a failure), an HTTP error,
     /// or success. Stores the fresh network credentials the answer shows were accepted.
     func classify(
-        _ sent: Result<HTTPResponse, any Error>, of attempt: RequestAttempt,
+        _ sent: Result<TransportResponse, any Error>, of attempt: RequestAttempt,
         provisional: inout [ProvisionalNetworkCredential]
     ) async throws -> AttemptOutcome {
-        let response: HTTPResponse
+        let response: TransportResponse
         switch sent {
         case .failure(let challengeError as TransportChallengeError):
             switch challengeError.challenge {
@@ -127,7 +127,7 @@ extension AuthenticationManager {
 
     /// The part of ``classify(_:of:provisional:)`` that reads the answer alone: a redirect, HTTP
     /// authentication, an ArcGIS error (a challenge or a failure), an HTTP error, or success.
-    static func classifyAnswer(_ response: HTTPResponse, of attempt: RequestAttempt) -> AttemptOutcome {
+    static func classifyAnswer(_ response: TransportResponse, of attempt: RequestAttempt) -> AttemptOutcome {
         let url = attempt.url
         // Redirects: followed by the loop, so the credential is chosen again for the new URL.
         if RedirectState.statuses.contains(response.status), let location = response.header("Location") {
@@ -247,20 +247,20 @@ extension AuthenticationManager {
     func makeHTTPRequest(
         url: URL, parameters: [(String, String)], method: ArcGISRequest.Method, placement: ArcGISRequest.TokenPlacement,
         credential: (any ArcGISCredential)?
-    ) -> HTTPRequest {
+    ) -> TransportRequest {
         var parameters = parameters
         if let credential, placement == .parameter { parameters.append(("token", credential.tokenInfo.accessToken)) }
         let query = FormEncoding.encode(parameters)
         let base = url.absoluteString
         let getURL = query.isEmpty ? base : base + (base.contains("?") ? "&" : "?") + query
-        var request: HTTPRequest
+        var request: TransportRequest
         if method == .post || (method == .automatic && getURL.utf8.count > ArcGISRequest.maximumGETLength),
             !query.isEmpty
         {
-            request = HTTPRequest(url: url, method: .post, body: Array(query.utf8))
+            request = TransportRequest(url: url, method: .post, body: Array(query.utf8))
             request.setHeader("Content-Type", "application/x-www-form-urlencoded")
         } else {
-            request = HTTPRequest(url: URL(string: getURL) ?? url)
+            request = TransportRequest(url: URL(string: getURL) ?? url)
         }
         if let credential {
             if placement == .header {

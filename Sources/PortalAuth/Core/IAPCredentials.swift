@@ -58,7 +58,7 @@ public struct IAPAuthenticationChallenge: Sendable {
     /// Where `response` (to a request for `url`) sends an API client to sign in: a redirect to an
     /// OAuth/OpenID authorization page (a path ending in `/authorize`) on another origin, as
     /// Entra Application Proxy answers requests without a token. Nil for any other answer.
-    static func signInRedirect(from url: URL, response: HTTPResponse) -> URL? {
+    static func signInRedirect(from url: URL, response: TransportResponse) -> URL? {
         guard [302, 303, 307].contains(response.status),
             let location = response.header("Location").flatMap({ URL(string: $0, relativeTo: url)?.absoluteURL }),
             (try? ServerContext.host(of: location)) != (try? ServerContext.host(of: url)),
@@ -227,7 +227,7 @@ struct IAPAuthorizingTransport: HTTPTransport {
     let base: any HTTPTransport
     let iapAuthorization: IAPAuthorization
 
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         var request = request
         if request.header("Authorization") == nil,
             let credential = try await iapAuthorization.credentialForUse(request.url)
@@ -255,7 +255,7 @@ struct NetworkCredentialTransport: HTTPTransport {
     let base: any HTTPTransport
     let store: NetworkCredentialStore
 
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         var merged = TransportOptions()
         if let host = try? ServerContext.host(of: request.url) {
             for credential in try await store.credentials(for: host) { credential.apply(to: &merged) }
