@@ -26,7 +26,7 @@ extension AuthenticationManager {
                 }
                 // A refused credential that can renew itself silently does so.
                 if let sent, let renewed = try await sent.renewed(using: services) {
-                    try await arcGISCredentialStore.add(any: renewed)
+                    try await arcGISCredentialStore.add(renewed)
                     return renewed
                 }
                 if let serverRoot {

@@ -46,7 +46,7 @@ extension AuthenticationManager {
                 credential: credential, refused: refused, tokenInfo: { $0.tokenInfo },
                 renewalLeeway: { $0.renewalLeeway },
                 stored: { reload in try await store.credential(for: context, reload: reload) },
-                renew: { try await $0.renewed(using: services) }, save: { try await store.add(any: $0) },
+                renew: { try await $0.renewed(using: services) }, save: { try await store.add($0) },
                 fallback: fallback, logMetadata: ["server": "\(context)", "kind": "\(type(of: credential).kind)"]))
     }
 }

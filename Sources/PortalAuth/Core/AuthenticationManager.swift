@@ -166,20 +166,6 @@ public final class AuthenticationManager: Sendable {
         return credential
     }
 
-    /// The stored credential for `url` when ``credential(for:interactive:)`` would return it as
-    /// it is: found in the store and not within its ``ArcGISCredential/renewalLeeway`` of expiry.
-    /// `nil` otherwise (none stored, or it needs renewal, federation or a sign-in: leave that to
-    /// ``credential(for:interactive:)``).
-    ///
-    /// It reads the backend on the calling thread, blocking it, without the concurrency runtime:
-    /// for a short-lived process that prints a cached token before anything else starts.
-    package func readyStoredCredential(for url: URL) throws -> (any ArcGISCredential)? {
-        guard let stored = try arcGISCredentialStore.readCredential(for: url),
-            !stored.tokenInfo.expires(within: stored.renewalLeeway)
-        else { return nil }
-        return stored
-    }
-
     /// How to sign in to `context` again: as `credential` was made, or with a username and
     /// password (a `token` sign-in) when there is none.
     static func signInRemedy(for context: ServerContext, credential: (any ArcGISCredential)?) -> PortalAuthError.Remedy
@@ -190,14 +176,14 @@ public final class AuthenticationManager: Sendable {
     // MARK: - Plugins' answers
 
     /// Asks the first accepting plugin; stores what it returns.
-    func route(_ challenge: AuthenticationChallenge) async throws -> Credential? {
+    func route(_ challenge: AuthenticationChallenge) async throws -> AuthenticationChallenge.Credential? {
         guard let handler = handlers.first(where: { $0.canHandle(challenge) }) else { return nil }
         switch try await handler.handle(challenge, services: services) {
         case .continueWithCredential(let credential):
             switch credential {
-            case .arcGIS(let c): try await arcGISCredentialStore.add(any: c)
+            case .arcGIS(let c): try await arcGISCredentialStore.add(c)
             case .network: break  // stored by the request once the server accepts it
-            case .iap(let c): try await iapCredentialStore.add(any: c)
+            case .iap(let c): try await iapCredentialStore.add(c)
             }
             return credential
         case .continueWithoutCredential:

@@ -102,7 +102,7 @@ package final class CredentialStoreEngine: Sendable {
     }
 
     /// The credential stored for `server`; `belongs` says whether a credential is `server`'s own,
-    /// so that one read where the backend last found it (``CredentialStorageBackend/lookup(_:verifying:)``)
+    /// so that one read where the backend last found it (``RememberingCredentialLookup``)
     /// is only kept when it is.
     func lookup(
         server: String, belongs: @escaping @Sendable (any StorableCredential) -> Bool
@@ -116,8 +116,12 @@ package final class CredentialStoreEngine: Sendable {
     func lookupOnCallingThread(
         server: String, belongs: (any StorableCredential) -> Bool
     ) throws -> (any StorableCredential)? {
+        let query = CredentialQuery(store: storeName, server: server)
+        guard let remembering = backend as? any RememberingCredentialLookup else {
+            return try backend.lookup(query).map { try decode($0, server: server) }
+        }
         var verified: (secret: String, credential: any StorableCredential)?
-        let found = try backend.lookup(CredentialQuery(store: storeName, server: server)) { secret in
+        let found = try remembering.lookup(query) { secret in
             guard let credential = try? decode(secret, server: server), belongs(credential) else { return false }
             verified = (secret, credential)
             return true
@@ -237,11 +241,12 @@ public final class ArcGISCredentialStore: Sendable {
         return nil
     }
 
-    /// The credential whose server context contains `url`, as the asynchronous `credential(for:)` finds it,
-    /// but read from the backend on the calling thread (blocking it: the keyring makes D-Bus
-    /// round trips) and without the cache. For a short-lived process that needs one stored
-    /// credential before it starts anything else.
-    package func readCredential(for url: URL) throws -> (any ArcGISCredential)? {
+    /// The library's one synchronous lookup: the credential whose server context contains `url`,
+    /// as ``credential(for:)-(URL)`` finds it, but read from the backend on the calling thread,
+    /// blocking it (the keyring makes D-Bus round trips), and without the cache. For a short-lived
+    /// process that needs one stored credential before it starts anything else; everything else
+    /// uses the asynchronous lookups.
+    public func storedCredential(for url: URL) throws -> (any ArcGISCredential)? {
         for context in try ServerContext.candidates(for: url) {
             if let credential = try engine.lookupOnCallingThread(
                 server: context.url, belongs: Self.belongs(to: context.url)) as? any ArcGISCredential,
@@ -262,11 +267,6 @@ public final class ArcGISCredentialStore: Sendable {
     public func add(_ credential: some ArcGISCredential) async throws {
         try await engine.store(credential, server: credential.serverContext.url)
         cache.withLock { $0[credential.serverContext.url] = .present(credential) }
-    }
-
-    /// Adds a credential given as an existential.
-    public func add(any credential: any ArcGISCredential) async throws {
-        try await add(credential)
     }
 
     /// Removes the credential of a server context and every credential derived from it
@@ -348,11 +348,6 @@ public final class NetworkCredentialStore: Sendable {
     public func add(_ credential: some NetworkCredential) async throws {
         try await engine.store(credential, server: credential.host.url)
         invalidate(credential.host.url)
-    }
-
-    /// Adds a credential given as an existential.
-    public func add(any credential: any NetworkCredential) async throws {
-        try await add(credential)
     }
 
     /// Removes the credentials of a host (of one kind, or all); returns how many were removed.

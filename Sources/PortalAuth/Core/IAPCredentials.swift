@@ -112,19 +112,13 @@ public final class IAPCredentialStore: Sendable {
         try await allCredentials(reload: reload).first { $0.canBeUsed(for: url) }
     }
 
-    /// The first stored credential that applies to `url`, as ``credential(for:reload:)`` finds it,
-    /// but read from the backend on the calling thread (blocking it) and without the cache.
-    package func readCredential(for url: URL) throws -> (any IAPAuthorizationCredential)? {
+    /// The store's synchronous lookup (see ``ArcGISCredentialStore/storedCredential(for:)``): the
+    /// first stored credential that applies to `url`, as ``credential(for:reload:)`` finds it, but
+    /// read from the backend on the calling thread, blocking it, and without the cache.
+    public func storedCredential(for url: URL) throws -> (any IAPAuthorizationCredential)? {
         try engine.searchOnCallingThread(CredentialQuery()).lazy.compactMap {
             $0.1 as? any IAPAuthorizationCredential
         }.first { $0.canBeUsed(for: url) }
-    }
-
-    /// Whether any proxy credential is stored, read from the backend on the calling thread
-    /// (blocking it) without reading one: where none is, ``readCredential(for:)`` is nil for
-    /// every URL, at the cost of one keyring search instead of a read of every proxy credential.
-    package func isEmpty() throws -> Bool {
-        try !engine.backend.contains(CredentialQuery(store: Self.storeName))
     }
 
     /// Adds a credential, replacing the one with the same identifier.
@@ -132,9 +126,6 @@ public final class IAPCredentialStore: Sendable {
         try await engine.store(credential, server: credential.iapIdentifier)
         cache.withLock { $0 = nil }
     }
-
-    /// Adds a credential given as an existential.
-    public func add(any credential: any IAPAuthorizationCredential) async throws { try await add(credential) }
 
     /// Removes the credential with this identifier; returns how many were removed.
     @discardableResult
@@ -214,7 +205,7 @@ final class IAPAuthorization: Sendable {
                 stored: { reload in
                     try await store.allCredentials(reload: reload).first { $0.iapIdentifier == key }
                 },
-                renew: { try await $0.renewed(using: services) }, save: { try await store.add(any: $0) },
+                renew: { try await $0.renewed(using: services) }, save: { try await store.add($0) },
                 renewsStoredCopy: true, fallback: nil,
                 logMetadata: ["store": "proxy", "kind": "\(type(of: credential).kind)"]))
     }
