@@ -38,7 +38,7 @@ public final class AuthenticationManager: Sendable {
     /// One ArcGIS challenge resolution per server context (see +ArcGISChallenges).
     let arcGISFlights = SingleFlight<String, (any ArcGISCredential)?>()
     /// One renewal per credential, across tasks and processes (see +Renewal).
-    let renewals: RenewOnce<any ArcGISCredential>
+    let renewals: RenewOnce
     /// One network challenge resolution per host and kind (see +NetworkChallenges).
     let networkFlights = SingleFlight<String, ProvisionalNetworkCredential?>()
     /// The last answer to each host's network challenges (`scheme://host:port category`).
@@ -79,7 +79,6 @@ public final class AuthenticationManager: Sendable {
         let iapStore = iapCredentialStore ?? IAPCredentialStore(backend: arcGISCredentialStore.backend)
         self.iapCredentialStore = iapStore
         self.usesCrossProcessLocks = arcGISCredentialStore.backend.isPersistent
-        self.renewals = RenewOnce(usesCrossProcessLocks: usesCrossProcessLocks, logger: logger)
         // Every request, plugins' own included, carries its host's network credentials (a pinned
         // key, a client certificate, an HTTP password)...
         let networked = NetworkCredentialTransport(base: transport, store: networkCredentialStore)
@@ -90,6 +89,7 @@ public final class AuthenticationManager: Sendable {
         // ...and, behind an identity-aware proxy, the proxy's token.
         self.services = AuthenticationServices(
             transport: IAPAuthorizingTransport(base: networked, iapAuthorization: iapAuthorization), logger: logger)
+        self.renewals = RenewOnce(usesCrossProcessLocks: usesCrossProcessLocks, services: services)
         // The manager's own requests apply the network credentials themselves (it must know what it sent).
         self.requestTransport = IAPAuthorizingTransport(base: transport, iapAuthorization: iapAuthorization)
     }

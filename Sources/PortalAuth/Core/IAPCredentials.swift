@@ -12,7 +12,7 @@ public import Foundation
 ///
 /// Unlike an ``ArcGISCredential`` it is not bound to one server context but to host patterns,
 /// so the store keeps it under a ``iapIdentifier`` and asks each credential whether it applies.
-public protocol IAPAuthorizationCredential: StorableCredential {
+public protocol IAPAuthorizationCredential: StoredCredential {
     /// Identifies the sign-in (the identity provider's token endpoint and the client ID); stored
     /// as the item's `server` attribute. A new sign-in with the same identifier replaces the old.
     var iapIdentifier: String { get }
@@ -78,105 +78,20 @@ public struct IAPAuthenticationChallenge: Sendable {
     }
 }
 
-/// Keeps IAP credentials (identity-aware proxies) in a storage backend, under `store=proxy`, and finds the one
-/// that applies to a URL. The list is read once per process and cached.
-public final class IAPCredentialStore: Sendable {
-    /// The `store` attribute of IAP items (`proxy`, the name earlier versions stored: kept so their items still read).
-    public static let storeName = "proxy"
-    let engine: CredentialStoreEngine
-    private let cache = Locked<[any IAPAuthorizationCredential]?>(nil)
-
-    /// The backend the credentials are kept in.
-    public var backend: any CredentialStorageBackend { engine.backend }
-
-    /// Creates a store over a backend.
-    public init(backend: any CredentialStorageBackend) {
-        engine = CredentialStoreEngine(backend: backend, storeName: Self.storeName)
-    }
-
-    /// Lets the store read back credentials of this type.
-    public func register<C: IAPAuthorizationCredential>(_ type: C.Type) { engine.register(type) }
-
-    /// Every stored IAP credential.
-    ///
-    /// - Parameter reload: read the backend even when the list is cached.
-    public func allCredentials(reload: Bool = false) async throws -> [any IAPAuthorizationCredential] {
-        if !reload, let cached = cache.withLock({ $0 }) { return cached }
-        let found = try await engine.search(CredentialQuery()).compactMap { $0.1 as? any IAPAuthorizationCredential }
-        cache.withLock { $0 = found }
-        return found
-    }
-
-    /// The first stored credential that applies to `url`, if any.
-    public func credential(for url: URL, reload: Bool = false) async throws -> (any IAPAuthorizationCredential)? {
-        try await allCredentials(reload: reload).first { $0.canBeUsed(for: url) }
-    }
-
-    /// The store's synchronous lookup (see ``ArcGISCredentialStore/storedCredential(for:)``): the
-    /// first stored credential that applies to `url`, as ``credential(for:reload:)`` finds it, but
-    /// read from the backend on the calling thread, blocking it, and without the cache.
-    public func storedCredential(for url: URL) throws -> (any IAPAuthorizationCredential)? {
-        try engine.searchOnCallingThread(CredentialQuery()).lazy.compactMap {
-            $0.1 as? any IAPAuthorizationCredential
-        }.first { $0.canBeUsed(for: url) }
-    }
-
-    /// Adds a credential, replacing the one with the same identifier.
-    public func add(_ credential: some IAPAuthorizationCredential) async throws {
-        try await engine.store(credential, server: credential.iapIdentifier)
-        cache.withLock { $0 = nil }
-    }
-
-    /// Removes the credential with this identifier; returns how many were removed.
-    @discardableResult
-    public func remove(_ iapIdentifier: String) async throws -> Int {
-        let removed = try await engine.delete(CredentialQuery(server: iapIdentifier))
-        cache.withLock { $0 = nil }
-        return removed
-    }
-
-    /// Signs out of one identity-aware proxy: removes `credential`, then shows its
-    /// ``IAPAuthorizationCredential/logoutURL`` (the identity provider's sign-out page) through
-    /// `userAgent`. Removed first, so that a sign-out page that cannot be shown leaves nothing
-    /// behind. The one implementation behind ``AuthenticationManager/invalidateIAPCredentials(for:userAgent:)``
-    /// and the plugins' own sign-out.
-    public func invalidate(
-        _ credential: any IAPAuthorizationCredential, userAgent: (any AuthorizationUserAgent)?
-    ) async throws {
-        try await remove(credential.iapIdentifier)
-        if let logout = credential.logoutURL, let userAgent {
-            try await userAgent.present(logout, redirectURI: "")
-        }
-    }
-
-    /// Removes every IAP credential; returns how many were removed.
-    @discardableResult
-    public func removeAll() async throws -> Int {
-        let removed = try await engine.delete(CredentialQuery())
-        cache.withLock { $0 = nil }
-        return removed
-    }
-
-    /// Non-secret summaries of every stored item.
-    public func summaries() async throws -> [CredentialSummary] {
-        try await engine.summaries { ($0 as? any IAPAuthorizationCredential)?.tokenInfo.expirationDate }
-    }
-}
-
 /// Finds, renews and attaches IAP credentials. Renewal is single-flight across tasks and,
 /// for persistent stores, across processes (``RenewOnce``).
 final class IAPAuthorization: Sendable {
     let store: IAPCredentialStore
     /// Services over the transport without IAP credentials (the identity provider is not behind the proxy).
     let services: AuthenticationServices
-    private let renewals: RenewOnce<any IAPAuthorizationCredential>
+    private let renewals: RenewOnce
     /// Whether renewals take a lock shared with other processes (the store is persistent).
     var usesCrossProcessLocks: Bool { renewals.usesCrossProcessLocks }
 
     init(store: IAPCredentialStore, services: AuthenticationServices, usesCrossProcessLocks: Bool) {
         self.store = store
         self.services = services
-        self.renewals = RenewOnce(usesCrossProcessLocks: usesCrossProcessLocks, logger: services.logger)
+        self.renewals = RenewOnce(usesCrossProcessLocks: usesCrossProcessLocks, services: services)
     }
 
     /// The credential for `url`, renewed when close to expiry; nil when none applies, or when it
@@ -195,19 +110,8 @@ final class IAPAuthorization: Sendable {
     func renew(
         _ credential: any IAPAuthorizationCredential, refused: Bool = false
     ) async throws -> (any IAPAuthorizationCredential)? {
-        let key = credential.iapIdentifier
-        let store = store
-        let services = services
-        return try await renewals.run(
-            Renewal(
-                flightKey: key + (refused ? " refused" : ""), lockKey: "renew proxy " + key, credential: credential,
-                refused: refused, tokenInfo: { $0.tokenInfo }, renewalLeeway: { $0.renewalLeeway },
-                stored: { reload in
-                    try await store.allCredentials(reload: reload).first { $0.iapIdentifier == key }
-                },
-                renew: { try await $0.renewed(using: services) }, save: { try await store.add($0) },
-                renewsStoredCopy: true, fallback: nil,
-                logMetadata: ["store": "proxy", "kind": "\(type(of: credential).kind)"]))
+        try await renewals.run(Renewal(credential: credential, store: store, refused: refused, renewsStoredCopy: true))
+            as? any IAPAuthorizationCredential
     }
 }
 
