@@ -27,6 +27,9 @@ struct Login: AsyncParsableCommand {
                 portal-auth login --portal https://host/portal --username alice
                 printf '%s' "$PASS" | portal-auth login --portal https://host/portal \\
                   --username alice --password-stdin
+              ArcGIS API key (for the portal and its location services; see docs/api-keys.md):
+                printf '%s' "$KEY" | portal-auth login --portal https://host/portal \\
+                  --api-key-stdin --expires 2027-01-31
               Pregenerated token (made elsewhere):
                 printf '%s' "$TOKEN" | portal-auth login --url https://host/server \\
                   --token-stdin --expires-in 3600
@@ -54,6 +57,7 @@ struct Login: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "API key") var apiKeyOptions: LoginAPIKeyOptions
 
     @Option(help: ArgumentHelp("The portal (or ArcGIS Server) URL to sign in to.", valueName: "url"))
     var portal: String?
@@ -127,10 +131,11 @@ struct Login: AsyncParsableCommand {
 
     /// The kind of sign-in the options ask for.
     enum Mode {
-        case password, pregenerated, oauthUser, oauthApplication, configFile, clientCertificate, kerberosTicket
+        case apiKey, password, pregenerated, oauthUser, oauthApplication, configFile, clientCertificate, kerberosTicket
     }
 
     var mode: Mode {
+        if apiKeyOptions.apiKeyStdin { return .apiKey }
         if config != nil { return .configFile }
         if p12 != nil { return .clientCertificate }
         if kerberos { return .kerberosTicket }
@@ -144,6 +149,7 @@ struct Login: AsyncParsableCommand {
     }
 
     func validate() throws {
+        try validateAPIKeyOptions()
         if let expiration, expiration <= 0 {
             throw ValidationError("--expiration must be a positive number of minutes")
         }
@@ -160,6 +166,7 @@ struct Login: AsyncParsableCommand {
         }
         let browserOptions = redirectURL != nil || oob || noBrowser
         switch mode {
+        case .apiKey: return  // (validateAPIKeyOptions)
         case .configFile:
             guard portal == nil, url == nil, clientID == nil, username == nil, !tokenStdin else {
                 throw ValidationError(
@@ -246,6 +253,7 @@ struct Login: AsyncParsableCommand {
     func run() async throws {
         try await runReportingErrors {
             switch mode {
+            case .apiKey: try await loginWithAPIKey()
             case .pregenerated: try await loginWithPregeneratedToken()
             case .password: try await loginWithPassword()
             case .oauthUser:

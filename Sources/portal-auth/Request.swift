@@ -86,6 +86,7 @@ struct Request: AsyncParsableCommand {
                 return (String(field[..<equals]), String(field[field.index(after: equals)...]))
             }
             let manager = try global.makeManager(transport: makeTransport())
+            try await APIKeyLogin.adopt(for: target, manager: manager)  // API key (#22)
             let response = try await manager.send(
                 ArcGISRequest(url: target, parameters: parameters, method: post ? .post : .automatic))
             if raw || response.json == nil {

@@ -31,15 +31,17 @@ struct Status: AsyncParsableCommand {
                 + manager.iapCredentialStore.summaries()
             let sorted = all.sorted { ($0.server, $0.kind) < ($1.server, $1.kind) }
             let now = Date()
+            let keys = try await APIKeyLogin.keysByStoreKey(in: manager.arcGISCredentialStore)  // API key (#22)
             if json {
                 let items = sorted.map { s -> JSONValue in
-                    .object([
-                        "store": .string(s.store), "kind": .string(s.kind), "server": .string(s.server),
-                        "username": s.username.map(JSONValue.string) ?? .null,
-                        "expires": s.expirationDate.map { .string($0.iso8601) } ?? .null,
-                        "expired": s.expirationDate.map { .bool($0 < now) } ?? .bool(false),
-                        "backend": .string(s.backend),
-                    ])
+                    APIKeyLogin.statusJSON(s, key: keys[s.server])
+                        ?? .object([
+                            "store": .string(s.store), "kind": .string(s.kind), "server": .string(s.server),
+                            "username": s.username.map(JSONValue.string) ?? .null,
+                            "expires": s.expirationDate.map { .string($0.iso8601) } ?? .null,
+                            "expired": s.expirationDate.map { .bool($0 < now) } ?? .bool(false),
+                            "backend": .string(s.backend),
+                        ])
                 }
                 output(try JSONValue.array(items).jsonText(pretty: true))
                 return
@@ -53,7 +55,8 @@ struct Status: AsyncParsableCommand {
             var rows = [["KIND", "SERVER", "USER", "EXPIRES", "STORE"]]
             for s in sorted {
                 let expiry = s.expirationDate.map { $0 < now ? "expired \($0.iso8601)" : $0.iso8601 } ?? "-"
-                rows.append([s.kind, s.server, s.username ?? "-", expiry, s.backend])
+                let server = keys[s.server].map(APIKeyLogin.describeScope) ?? s.server
+                rows.append([s.kind, server, s.username ?? "-", expiry, s.backend])
             }
             let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
             for row in rows {

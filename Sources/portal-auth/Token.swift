@@ -47,6 +47,7 @@ struct Token: AsyncParsableCommand {
             let target = try await resolveTarget(url, manager: manager)
             let (credential, proxy) = try await Self.credentials(for: target, manager: manager, format: format)
             Self.print(credential, proxy: proxy, format: format)
+            APIKeyLogin.warnIfExpiring(credential)  // API key (#22)
         }
     }
 
@@ -57,6 +58,7 @@ struct Token: AsyncParsableCommand {
     static func credentials(
         for target: URL, manager: AuthenticationManager, format: Format, interactive: Bool = stdinIsTerminal
     ) async throws -> ((any ArcGISCredential)?, (any IAPAuthorizationCredential)?) {
+        try await APIKeyLogin.adopt(for: target, manager: manager)  // API key (#22)
         let proxy = format == .plain ? nil : try await manager.iapCredential(for: target)
         do {
             let credential = try await manager.credential(for: target, interactive: interactive && proxy == nil)
@@ -86,7 +88,7 @@ func shellQuote(_ value: String) -> String {
 func resolveTarget(_ url: String?, manager: AuthenticationManager) async throws -> URL {
     if let url { return try parseURL(url) }
     let portals = try await manager.arcGISCredentialStore.summaries().filter {
-        $0.kind != FederatedTokenCredential.kind
+        $0.kind != FederatedTokenCredential.kind && $0.kind != APIKeyCredential.kind
     }
     let servers = Array(Set(portals.map(\.server))).sorted()
     guard servers.count == 1, let only = URL(string: servers[0]) else {

@@ -39,6 +39,7 @@ struct WhoAmI: AsyncParsableCommand {
             let manager = try global.makeManager()
             let target = try await resolveTarget(portal, manager: manager)
             let context = try ServerContext(url: target)
+            if try await APIKeyLogin.whoAmI(target, manager: manager, json: json) { return }  // API key (#22)
             let rest = context.portalRESTURL
             let selfInfo =
                 try await manager.send(ArcGISRequest(url: URL(string: rest + "/portals/self")!)).json ?? .null

@@ -68,7 +68,8 @@ extension AuthenticationManager {
         let gate = requestGate(for: host)
         await gate.acquire()
         defer { gate.release() }
-        let credential = try await credentialForUse(target.url)
+        // API key (#22): the manager's key where no user credential applies.
+        let credential = try await credentialForUse(target.url) ?? apiKeyForUse(target.url)
         if credential == nil, pendingArcGISChallenge(for: target.url) != nil { return nil }
         var options = TransportOptions()
         for network in try await networkCredentialStore.credentials(for: host) { network.apply(to: &options) }
@@ -157,7 +158,7 @@ extension AuthenticationManager {
         _ redirects: inout RedirectState
     ) throws -> RequestTarget {
         let next = try redirects.follow(target, status: status, location: location) { next in
-            attempt.credential.map { $0.serverContext.contains(next) }
+            attempt.credential.map { $0.applies(to: next) }
                 ?? ((try? ServerContext.host(of: next)) == attempt.host)
         }
         logger.debug(
@@ -176,6 +177,8 @@ extension AuthenticationManager {
         async throws
     {
         let url = attempt.url
+        // API key (#22): a refused key is final (a key is replaced, never renewed or signed in again).
+        if let key = attempt.credential as? APIKeyCredential { throw key.refusal(error, at: url) }
         guard ledger.answer(.arcGIS) else {
             let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: url)
             throw PortalAuthError(

@@ -58,6 +58,8 @@ public final class AuthenticationManager: Sendable {
     let serverLists = Locked<[String: FederatedServerList]>([:])
     /// Each host's gate: at most ``requestsInFlightPerHost`` requests in the transport at once.
     let gates = Locked<[String: AsyncGate]>([:])
+    /// API key (#22): the key ``apiKey`` holds; used only where no user credential applies (+APIKey).
+    let apiKeyStorage = Locked<APIKeyCredential?>(nil)
 
     /// The logger.
     public var logger: Logger { services.logger }
@@ -149,6 +151,7 @@ public final class AuthenticationManager: Sendable {
                     remedy: Self.signInRemedy(for: stored.serverContext, credential: stored))
             }
         }
+        if let key = try apiKeyForUse(url) { return key }  // API key (#22): where no user credential applies
         let synthetic = ArcGISError(code: 499, message: "Token Required", messageCode: "GWM_0003")
         if !interactive, ServerContext.arcGISServerRoot(of: url) == nil {
             let context = try ServerContext(url: url)

@@ -205,6 +205,7 @@ extension CredentialStore where Credential == any ArcGISCredential {
             onePerScope: true)
         self.init(backend: backend, family: family)
         register(FederatedTokenCredential.self)
+        register(APIKeyCredential.self)
     }
 
     /// The credential of exactly this server context, if one is stored.

@@ -17,22 +17,28 @@ public enum CredentialScope: Sendable, Hashable, CustomStringConvertible {
     /// hosts behind the proxy. Which URLs it covers is the credential's to say
     /// (``StoredCredential/applies(to:)``), not the scope's.
     case hosts(identifier: String)
+    /// An API key and the portal it names (stored under `api-key ` and the portal's URL, beside
+    /// a user's credential for the portal). Which URLs it covers (the portal, the portal's helper
+    /// services, hosts given) is the credential's to say (``APIKeyCredential/applies(to:)``).
+    case apiKey(portal: ServerContext)
 
     /// The key the store keeps items of this scope under: the item's `server` attribute.
     public var storeKey: String {
         switch self {
         case .serverContext(let context), .host(let context): return context.url
         case .hosts(let identifier): return identifier
+        case .apiKey(let portal): return "api-key " + portal.url
         }
     }
 
     /// Whether `url` is inside the scope as far as the scope alone tells: inside the server context,
-    /// on the host and port. Always `false` for ``hosts(identifier:)``, whose credential decides.
+    /// on the host and port. Always `false` for ``hosts(identifier:)`` and ``apiKey(portal:)``,
+    /// whose credential decides.
     public func contains(_ url: URL) -> Bool {
         switch self {
         case .serverContext(let context): return context.contains(url)
         case .host(let host): return (try? ServerContext.host(of: url)) == host
-        case .hosts: return false
+        case .hosts, .apiKey: return false
         }
     }
 
@@ -43,7 +49,7 @@ public enum CredentialScope: Sendable, Hashable, CustomStringConvertible {
     /// (the names earlier versions used, so that two versions running at once still take turns).
     var renewalLockKey: String {
         switch self {
-        case .serverContext, .host: return "renew " + storeKey
+        case .serverContext, .host, .apiKey: return "renew " + storeKey
         case .hosts: return "renew proxy " + storeKey
         }
     }
