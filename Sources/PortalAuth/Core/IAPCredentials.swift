@@ -151,14 +151,21 @@ struct NetworkCredentialTransport: HTTPTransport {
     let store: NetworkCredentialStore
 
     func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
-        var merged = TransportOptions()
-        if let host = try? ServerContext.host(of: request.url) {
-            for credential in try await store.credentials(for: host) { credential.apply(to: &merged) }
-        }
-        if let own = options.httpAuthentication { merged.httpAuthentication = own }
-        if let own = options.clientCertificate { merged.clientCertificate = own }
-        if let own = options.pinnedPublicKey { merged.pinnedPublicKey = own }
+        var stored: [any NetworkCredential] = []
+        if let host = try? ServerContext.host(of: request.url) { stored = try await store.credentials(for: host) }
+        let merged = Self.merged(stored, under: options)
         return try await base.send(request, options: merged)
+    }
+
+    /// What a request to a host sends: the host's stored network credentials, each field replaced
+    /// by the request's `own` where it brings one. The loop reads what it sent from here.
+    static func merged(_ stored: [any NetworkCredential], under own: TransportOptions) -> TransportOptions {
+        var merged = TransportOptions()
+        for credential in stored { credential.apply(to: &merged) }
+        if let own = own.httpAuthentication { merged.httpAuthentication = own }
+        if let own = own.clientCertificate { merged.clientCertificate = own }
+        if let own = own.pinnedPublicKey { merged.pinnedPublicKey = own }
+        return merged
     }
 
     func serverCertificate(host: String, port: Int) async throws -> ServerCertificateReport {

@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension AuthenticationManager {
+extension ArcGISResolver {
     // MARK: - Credentials for use
 
     /// The credential to attach to a request for `url`: the one of its server context, renewed
