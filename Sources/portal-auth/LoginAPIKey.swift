@@ -70,6 +70,13 @@ extension Login {
     /// portal's previous key in one change).
     func loginWithAPIKey() async throws {
         let portalURL = try Self.portalRoot(portal!)
+        // Refused before the key is read: an API key never goes over http.
+        guard portalURL.scheme?.lowercased() == "https" else {
+            throw PortalAuthError(
+                .insecureTransport,
+                "\(ServerContext.describeWithScheme(portalURL)) is not https: an API key is never sent over http",
+                remedy: .useHTTPS(url: portalURL))
+        }
         let expiry = try APIKeyLogin.expiry(date: apiKeyOptions.expires, seconds: expiresIn)
         let manager = try global.makeManager()
         try manager.arcGISCredentialStore.backend.checkAvailable()
