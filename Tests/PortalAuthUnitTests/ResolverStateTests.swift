@@ -85,31 +85,25 @@ import Testing
 }
 
 @Suite struct IAPResolverDecisionTests {
-    @Test func aBearer401IsAProxysOnlyWhereItIsCovered() async {
-        #expect(
-            await IAPResolver.isSignInDemand(
-                status: 401, bearer: true, covered: { true }, signInPage: false, recognized: { false }))
-        #expect(
-            !(await IAPResolver.isSignInDemand(
-                status: 401, bearer: true, covered: { false }, signInPage: false, recognized: { true })))
-        #expect(
-            !(await IAPResolver.isSignInDemand(
-                status: 401, bearer: false, covered: { true }, signInPage: true, recognized: { true })))
-    }
-
-    @Test func aRedirectIsAProxysToASignInPageOrWhenAPluginRecognizesIt() async {
-        #expect(
-            await IAPResolver.isSignInDemand(
-                status: 302, bearer: false, covered: { false }, signInPage: true, recognized: { false }))
-        #expect(
-            await IAPResolver.isSignInDemand(
-                status: 307, bearer: false, covered: { false }, signInPage: false, recognized: { true }))
-        #expect(
-            !(await IAPResolver.isSignInDemand(
-                status: 301, bearer: false, covered: { true }, signInPage: true, recognized: { true })))
-        #expect(
-            !(await IAPResolver.isSignInDemand(
-                status: 303, bearer: false, covered: { true }, signInPage: false, recognized: { false })))
+    /// A Bearer 401 is a proxy's only where it is covered; a redirect (302, 303, 307) is one to a
+    /// sign-in page or when a plugin recognizes it; nothing else is.
+    @Test(arguments: [
+        (401, true, true, false, false, true),
+        (401, true, false, false, true, false),
+        (401, false, true, true, true, false),
+        (302, false, false, true, false, true),
+        (307, false, false, false, true, true),
+        (301, false, true, true, true, false),
+        (303, false, true, false, false, false),
+    ])
+    func signInDemand(
+        status: Int, bearer: Bool, covered: Bool, signInPage: Bool, recognized: Bool, expected: Bool
+    )
+        async
+    {
+        let isDemand = await IAPResolver.isSignInDemand(
+            status: status, bearer: bearer, covered: { covered }, signInPage: signInPage, recognized: { recognized })
+        #expect(isDemand == expected)
     }
 }
 

@@ -272,11 +272,11 @@ extension AuthenticationManager {
         } else {
             request = TransportRequest(url: URL(string: getURL) ?? url)
         }
-        if let credential {
-            if placement == .header {
-                request.setHeader("X-Esri-Authorization", "Bearer " + credential.tokenInfo.accessToken)
-            }
-            if let referer = credential.referer { request.setHeader("Referer", referer) }
+        if let credential, placement == .header {
+            var unchanged = TransportOptions()
+            credential.attach(to: &request, options: &unchanged)
+        } else if let referer = credential?.referer {
+            request.setHeader("Referer", referer)
         }
         return request
     }

@@ -18,10 +18,11 @@ public import Foundation
 /// - For a service on a federated ArcGIS Server, a server token is obtained from the owning
 ///   portal's credential without asking the user, and cached per server.
 ///
-/// The manager's code is split by concern: this file (stores, plugins, the public entry points),
-/// `+RequestLoop` (``send(_:)``: one attempt, its classification, the answer to each outcome),
-/// `+Renewal` (`RenewOnce`), `+ArcGISChallenges`, `+Federation`, `+NetworkChallenges`, `+IAP`
-/// and `+SignOut`.
+/// The manager owns the request loop (`+RequestLoop`: ``send(_:)``, one attempt, its
+/// classification, the answer to each outcome) and the registry of plugins; one resolver per kind
+/// of challenge owns that kind's concurrency state (`Resolvers/`: `ArcGISResolver` with renewal
+/// and federation, `NetworkResolver`, `IAPResolver`). `+NetworkChallenges`, `+IAP` and `+SignOut`
+/// hold the public entry points of each kind. `docs/architecture.md` draws it.
 public final class AuthenticationManager: Sendable {
     /// The ArcGIS credentials.
     public let arcGISCredentialStore: ArcGISCredentialStore

@@ -133,7 +133,8 @@ struct IAPAuthorizingTransport: HTTPTransport {
                     "refusing to send the identity-aware proxy's token to \(ServerContext.describe(request.url)) over plain http",
                     remedy: .useHTTPS(url: request.url))
             }
-            request.setHeader("Authorization", "Bearer " + credential.tokenInfo.accessToken)
+            var unchanged = options
+            credential.attach(to: &request, options: &unchanged)
         }
         return try await base.send(request, options: options)
     }

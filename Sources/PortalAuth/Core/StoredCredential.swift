@@ -66,6 +66,9 @@ public protocol StoredCredential: StorableCredential {
     var scope: CredentialScope { get }
     /// Whether a request to `url` carries this credential (by default, whether the scope contains it).
     func applies(to url: URL) -> Bool
+    /// How the credential goes with a request it applies to: a header (a token) or transport
+    /// options (a password, a client certificate, a pinned key).
+    func attach(to request: inout TransportRequest, options: inout TransportOptions)
     /// The token the credential presents and its expiry, for credentials that carry one (`nil`
     /// for network credentials, which never expire by themselves).
     var presentedToken: TokenInfo? { get }
@@ -84,6 +87,11 @@ extension StoredCredential {
 extension ArcGISCredential {
     /// The credential's ``serverContext``.
     public var scope: CredentialScope { .serverContext(serverContext) }
+    /// The token as `X-Esri-Authorization: Bearer`, with the ``referer`` it is bound to.
+    public func attach(to request: inout TransportRequest, options: inout TransportOptions) {
+        request.setHeader("X-Esri-Authorization", "Bearer " + tokenInfo.accessToken)
+        if let referer { request.setHeader("Referer", referer) }
+    }
     /// ``tokenInfo``.
     public var presentedToken: TokenInfo? { tokenInfo }
     /// ``renewed(using:)``.
@@ -95,6 +103,8 @@ extension ArcGISCredential {
 extension NetworkCredential {
     /// The credential's ``host``.
     public var scope: CredentialScope { .host(host) }
+    /// What ``apply(to:)`` contributes to the transport options.
+    public func attach(to request: inout TransportRequest, options: inout TransportOptions) { apply(to: &options) }
     /// None: a network credential carries no token.
     public var presentedToken: TokenInfo? { nil }
     /// Never renewed (it has no token to expire).
@@ -108,6 +118,10 @@ extension NetworkCredential {
 extension IAPAuthorizationCredential {
     /// The sign-in's ``iapIdentifier``.
     public var scope: CredentialScope { .hosts(identifier: iapIdentifier) }
+    /// The proxy's token as `Authorization: Bearer`.
+    public func attach(to request: inout TransportRequest, options: inout TransportOptions) {
+        request.setHeader("Authorization", "Bearer " + tokenInfo.accessToken)
+    }
     /// Whether `url`'s host is behind the proxy (``canBeUsed(for:)``).
     public func applies(to url: URL) -> Bool { canBeUsed(for: url) }
     /// ``tokenInfo``.
