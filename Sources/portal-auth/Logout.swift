@@ -88,6 +88,7 @@ struct Logout: AsyncParsableCommand {
             let reports = try await manager.revokeOAuthTokens(for: context)
             printReports(reports)
             var removed = try await manager.arcGISCredentialStore.remove(context)
+            removed += try await manager.arcGISCredentialStore.remove(.apiKey(portal: context))  // API key (#22)
             let host = try ServerContext.host(of: target)
             for kind in [PasswordCredential.kind, CertificateCredential.kind] {
                 removed += try await manager.networkCredentialStore.remove(host, kind: kind)
