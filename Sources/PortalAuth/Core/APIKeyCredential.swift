@@ -15,24 +15,23 @@ public import Foundation
 /// (``CredentialScope/apiKey(portal:)``), so a user's credential for the same portal stays beside it;
 /// the manager presents it where no user credential applies (``AuthenticationManager/apiKey``).
 public struct APIKeyCredential: ArcGISCredential, Equatable {
+    /// ``CredentialScope/apiKey(portal:)``.
+    public var scope: CredentialScope { .apiKey(portal: portal) }
     /// `api-key`.
     public static let kind = "api-key"
     /// The portal the key belongs to.
     public let portal: ServerContext
+    /// The portal.
+    public var serverContext: ServerContext { portal }
     /// The key, with its expiry when known (always sent over https only).
     public let tokenInfo: TokenInfo
+    /// None: an API key belongs to an application, not to a user.
+    public var username: String? { nil }
     /// The services the key goes to besides the portal: each one's URL (scheme, host, port and
     /// path prefix), from the portal's `helperServices`.
     public let services: [ServerContext]
     /// Extra hosts the key goes to, as `https://host:port` (every path on them).
     public let hosts: [ServerContext]
-
-    /// The portal.
-    public var serverContext: ServerContext { portal }
-    /// None: an API key belongs to an application, not to a user.
-    public var username: String? { nil }
-    /// ``CredentialScope/apiKey(portal:)``.
-    public var scope: CredentialScope { .apiKey(portal: portal) }
     /// None: a key is not renewed, only replaced.
     public var renewalLeeway: TimeInterval { 0 }
     /// Storing a new API key for the portal.
