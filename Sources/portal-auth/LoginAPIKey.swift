@@ -120,6 +120,13 @@ enum APIKeyLogin {
         return day.addingTimeInterval(86_399)
     }
 
+    /// The server a status row is for: an API key's portal (its store key is `api-key URL`), or the row's server.
+    static func portalServer(_ summary: CredentialSummary) -> String {
+        let prefix = "api-key "  // (CredentialScope.apiKey's store key)
+        guard summary.kind == APIKeyCredential.kind, summary.server.hasPrefix(prefix) else { return summary.server }
+        return String(summary.server.dropFirst(prefix.count))
+    }
+
     /// The stored API key whose scope covers `url`, when there is one (none is looked for when the
     /// store holds no API key at all).
     static func storedKey(for url: URL, in store: ArcGISCredentialStore) async throws -> APIKeyCredential? {

@@ -88,9 +88,9 @@ func shellQuote(_ value: String) -> String {
 func resolveTarget(_ url: String?, manager: AuthenticationManager) async throws -> URL {
     if let url { return try parseURL(url) }
     let portals = try await manager.arcGISCredentialStore.summaries().filter {
-        $0.kind != FederatedTokenCredential.kind && $0.kind != APIKeyCredential.kind
+        $0.kind != FederatedTokenCredential.kind
     }
-    let servers = Array(Set(portals.map(\.server))).sorted()
+    let servers = Array(Set(portals.map(APIKeyLogin.portalServer))).sorted()  // API key (#22): its portal
     guard servers.count == 1, let only = URL(string: servers[0]) else {
         if servers.isEmpty {
             throw PortalAuthError(

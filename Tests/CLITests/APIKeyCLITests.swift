@@ -92,6 +92,20 @@ import Testing
         }
     }
 
+    @Test func whoamiAndLogoutFindThePortalOfTheOnlyKey() async throws {
+        try await withKeys { emulator, env in
+            #expect(try await storeKey(Self.first.key, emulator, env).status == 0)
+            let who = try await run(["whoami", "--json"], emulator, env)
+            #expect(who.status == 0, "\(who.stderr)")
+            #expect(who.stdout.contains("\"credential\" : \"api-key\""), "\(who.stdout)")
+            #expect(who.stdout.contains("\"username\" : null"))
+            let out = try await run(["logout"], emulator, env)
+            #expect(out.status == 0, "\(out.stderr)")
+            #expect(out.stdout.contains("removed 1 credential"), "\(out.stdout)")
+            #expect(try await !run(["status"], emulator, env).stdout.contains("api-key"))
+        }
+    }
+
     @Test func aUserCredentialForThePortalWinsOverTheKey() async throws {
         try await withKeys { emulator, env in
             #expect(try await storeKey(Self.first.key, emulator, env).status == 0)
