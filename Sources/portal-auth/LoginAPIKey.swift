@@ -16,7 +16,7 @@ import Glibc
 struct LoginAPIKeyOptions: ParsableArguments {
     @Flag(
         help:
-            "Read an ArcGIS API key from standard input and store it for --portal, the services the portal lists (geocode, route, ...) and each --host."
+            "Read an ArcGIS API key from stdin, for --portal, its services (geocode, route, ...) and each --host."
     )
     var apiKeyStdin = false
 
@@ -86,9 +86,8 @@ extension Login {
             services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
         let expires = credential.tokenInfo.expirationDate.map { "; it expires \($0.iso8601)" } ?? " with no expiry"
-        output(
-            "Stored an API key for \(APIKeyLogin.describeScope(credential))\(expires) (in \(manager.arcGISCredentialStore.backend.name))."
-        )
+        let store = manager.arcGISCredentialStore.backend.name
+        output("Stored an API key for \(APIKeyLogin.describeScope(credential))\(expires) (in \(store)).")
     }
 }
 
@@ -155,8 +154,8 @@ enum APIKeyLogin {
             let expiry = key.tokenInfo.expirationDate, key.tokenInfo.expires(within: warningWindow, of: now)
         else { return nil }
         let days = Int((expiry.timeIntervalSince(now) / 86_400).rounded(.down))
-        return
-            "the API key for \(key.portal) expires \(expiry.iso8601) (in \(days) day\(days == 1 ? "" : "s")): \(storeAdvice(portal: key.portal.url))"
+        let when = "\(expiry.iso8601) (in \(days) day\(days == 1 ? "" : "s"))"
+        return "the API key for \(key.portal) expires \(when): \(storeAdvice(portal: key.portal.url))"
     }
 
     /// Prints ``expiryWarning(for:now:stderrIsTerminal:)`` when there is one.

@@ -181,6 +181,31 @@ import Testing
         }
     }
 
+    @Test func tokenWarnsOnATerminalWhenTheKeyExpiresWithinThirtyDays() async throws {
+        try await withKeys { emulator, env in
+            let geocode = try #require(emulator.geocodeServiceURL)
+            var terminal = env
+            terminal["PORTAL_AUTH_CA_BUNDLE"] = emulator.caCertificatePath
+            // script(1) runs the command on a pseudo-terminal: its stderr is a terminal.
+            func onTerminal() async throws -> CLIResult {
+                try await CLI.run(
+                    "/usr/bin/script", ["-qec", "'\(CLI.portalAuth)' token '\(geocode)'", "/dev/null"],
+                    environment: terminal)
+            }
+            #expect(try await storeKey(Self.first.key, emulator, env, extra: ["--expires-in", "5184000"]).status == 0)
+            let later = try await onTerminal()
+            #expect(later.stdout.contains(Self.first.key), "\(later.stdout) \(later.stderr)")
+            #expect(!later.stdout.contains("warning"))
+            #expect(try await storeKey(Self.first.key, emulator, env, extra: ["--expires-in", "864000"]).status == 0)
+            let soon = try await onTerminal()
+            #expect(soon.stdout.contains("portal-auth: warning: the API key for \(emulator.portalURL) expires"))
+            #expect(soon.stdout.contains("(in 9 days)") || soon.stdout.contains("(in 10 days)"))
+            // Not on a terminal: the token alone.
+            let piped = try await run(["token", geocode], emulator, env)
+            #expect(piped.stdout == Self.first.key + "\n" && piped.stderr.isEmpty)
+        }
+    }
+
     @Test func theExpiryWarningIsForAKeyWithinThirtyDaysOnATerminalOnly() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         func key(days: Double?) throws -> APIKeyCredential {
