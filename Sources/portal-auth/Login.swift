@@ -27,7 +27,7 @@ struct Login: AsyncParsableCommand {
                 portal-auth login --portal https://host/portal --username alice
                 printf '%s' "$PASS" | portal-auth login --portal https://host/portal \\
                   --username alice --password-stdin
-              ArcGIS API key (for the portal and its location services; see docs/api-keys.md):
+              ArcGIS API key (the portal and its location services; docs/api-keys.md):
                 printf '%s' "$KEY" | portal-auth login --portal https://host/portal \\
                   --api-key-stdin --expires 2027-01-31
               Pregenerated token (made elsewhere):
