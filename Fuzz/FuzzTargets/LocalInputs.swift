@@ -82,6 +82,7 @@ extension FuzzTargets {
     package static let engine: CredentialStoreEngine = {
         let engine = CredentialStoreEngine(backend: MemoryCredentialBackend(), storeName: "fuzz")
         engine.register(FederatedTokenCredential.self)
+        engine.register(APIKeyCredential.self)
         engine.register(TokenCredential.self)
         engine.register(PregeneratedTokenCredential.self)
         engine.register(OAuthUserCredential.self)

@@ -46,9 +46,10 @@ extension FuzzTargets {
         let url = URL(string: "https://server.example.com/arcgis/rest/services")!
         let headers = values.map { (name: "WWW-Authenticate", value: $0) }
         let parsed = HTTPAuthenticationHeader.parse(values)
-        let offer = HTTPResponse(status: 401, headers: headers, body: [], url: url).httpAuthenticationOffer
+        let offer = TransportResponse(status: 401, headers: headers, body: [], url: url).httpAuthenticationOffer
         precondition((offer == nil) == (parsed == nil), "the response's offer differs from the header's")
-        precondition(HTTPResponse(status: 200, headers: headers, body: [], url: url).httpAuthenticationOffer == nil)
+        precondition(
+            TransportResponse(status: 200, headers: headers, body: [], url: url).httpAuthenticationOffer == nil)
         guard let parsed else { return }
         precondition(!parsed.schemes.isEmpty && !parsed.names.isEmpty, "an offer without a scheme")
         precondition(offer?.schemes == parsed.schemes && offer?.realm == parsed.realm)

@@ -151,12 +151,12 @@ package struct EntraTokenEndpoint {
     func request(_ parameters: [(String, String)], services: AuthenticationServices) async throws -> EntraTokenResponse
     {
         let where_ = ServerContext.describe(url)
-        var request = HTTPRequest(
+        var request = TransportRequest(
             url: url, method: .post, body: Array(FormEncoding.encode(parameters).utf8),
-            maxResponseSize: HTTPRequest.maxJSONResponseSize)
+            maxResponseSize: TransportRequest.maxJSONResponseSize)
         request.setHeader("Content-Type", "application/x-www-form-urlencoded")
         request.setHeader("Accept", "application/json")
-        let response: HTTPResponse
+        let response: TransportResponse
         do {
             response = try await services.transport.send(request, options: TransportOptions())
         } catch let challenge as TransportChallengeError {

@@ -96,10 +96,6 @@ public protocol CredentialStorageBackend: Sendable {
 
     /// The secret of the first item matching the query, or `nil`.
     func lookup(_ query: CredentialQuery) throws -> String?
-    /// The secret of the first item matching the query, or `nil`, as ``lookup(_:)`` finds it; a
-    /// backend that remembers where it found an item reads it there first and keeps what it read
-    /// only when `isItsItem` says it is the query's (else it looks again). By default ``lookup(_:)``.
-    func lookup(_ query: CredentialQuery, verifying isItsItem: (String) -> Bool) throws -> String?
     /// Every item matching the query, with secrets when `withSecrets` is true.
     func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem]
     /// Whether any item matches the query; nothing is decrypted or copied (the keyring answers
@@ -117,12 +113,16 @@ public protocol CredentialStorageBackend: Sendable {
     func checkAvailable() throws
 }
 
-extension CredentialStorageBackend {
-    /// ``lookup(_:)``: nothing is remembered, so there is nothing to verify.
-    public func lookup(_ query: CredentialQuery, verifying isItsItem: (String) -> Bool) throws -> String? {
-        try lookup(query)
-    }
+/// A backend that remembers where it last found an item (the keyring's item index): a lookup
+/// reads there first and keeps what it read only when the caller says it is the query's item.
+/// An implementation detail of the keyring backend, used by the stores' lookups.
+package protocol RememberingCredentialLookup: CredentialStorageBackend {
+    /// The secret of the first item matching the query, or `nil`, as ``CredentialStorageBackend/lookup(_:)``
+    /// finds it; read first where the item was last found and kept only when `isItsItem` takes it.
+    func lookup(_ query: CredentialQuery, verifying isItsItem: (String) -> Bool) throws -> String?
+}
 
+extension CredentialStorageBackend {
     /// Searches without secrets.
     public func contains(_ query: CredentialQuery) throws -> Bool {
         try !search(query, withSecrets: false).isEmpty

@@ -5,7 +5,7 @@ public import Foundation
 #endif
 
 /// An HTTP request as the transport sends it: no authentication is added here.
-public struct HTTPRequest: Sendable {
+public struct TransportRequest: Sendable {
     /// The HTTP method.
     public enum Method: String, Sendable {
         case get = "GET", post = "POST", head = "HEAD", delete = "DELETE", put = "PUT"
@@ -56,7 +56,7 @@ public struct HTTPRequest: Sendable {
 }
 
 /// An HTTP response as the transport received it.
-public struct HTTPResponse: Sendable {
+public struct TransportResponse: Sendable {
     /// The status code of the final response (no redirects are followed by the transport).
     public var status: Int
     /// Header fields of the final response, in order.
@@ -182,7 +182,7 @@ public struct TransportConfiguration: Sendable {
     /// The User-Agent header.
     public var userAgent: String
     /// The default maximum response size in bytes (after decompression) of a request that sets
-    /// none (``HTTPRequest/maxResponseSize``); 64 MiB.
+    /// none (``TransportRequest/maxResponseSize``); 64 MiB.
     public var maxResponseSize: Int
     /// The most bytes of response headers, all lines of all response blocks together; 256 KiB.
     public var maxHeaderSize: Int
@@ -253,7 +253,7 @@ public protocol HTTPTransport: Sendable {
     /// a package-internal error that also carries the ``TransportChallenge``, so that the
     /// ``AuthenticationManager`` can offer it to network credential handlers; the manager throws
     /// the ``PortalAuthError`` inside when no handler answers.)
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse
 
     /// Connects to `host:port` over TLS without sending a request and reports the server's
     /// certificate and whether it verifies (for server trust decisions).

@@ -216,6 +216,8 @@ extension PortalAuthError {
         case allowBasicOverHTTP(host: ServerContext)
         /// Fix a configuration file or value (`key` names the key, when one is at fault).
         case fixConfiguration(file: String?, key: String?)
+        /// Store a new API key for `portal` (the one presented expired or was invalidated).
+        case storeAPIKey(portal: ServerContext)
         /// Remove a stored credential that cannot be read (`server` is its `server` attribute).
         case removeStoredCredential(server: String)
         /// Open the sign-in page in a browser yourself (no browser could be started).
@@ -272,6 +274,7 @@ extension PortalAuthError {
                 return "use the https URL of \(host.host):\(host.port), or allow Basic over http explicitly"
             case .fixConfiguration(let file, let key):
                 return "fix " + [key.map { "\"\($0)\"" }, file].compactMap { $0 }.joined(separator: " in ")
+            case .storeAPIKey(let portal): return "store a new API key for \(portal)"
             case .removeStoredCredential(let server): return "remove the stored credential for \(server)"
             case .openSignInPageYourself: return "open the sign-in page in a browser yourself"
             case .raiseLimit(let limit, let value): return "raise the \(limit) above \(value)"
@@ -348,6 +351,8 @@ extension PortalAuthError {
         case token
         /// A token's lifetime in seconds (a positive number).
         case tokenLifetime = "token lifetime"
+        /// An ArcGIS API key.
+        case apiKey = "API key"
         /// An OAuth client ID.
         case clientID = "client ID"
         /// An OAuth client secret.

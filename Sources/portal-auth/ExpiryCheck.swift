@@ -24,9 +24,9 @@ struct ExpiryCheck: Sendable {
 
     /// The kinds that cannot renew themselves, and where their expiry is read. A kind not listed
     /// renews itself (an ArcGIS token signs in again on the terminal; an app with its secret) or never
-    /// expires. #22 adds `api-key` (read from `.summary`); a remembered password renews unattended.
+    /// expires. A remembered password renews unattended, so it is not listed.
     static let kinds: [String: Source] = [
-        PregeneratedTokenCredential.kind: .summary, "api-key": .summary,
+        PregeneratedTokenCredential.kind: .summary, APIKeyCredential.kind: .summary,
         OAuthUserCredential.kind: .refreshToken, CertificateCredential.kind: .certificate,
     ]
 
@@ -72,7 +72,7 @@ struct ExpiryCheck: Sendable {
     static func line(_ lapse: Lapse, now: Date) -> String {
         let user = lapse.summary.username.map { " as \($0)" } ?? ""
         let when = lapse.expires < now ? "expired \(lapse.expires.iso8601)" : "expires \(lapse.expires.iso8601)"
-        return "\(lapse.summary.kind) for \(lapse.summary.server)\(user) \(when)"
+        return "\(lapse.summary.kind) for \(APIKeyLogin.portalServer(lapse.summary))\(user) \(when)"
     }
 
     /// The JSON `status --check --json` prints.
@@ -83,7 +83,7 @@ struct ExpiryCheck: Sendable {
             "expiring": .array(
                 lapses.map { lapse in
                     .object([
-                        "kind": .string(lapse.summary.kind), "server": .string(lapse.summary.server),
+                        "kind": .string(lapse.summary.kind), "server": .string(APIKeyLogin.portalServer(lapse.summary)),
                         "username": lapse.summary.username.map(JSONValue.string) ?? .null,
                         "expires": .string(lapse.expires.iso8601), "expired": .bool(lapse.expires < now),
                         "store": .string(lapse.summary.store), "backend": .string(lapse.summary.backend),

@@ -27,6 +27,9 @@ struct Login: AsyncParsableCommand {
                 portal-auth login --portal https://host/portal --username alice
                 printf '%s' "$PASS" | portal-auth login --portal https://host/portal \\
                   --username alice --password-stdin
+              ArcGIS API key (the portal and its location services; docs/api-keys.md):
+                printf '%s' "$KEY" | portal-auth login --portal https://host/portal \\
+                  --api-key-stdin --expires 2027-01-31
               Pregenerated token (made elsewhere):
                 printf '%s' "$TOKEN" | portal-auth login --url https://host/server \\
                   --token-stdin --expires-in 3600
@@ -56,6 +59,7 @@ struct Login: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup(title: "Where") var place: LoginPlaceOptions
     @OptionGroup(title: "Username and password") var credentials: LoginPasswordOptions
+    @OptionGroup(title: "API key") var apiKeyOptions: LoginAPIKeyOptions
     @OptionGroup(title: "Pregenerated token") var pregenerated: LoginPregeneratedTokenOptions
     @OptionGroup(title: "OAuth") var oauth: LoginOAuthOptions
     @OptionGroup(title: "Web tier (HTTP authentication)") var webTier: LoginWebTierOptions
@@ -67,7 +71,9 @@ struct Login: AsyncParsableCommand {
             (.username, credentials.username != nil), (.passwordStdin, credentials.passwordStdin),
             (.rememberPassword, credentials.rememberPassword),
             (.expiration, credentials.expiration != nil), (.referer, credentials.referer != nil),
-            (.tokenStdin, pregenerated.tokenStdin), (.expiresIn, pregenerated.expiresIn != nil),
+            (.apiKeyStdin, apiKeyOptions.apiKeyStdin), (.expires, apiKeyOptions.expires != nil),
+            (.host, !apiKeyOptions.hosts.isEmpty), (.tokenStdin, pregenerated.tokenStdin),
+            (.expiresIn, pregenerated.expiresIn != nil),
             (.clientID, oauth.clientID != nil), (.clientSecretStdin, oauth.clientSecretStdin),
             (.redirectURL, oauth.redirectURL != nil), (.oob, oauth.oob), (.noBrowser, oauth.noBrowser),
             (.timeout, oauth.timeout != nil), (.p12, webTier.p12 != nil), (.kerberos, webTier.kerberos),
@@ -89,11 +95,13 @@ struct Login: AsyncParsableCommand {
     /// Each group checks its own values; the mode's row of the table checks the combination.
     func validate() throws {
         try mode.rule.check(given)
+        try validateAPIKeyOptions()
     }
 
     func run() async throws {
         try await runReportingErrors {
             switch mode {
+            case .apiKey: try await loginWithAPIKey()
             case .pregenerated: try await loginWithPregeneratedToken()
             case .password: try await loginWithPassword()
             case .oauthUser: try await loginWithOAuthUser(try oauthUserConfiguration())

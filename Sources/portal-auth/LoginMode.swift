@@ -7,20 +7,21 @@ enum LoginOption: String, CaseIterable, Sendable {
     case noBrowser = "--no-browser", referer = "--referer", tokenStdin = "--token-stdin", expiresIn = "--expires-in"
     case clientID = "--client-id", clientSecretStdin = "--client-secret-stdin", p12 = "--p12", kerberos = "--kerberos"
     case allowBasicOverHttp = "--allow-basic-over-http", config = "--config", rememberPassword = "--remember-password"
+    case apiKeyStdin = "--api-key-stdin", expires = "--expires", host = "--host"
 }
 
 /// The kind of sign-in a `login` command line asks for. Its options say which (``init(given:clientSecretSet:)``);
-/// the table (``rule``) says what else each takes and needs. #22 adds `apiKey` (`--api-key-stdin`, before
-/// `pregenerated`), with an option group and a row of its own.
+/// the table (``rule``) says what else each takes and needs.
 enum LoginMode: Sendable {
-    case configFile, clientCertificate, kerberosTicket, pregenerated, oauthUser, oauthApplication, password
+    case configFile, clientCertificate, kerberosTicket, apiKey, pregenerated, oauthUser, oauthApplication, password
 
-    /// The mode the given options ask for: the first of `--config`, `--p12`, `--kerberos`, `--token-stdin`
+    /// The mode the given options ask for: the first of `--config`, `--p12`, `--kerberos`, `--api-key-stdin`, `--token-stdin`
     /// and `--client-id` given (with a client secret: the app's own sign-in); a password sign-in otherwise.
     init(given: Set<LoginOption>, clientSecretSet: Bool) {
         let chosenBy: [(LoginOption, LoginMode)] = [
             (.config, .configFile), (.p12, .clientCertificate), (.kerberos, .kerberosTicket),
-            (.tokenStdin, .pregenerated), (.clientID, clientSecretSet ? .oauthApplication : .oauthUser),
+            (.apiKeyStdin, .apiKey), (.tokenStdin, .pregenerated),
+            (.clientID, clientSecretSet ? .oauthApplication : .oauthUser),
         ]
         self = chosenBy.first { given.contains($0.0) }?.1 ?? .password
     }
@@ -31,6 +32,7 @@ enum LoginMode: Sendable {
         case .configFile: LoginRule.configFile
         case .clientCertificate: LoginRule.clientCertificate
         case .kerberosTicket: LoginRule.kerberosTicket
+        case .apiKey: LoginRule.apiKey
         case .pregenerated: LoginRule.pregenerated
         case .oauthUser: LoginRule.oauthUser
         case .oauthApplication: LoginRule.oauthApplication
@@ -77,6 +79,10 @@ extension LoginRule {
         named: "--kerberos", takes: [.url, .kerberos],
         needs: [([.url], "--kerberos needs --url URL (the https server to present it to)")],
         advice: "it signs in with your ticket (drop --kerberos to sign in with --username and a password)")
+    static let apiKey = LoginRule(
+        named: "--api-key-stdin", takes: [.portal, .apiKeyStdin, .expires, .expiresIn, .host],
+        needs: [([.portal], "--api-key-stdin needs --portal URL (the portal of the key)")],
+        exclusive: [(.expires, .expiresIn)])
     static let pregenerated = LoginRule(
         named: "--token-stdin", takes: [.portal, .url, .tokenStdin, .expiresIn, .referer, .username],
         needs: [([.url, .portal], "--token-stdin needs --url URL (the server the token is for)")])

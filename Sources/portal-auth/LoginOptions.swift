@@ -57,7 +57,7 @@ struct LoginPasswordOptions: ParsableArguments {
     }
 }
 
-/// A token made elsewhere, read from standard input. (#22's `--api-key-stdin` gets a group of its own.)
+/// A token made elsewhere, read from standard input; `--expires-in` also sets an API key's lifetime.
 struct LoginPregeneratedTokenOptions: ParsableArguments {
     @Flag(help: "Read a pregenerated token from standard input.")
     var tokenStdin = false

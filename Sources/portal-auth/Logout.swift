@@ -90,6 +90,7 @@ struct Logout: AsyncParsableCommand {
             printReports(reports)
             var removed = try await manager.arcGISCredentialStore.remove(context)
             try RememberedPassword.remove(for: context, in: manager.arcGISCredentialStore.backend)
+            removed += try await manager.arcGISCredentialStore.remove(.apiKey(portal: context))  // API key (#22)
             let host = try ServerContext.host(of: target)
             for kind in [PasswordCredential.kind, CertificateCredential.kind] {
                 removed += try await manager.networkCredentialStore.remove(host, kind: kind)

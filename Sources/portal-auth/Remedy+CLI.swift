@@ -45,6 +45,7 @@ extension PortalAuthError.Remedy {
         case .fixConfiguration(_, let key):
             // The message names the file and the key already.
             return key == nil ? nil : "the keys are described in config/README.md"
+        case .storeAPIKey(let portal): return APIKeyLogin.storeAdvice(portal: portal.url)
         case .removeStoredCredential: return "remove it with portal-auth logout"
         case .openSignInPageYourself: return "set BROWSER, or use --no-browser and open the URL yourself"
         case .raiseLimit(let limit, let value): return limit.cliAdvice(value: value)
@@ -80,6 +81,7 @@ extension PortalAuthError.SignIn {
         case OAuthApplicationCredential.kind:
             return
                 "run printf %s \"$SECRET\" | portal-auth login --portal \(url) --client-id \(clientID ?? "ID") --client-secret-stdin"
+        case APIKeyCredential.kind: return APIKeyLogin.storeAdvice(portal: url)
         case PregeneratedTokenCredential.kind:
             return "get a new token and run portal-auth login --url \(url) --token-stdin"
         case IAPCredential.kind:
@@ -100,6 +102,7 @@ extension PortalAuthError.Input {
             return
                 "pipe it to --token-stdin, for example printf %s \"$TOKEN\" | portal-auth login --url URL --token-stdin"
         case .tokenLifetime: return "give --expires-in SECONDS"
+        case .apiKey: return "pipe it to --api-key-stdin"
         case .clientID: return "give the app's client ID with --client-id"
         case .clientSecret: return "pipe it to --client-secret-stdin or set PORTAL_AUTH_CLIENT_SECRET"
         }

@@ -49,10 +49,11 @@ struct Status: AsyncParsableCommand {
                 + manager.iapCredentialStore.summaries()
             let sorted = all.sorted { ($0.server, $0.kind) < ($1.server, $1.kind) }
             let now = Date()
+            let keys = try await APIKeyLogin.keysByStoreKey(in: manager.arcGISCredentialStore)  // API key (#22)
             if check {
-                try await checkExpiry(sorted, manager: manager, now: now)
+                try await checkExpiry(sorted, manager: manager, now: now, keys: keys)
             } else if json {
-                output(try Self.json(sorted, now: now).jsonText(pretty: true))
+                output(try Self.json(sorted, now: now, keys: keys).jsonText(pretty: true))
             } else {
                 if let environment = EnvironmentCredentials.report() { output("Environment: \(environment).") }
                 if sorted.isEmpty {
@@ -60,7 +61,7 @@ struct Status: AsyncParsableCommand {
                         "No stored credentials (\(manager.arcGISCredentialStore.backend.name) store). Sign in with: portal-auth login --portal URL --username USER"
                     )
                 } else {
-                    Self.printTable(sorted, now: now)
+                    Self.printTable(sorted, now: now, keys: keys)
                 }
                 try RememberedPassword.statusLines(in: manager.arcGISCredentialStore.backend).forEach { output($0) }
             }
@@ -68,39 +69,43 @@ struct Status: AsyncParsableCommand {
     }
 
     /// `--check`: the table (or the JSON report), each credential that lapses on stderr, and exit 6 if any does.
-    func checkExpiry(_ summaries: [CredentialSummary], manager: AuthenticationManager, now: Date) async throws {
+    func checkExpiry(
+        _ summaries: [CredentialSummary], manager: AuthenticationManager, now: Date, keys: [String: APIKeyCredential]
+    ) async throws {
         let window = within ?? DurationArgument(argument: "7d")!
         let deadline = now.addingTimeInterval(TimeInterval(window.seconds))
         let lapses = try await ExpiryCheck.lapses(in: summaries, before: deadline, manager: manager)
         if json {
             output(try ExpiryCheck.json(lapses, within: window, now: now).jsonText(pretty: true))
         } else if !summaries.isEmpty {
-            Self.printTable(summaries, now: now)
+            Self.printTable(summaries, now: now, keys: keys)
         }
         for lapse in lapses { printError(ExpiryCheck.line(lapse, now: now)) }
         if !lapses.isEmpty { throw ExitCode(credentialsExpiringExitCode) }
     }
 
     /// The JSON of `status --json`: one object a credential.
-    static func json(_ summaries: [CredentialSummary], now: Date) -> JSONValue {
+    static func json(_ summaries: [CredentialSummary], now: Date, keys: [String: APIKeyCredential]) -> JSONValue {
         .array(
             summaries.map { s -> JSONValue in
-                .object([
-                    "store": .string(s.store), "kind": .string(s.kind), "server": .string(s.server),
-                    "username": s.username.map(JSONValue.string) ?? .null,
-                    "expires": s.expirationDate.map { .string($0.iso8601) } ?? .null,
-                    "expired": s.expirationDate.map { .bool($0 < now) } ?? .bool(false),
-                    "backend": .string(s.backend),
-                ])
+                APIKeyLogin.statusJSON(s, key: keys[s.server])
+                    ?? .object([
+                        "store": .string(s.store), "kind": .string(s.kind), "server": .string(s.server),
+                        "username": s.username.map(JSONValue.string) ?? .null,
+                        "expires": s.expirationDate.map { .string($0.iso8601) } ?? .null,
+                        "expired": s.expirationDate.map { .bool($0 < now) } ?? .bool(false),
+                        "backend": .string(s.backend),
+                    ])
             })
     }
 
     /// The table of `status`: kind, server, user, expiry, store.
-    static func printTable(_ summaries: [CredentialSummary], now: Date) {
+    static func printTable(_ summaries: [CredentialSummary], now: Date, keys: [String: APIKeyCredential]) {
         var rows = [["KIND", "SERVER", "USER", "EXPIRES", "STORE"]]
         for s in summaries {
             let expiry = s.expirationDate.map { $0 < now ? "expired \($0.iso8601)" : $0.iso8601 } ?? "-"
-            rows.append([s.kind, s.server, s.username ?? "-", expiry, s.backend])
+            let server = keys[s.server].map(APIKeyLogin.describeScope) ?? s.server
+            rows.append([s.kind, server, s.username ?? "-", expiry, s.backend])
         }
         let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {

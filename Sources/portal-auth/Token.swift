@@ -46,6 +46,7 @@ struct Token: AsyncParsableCommand {
             let (manager, target) = try await global.managerAndTarget(url)
             let (credential, proxy) = try await Self.credentials(for: target, manager: manager, format: format)
             Self.print(credential, proxy: proxy, format: format)
+            APIKeyLogin.warnIfExpiring(credential)  // API key (#22)
         }
     }
 
@@ -56,6 +57,7 @@ struct Token: AsyncParsableCommand {
     static func credentials(
         for target: URL, manager: AuthenticationManager, format: Format, interactive: Bool = stdinIsTerminal
     ) async throws -> ((any ArcGISCredential)?, (any IAPAuthorizationCredential)?) {
+        try await APIKeyLogin.adopt(for: target, manager: manager)  // API key (#22)
         let proxy = format == .plain ? nil : try await manager.iapCredential(for: target)
         do {
             let credential = try await manager.credential(for: target, interactive: interactive && proxy == nil)
@@ -87,7 +89,7 @@ func resolveTarget(_ url: String?, manager: AuthenticationManager) async throws 
     let portals = try await manager.arcGISCredentialStore.summaries().filter {
         $0.kind != FederatedTokenCredential.kind
     }
-    let servers = Array(Set(portals.map(\.server))).sorted()
+    let servers = Array(Set(portals.map(APIKeyLogin.portalServer))).sorted()  // API key (#22): its portal
     guard servers.count == 1, let only = URL(string: servers[0]) else {
         if servers.isEmpty {
             throw PortalAuthError(

@@ -94,12 +94,12 @@ enum TokenFastPath {
             let url = try parseURL(request.url)
             // (Plain prints no IAP part. Where no IAP credential is stored at all, as for most
             // users, the keyring's item index says so, or one search without a session.)
-            if request.format != .plain, try !manager.iapCredentialStore.isEmpty(),
-                try manager.iapCredentialStore.readCredential(for: url) != nil
-            {
+            if request.format != .plain, try hasProxyCredential(for: url, in: manager.iapCredentialStore) {
                 return false
             }
-            guard let credential = try manager.readyStoredCredential(for: url) else { return false }
+            guard let credential = try readyStoredCredential(for: url, in: manager.arcGISCredentialStore) else {
+                return false
+            }
             Token.print(credential, proxy: nil, format: request.format)
             return true
         } catch let error as PortalAuthError where error.code != .noCredential && error.code != .authenticationRequired
@@ -109,5 +109,25 @@ enum TokenFastPath {
         } catch {
             return false
         }
+    }
+
+    /// Whether a proxy credential applies to `url`. Where no proxy credential is stored at all, as
+    /// for most users, one search without a session says so (the keyring answers it from its item
+    /// index) instead of a read of every proxy credential.
+    static func hasProxyCredential(for url: URL, in store: IAPCredentialStore) throws -> Bool {
+        guard try store.backend.contains(CredentialQuery(store: IAPCredentialStore.storeName)) else { return false }
+        return try store.storedCredential(for: url) != nil
+    }
+
+    /// The stored credential for `url` when ``Token`` would print it as it is: found in the store
+    /// and not within its renewal leeway of expiry. `nil` otherwise (none stored, or it needs
+    /// renewal, federation or a sign-in: the full command's business). Blocks the calling thread.
+    static func readyStoredCredential(
+        for url: URL, in store: ArcGISCredentialStore
+    ) throws -> (any ArcGISCredential)? {
+        guard let stored = try store.storedCredential(for: url),
+            !stored.tokenInfo.expires(within: stored.renewalLeeway)
+        else { return nil }
+        return stored
     }
 }

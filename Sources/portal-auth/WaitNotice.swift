@@ -113,7 +113,7 @@ final class WaitNotice: Sendable {
 struct NoticingTransport: HTTPTransport {
     let base: CurlTransport
 
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         // A request after a browser sign-in means the browser came back.
         WaitNotice.shared.end(prefix: "the browser")
         let id = WaitNotice.shared.begin(Self.place(request.url))

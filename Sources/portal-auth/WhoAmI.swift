@@ -38,6 +38,7 @@ struct WhoAmI: AsyncParsableCommand {
         try await runReportingErrors {
             let (manager, target) = try await global.managerAndTarget(portal)
             let context = try ServerContext(url: target)
+            if try await APIKeyLogin.whoAmI(target, manager: manager, json: json) { return }  // API key (#22)
             let rest = context.portalRESTURL
             let selfInfo =
                 try await manager.send(ArcGISRequest(url: URL(string: rest + "/portals/self")!)).json ?? .null

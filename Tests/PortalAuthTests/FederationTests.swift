@@ -121,8 +121,8 @@ import Testing
             Array(
                 #"{"servers":[{"url":"HTTPS://Host.Example:443/server/","adminUrl":"https://host.example:6443/arcgis/admin/../"},{"url":"not a url"},{"url":"https://a\\@b/x"}]}"#
                     .utf8), source: "test")
-        let roots = AuthenticationManager.serverRoots(in: json)
+        let roots = ArcGISResolver.serverRoots(in: json)
         #expect(roots == ["https://host.example/server", "https://host.example:6443/arcgis"])
-        #expect(AuthenticationManager.serverRoots(in: .object(["servers": .string("x")])).isEmpty)
+        #expect(ArcGISResolver.serverRoots(in: .object(["servers": .string("x")])).isEmpty)
     }
 }

@@ -22,7 +22,7 @@ final class AlteredTokenService: HTTPTransport {
         self.token = token
         self.expires = expires
     }
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         var response = try await inner.send(request, options: options)
         let form = String(decoding: request.body ?? [], as: UTF8.self)
         guard request.url.path.hasSuffix("/generateToken"), matches(form),

@@ -16,9 +16,9 @@ final class LyingServerInfo: HTTPTransport {
         self.serverInfoURL = serverInfoURL
         self.body = body
     }
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         if request.url.absoluteString.hasPrefix(serverInfoURL) {
-            return HTTPResponse(
+            return TransportResponse(
                 status: 200, headers: [(name: "Content-Type", value: "application/json")], body: Array(body.utf8),
                 url: request.url)
         }

@@ -28,10 +28,10 @@ final class CountingProvider: UsernamePasswordProvider {
 /// A transport that records every request it passes on to the real one (an observer, not a mock).
 final class RecordingTransport: HTTPTransport {
     let inner: any HTTPTransport
-    private let log = Locked<[HTTPRequest]>([])
+    private let log = Locked<[TransportRequest]>([])
     init(_ inner: any HTTPTransport) { self.inner = inner }
-    var requests: [HTTPRequest] { log.withLock { $0 } }
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+    var requests: [TransportRequest] { log.withLock { $0 } }
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         log.withLock { $0.append(request) }
         return try await inner.send(request, options: options)
     }

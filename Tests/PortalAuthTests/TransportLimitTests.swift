@@ -38,7 +38,7 @@ struct TransportLimitTests {
         var error: PortalAuthError?
         do {
             _ = try await transport.send(
-                HTTPRequest(url: URL(string: server.baseURL + path)!, maxResponseSize: maxResponseSize),
+                TransportRequest(url: URL(string: server.baseURL + path)!, maxResponseSize: maxResponseSize),
                 options: TransportOptions())
         } catch let caught as PortalAuthError {
             error = caught
@@ -121,7 +121,7 @@ struct TransportLimitTests {
         try await withServer { server, transport in
             _ = await failure(server, transport, "/endless")
             let response = try await transport.send(
-                HTTPRequest(url: URL(string: server.baseURL + "/ok")!), options: TransportOptions())
+                TransportRequest(url: URL(string: server.baseURL + "/ok")!), options: TransportOptions())
             #expect(response.status == 200)
             #expect(response.text == #"{"ok":true}"#)
         }
@@ -131,10 +131,10 @@ struct TransportLimitTests {
     func afterShutdown() async throws {
         try await withServer { server, transport in
             _ = try await transport.send(
-                HTTPRequest(url: URL(string: server.baseURL + "/ok")!), options: TransportOptions())
+                TransportRequest(url: URL(string: server.baseURL + "/ok")!), options: TransportOptions())
             transport.shutdown()
             let again = try await transport.send(
-                HTTPRequest(url: URL(string: server.baseURL + "/ok")!), options: TransportOptions())
+                TransportRequest(url: URL(string: server.baseURL + "/ok")!), options: TransportOptions())
             #expect(again.status == 200)
         }
     }

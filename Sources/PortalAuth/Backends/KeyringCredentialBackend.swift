@@ -17,7 +17,7 @@ import Glibc
 /// credential. When the keyring cannot be used, every call throws an error that says which part
 /// is missing and how to fix it; nothing ever falls back to another store. The calls block
 /// (D-Bus round trips): the stores run them on a dedicated thread.
-public final class KeyringCredentialBackend: CredentialStorageBackend {
+public final class KeyringCredentialBackend: CredentialStorageBackend, RememberingCredentialLookup {
     /// `keyring`.
     public let name = "keyring"
     /// The calls block.
@@ -192,7 +192,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend {
     /// The secret of the first item matching the query, read first where an earlier lookup found
     /// it (the keyring's ``KeyringItemIndex``: one read, no search) and kept when `isItsItem` takes
     /// it; otherwise as ``lookup(_:)`` reads, noting where the item was found.
-    public func lookup(_ query: CredentialQuery, verifying isItsItem: (String) -> Bool) throws -> String? {
+    package func lookup(_ query: CredentialQuery, verifying isItsItem: (String) -> Bool) throws -> String? {
         let remembered = try Self.lock.withLock {
             try Self.checkBus()
             return try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) { folder -> String? in

@@ -61,7 +61,7 @@ public final class MemoryCredentialBackend: CredentialStorageBackend {
 }
 
 /// The storage backends a user can choose (by name: `keyring`, `file`, `memory`).
-public enum CredentialStorageKind: String, CaseIterable, Sendable {
+package enum CredentialStorageKind: String, CaseIterable, Sendable {
     /// The desktop keyring (default).
     case keyring
     /// A 0600 JSON file (opt-in).
@@ -70,7 +70,7 @@ public enum CredentialStorageKind: String, CaseIterable, Sendable {
     case memory
 
     /// A new backend of this kind.
-    public func makeBackend() -> any CredentialStorageBackend {
+    package func makeBackend() -> any CredentialStorageBackend {
         switch self {
         case .keyring: return KeyringCredentialBackend()
         case .file: return FileCredentialBackend()

@@ -44,7 +44,7 @@ public struct ArcGISRequest: Sendable {
 /// The answer to an ``ArcGISRequest`` that succeeded (no ArcGIS error in the body).
 public struct ArcGISResponse: Sendable {
     /// The HTTP response.
-    public var http: HTTPResponse
+    public var http: TransportResponse
     /// The parsed JSON body, when the request expected JSON.
     public var json: JSONValue?
 }
@@ -140,9 +140,9 @@ public struct AuthenticationServices: Sendable {
         }
         var parameters = parameters
         if !parameters.contains(where: { $0.0 == "f" }) { parameters.append(("f", "json")) }
-        var request = HTTPRequest(
+        var request = TransportRequest(
             url: url, method: .post, headers: headers, body: Array(FormEncoding.encode(parameters).utf8),
-            maxResponseSize: HTTPRequest.maxJSONResponseSize)
+            maxResponseSize: TransportRequest.maxJSONResponseSize)
         request.setHeader("Content-Type", "application/x-www-form-urlencoded")
         return try Self.checkedJSON(try await sendWithoutCredential(request), from: url)
     }
@@ -150,7 +150,7 @@ public struct AuthenticationServices: Sendable {
     /// The JSON of an ArcGIS answer from `url`, checked as every answer is: an ArcGIS error body
     /// (ArcGIS errors usually come with HTTP 200), then an HTTP status that is not 2xx, then JSON
     /// that does not parse, each throws.
-    static func checkedJSON(_ response: HTTPResponse, from url: URL) throws -> JSONValue {
+    static func checkedJSON(_ response: TransportResponse, from url: URL) throws -> JSONValue {
         if let error = ArcGISError.parse(response.body) { throw PortalAuthError.arcGIS(error, from: url) }
         guard (200..<300).contains(response.status) else {
             throw ServerContext.httpStatusError(url, status: response.status)
@@ -159,8 +159,8 @@ public struct AuthenticationServices: Sendable {
     }
 
     /// Sends a request with no credential; a TLS challenge becomes its error.
-    func sendWithoutCredential(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let response: HTTPResponse
+    func sendWithoutCredential(_ request: TransportRequest) async throws -> TransportResponse {
+        let response: TransportResponse
         // Sign-in requests (token services, OAuth, info) log as the manager's requests do.
         logger.debug(
             "request",
@@ -200,7 +200,7 @@ public struct AuthenticationServices: Sendable {
                 .invalidURL, "cannot build a request URL from \(URLRedaction.redact(url.absoluteString))")
         }
         let response = try await sendWithoutCredential(
-            HTTPRequest(url: full, maxResponseSize: HTTPRequest.maxJSONResponseSize))
+            TransportRequest(url: full, maxResponseSize: TransportRequest.maxJSONResponseSize))
         return try Self.checkedJSON(response, from: url)
     }
 

@@ -30,9 +30,13 @@ extension AuthenticationManager {
             for category in preset.categories { _ = ledger.answer(.network(host: preset.credential.host, category)) }
         }
         while true {
-            guard case let (attempt, sent)? = try await sendAttempt(target, request.tokenPlacement, provisional) else {
-                continue
+            let attempt: RequestAttempt
+            let sent: Result<TransportResponse, any Error>
+            switch try await sendAttempt(target, request.tokenPlacement, provisional) {
+            case .sent(let made, let answer): (attempt, sent) = (made, answer)
+            case .signInStarted: continue  // Retry: the next attempt waits for the sign-in's credential.
             }
+            // Every challenge answered below ends its case; the loop then retries with the answer.
             switch try await classify(sent, of: attempt, provisional: &provisional) {
             case .done(let response):
                 let source = ServerContext.describe(attempt.url)
@@ -54,25 +58,37 @@ extension AuthenticationManager {
         }
     }
 
-    /// Sends one attempt for `target` with the credentials of its server context and host, and
-    /// the transport's answer (a TLS demand comes back as a failure). `nil` when a sign-in for the
-    /// server started while it waited for its host's gate: the caller tries again, and waits for it.
+    /// What came of sending one attempt.
+    enum SentAttempt {
+        /// The attempt went out: the transport's answer (a TLS demand comes back as a failure).
+        case sent(RequestAttempt, Result<TransportResponse, any Error>)
+        /// It did not go out: a sign-in for the server started while it waited for its host's
+        /// gate; the loop retries, and the next attempt waits for that sign-in.
+        case signInStarted
+    }
+
+    /// Sends one attempt for `target` with the credentials of its server context and host through
+    /// the credential chain (``requestTransport``).
     func sendAttempt(
         _ target: RequestTarget, _ placement: ArcGISRequest.TokenPlacement,
         _ provisional: [ProvisionalNetworkCredential]
-    ) async throws -> (RequestAttempt, Result<HTTPResponse, any Error>)? {
+    ) async throws -> SentAttempt {
         let host = try ServerContext.host(of: target.url)
         // While a sign-in for this server is under way, requests wait for its credential
         // instead of going out without one only to be challenged again.
-        if let pending = pendingArcGISChallenge(for: target.url) { _ = try? await pending.value }
+        if let pending = arcGIS.pendingChallenge(for: target.url) { _ = try? await pending.value }
         let gate = requestGate(for: host)
         await gate.acquire()
         defer { gate.release() }
-        let credential = try await credentialForUse(target.url)
-        if credential == nil, pendingArcGISChallenge(for: target.url) != nil { return nil }
-        var options = TransportOptions()
-        for network in try await networkCredentialStore.credentials(for: host) { network.apply(to: &options) }
-        for fresh in provisional where fresh.credential.host == host { fresh.credential.apply(to: &options) }
+        // API key (#22): the manager's key where no user credential applies.
+        let credential = try await arcGIS.credentialForUse(target.url) ?? apiKeyForUse(target.url)
+        if credential == nil, arcGIS.pendingChallenge(for: target.url) != nil { return .signInStarted }
+        // The request's own fresh network credentials go with it; the chain adds the stored ones
+        // under them, as it does for plugins' requests, and `options` is what it sends.
+        var own = TransportOptions()
+        for fresh in provisional where fresh.credential.host == host { fresh.credential.apply(to: &own) }
+        let options = NetworkCredentialTransport.merged(
+            try await networkCredentialStore.credentials(for: host), under: own)
         let http = makeHTTPRequest(
             url: target.url, parameters: target.parameters, method: target.method, placement: placement,
             credential: credential)
@@ -83,8 +99,8 @@ extension AuthenticationManager {
                 "credential": "\(credential.map { type(of: $0).kind } ?? "none")",
             ])
         let attempt = RequestAttempt(url: target.url, host: host, credential: credential, options: options)
-        do { return (attempt, .success(try await requestTransport.send(http, options: options))) } catch {
-            return (attempt, .failure(error))
+        do { return .sent(attempt, .success(try await requestTransport.send(http, options: own))) } catch {
+            return .sent(attempt, .failure(error))
         }
     }
 
@@ -93,10 +109,10 @@ extension AuthenticationManager {
     /// redirect, HTTP authentication, an ArcGIS error (a challenge or a failure), an HTTP error,
     /// or success. Stores the fresh network credentials the answer shows were accepted.
     func classify(
-        _ sent: Result<HTTPResponse, any Error>, of attempt: RequestAttempt,
+        _ sent: Result<TransportResponse, any Error>, of attempt: RequestAttempt,
         provisional: inout [ProvisionalNetworkCredential]
     ) async throws -> AttemptOutcome {
-        let response: HTTPResponse
+        let response: TransportResponse
         switch sent {
         case .failure(let challengeError as TransportChallengeError):
             switch challengeError.challenge {
@@ -107,7 +123,7 @@ extension AuthenticationManager {
         case .failure(let error): return .failure(error)
         case .success(let answer): response = answer
         }
-        provisional = try await commitAccepted(provisional, by: response)
+        provisional = try await network.commitAccepted(provisional, by: response)
         let host = attempt.host
         if response.demandsClientCertificate {
             return .tlsDemand(
@@ -119,7 +135,7 @@ extension AuthenticationManager {
                     cause: .httpStatus(response.status)))
         }
         // An identity-aware proxy in front of the host wants sign-in.
-        if let challenge = try await iapChallenge(url: attempt.url, response: response) {
+        if let challenge = try await iap.challenge(url: attempt.url, response: response) {
             return .iapSignIn(challenge)
         }
         return Self.classifyAnswer(response, of: attempt)
@@ -127,7 +143,7 @@ extension AuthenticationManager {
 
     /// The part of ``classify(_:of:provisional:)`` that reads the answer alone: a redirect, HTTP
     /// authentication, an ArcGIS error (a challenge or a failure), an HTTP error, or success.
-    static func classifyAnswer(_ response: HTTPResponse, of attempt: RequestAttempt) -> AttemptOutcome {
+    static func classifyAnswer(_ response: TransportResponse, of attempt: RequestAttempt) -> AttemptOutcome {
         let url = attempt.url
         // Redirects: followed by the loop, so the credential is chosen again for the new URL.
         if RedirectState.statuses.contains(response.status), let location = response.header("Location") {
@@ -157,7 +173,7 @@ extension AuthenticationManager {
         _ redirects: inout RedirectState
     ) throws -> RequestTarget {
         let next = try redirects.follow(target, status: status, location: location) { next in
-            attempt.credential.map { $0.serverContext.contains(next) }
+            attempt.credential.map { $0.applies(to: next) }
                 ?? ((try? ServerContext.host(of: next)) == attempt.host)
         }
         logger.debug(
@@ -176,6 +192,8 @@ extension AuthenticationManager {
         async throws
     {
         let url = attempt.url
+        // API key (#22): a refused key is final (a key is replaced, never renewed or signed in again).
+        if let key = attempt.credential as? APIKeyCredential { throw key.refusal(error, at: url) }
         guard ledger.answer(.arcGIS) else {
             let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: url)
             throw PortalAuthError(
@@ -186,7 +204,7 @@ extension AuthenticationManager {
         logger.debug(
             "ArcGIS challenge",
             metadata: ["code": "\(error.code)", "url": "\(URLRedaction.redact(url.absoluteString))"])
-        guard try await resolveArcGISChallenge(url: url, error: error, sent: attempt.credential) != nil else {
+        guard try await arcGIS.resolveArcGISChallenge(url: url, error: error, sent: attempt.credential) != nil else {
             let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: url)
             throw PortalAuthError(
                 .authenticationRequired,
@@ -219,7 +237,7 @@ extension AuthenticationManager {
                 "the identity-aware proxy in front of \(host.host):\(host.port) refused the token it was just given (HTTP \(challenge.status)): check hosts_behind_proxy and the app registration, then sign in again",
                 remedy: .signIn(sent?.howToSignIn ?? .identityAwareProxy()), cause: .httpStatus(challenge.status))
         }
-        try await resolveIAPChallenge(challenge, sent: sent)
+        try await iap.resolve(challenge, sent: sent)
     }
 
     /// How many requests to one host the manager has in the transport at once (twice libcurl's
@@ -236,37 +254,29 @@ extension AuthenticationManager {
         }
     }
 
-    /// The ArcGIS challenge being resolved for `url`'s server (the key ``resolveArcGISChallenge(url:error:sent:interactive:)`` uses).
-    func pendingArcGISChallenge(for url: URL) -> Task<(any ArcGISCredential)?, any Error>? {
-        guard !Self.insideChallenge,
-            let key = (ServerContext.arcGISServerRoot(of: url) ?? (try? ServerContext(url: url)))?.url
-        else { return nil }
-        return arcGISFlights.running(key)
-    }
-
     func makeHTTPRequest(
         url: URL, parameters: [(String, String)], method: ArcGISRequest.Method, placement: ArcGISRequest.TokenPlacement,
         credential: (any ArcGISCredential)?
-    ) -> HTTPRequest {
+    ) -> TransportRequest {
         var parameters = parameters
         if let credential, placement == .parameter { parameters.append(("token", credential.tokenInfo.accessToken)) }
         let query = FormEncoding.encode(parameters)
         let base = url.absoluteString
         let getURL = query.isEmpty ? base : base + (base.contains("?") ? "&" : "?") + query
-        var request: HTTPRequest
+        var request: TransportRequest
         if method == .post || (method == .automatic && getURL.utf8.count > ArcGISRequest.maximumGETLength),
             !query.isEmpty
         {
-            request = HTTPRequest(url: url, method: .post, body: Array(query.utf8))
+            request = TransportRequest(url: url, method: .post, body: Array(query.utf8))
             request.setHeader("Content-Type", "application/x-www-form-urlencoded")
         } else {
-            request = HTTPRequest(url: URL(string: getURL) ?? url)
+            request = TransportRequest(url: URL(string: getURL) ?? url)
         }
-        if let credential {
-            if placement == .header {
-                request.setHeader("X-Esri-Authorization", "Bearer " + credential.tokenInfo.accessToken)
-            }
-            if let referer = credential.referer { request.setHeader("Referer", referer) }
+        if let credential, placement == .header {
+            var unchanged = TransportOptions()
+            credential.attach(to: &request, options: &unchanged)
+        } else if let referer = credential?.referer {
+            request.setHeader("Referer", referer)
         }
         return request
     }

@@ -18,10 +18,11 @@ public import Foundation
 /// - For a service on a federated ArcGIS Server, a server token is obtained from the owning
 ///   portal's credential without asking the user, and cached per server.
 ///
-/// The manager's code is split by concern: this file (stores, plugins, the public entry points),
-/// `+RequestLoop` (``send(_:)``: one attempt, its classification, the answer to each outcome),
-/// `+Renewal` (`RenewOnce`), `+ArcGISChallenges`, `+Federation`, `+NetworkChallenges`, `+IAP`
-/// and `+SignOut`.
+/// The manager owns the request loop (`+RequestLoop`: ``send(_:)``, one attempt, its
+/// classification, the answer to each outcome) and the registry of plugins; one resolver per kind
+/// of challenge owns that kind's concurrency state (`Resolvers/`: `ArcGISResolver` with renewal
+/// and federation, `NetworkResolver`, `IAPResolver`). `+NetworkChallenges`, `+IAP` and `+SignOut`
+/// hold the public entry points of each kind. `docs/architecture.md` draws it.
 public final class AuthenticationManager: Sendable {
     /// The ArcGIS credentials.
     public let arcGISCredentialStore: ArcGISCredentialStore
@@ -34,30 +35,23 @@ public final class AuthenticationManager: Sendable {
     /// Whether renewals take a lock shared with other processes (true for persistent backends).
     public let usesCrossProcessLocks: Bool
 
-    private let handlerList = Locked<[any AuthenticationChallengeHandler]>([])
-    /// One ArcGIS challenge resolution per server context (see +ArcGISChallenges).
-    let arcGISFlights = SingleFlight<String, (any ArcGISCredential)?>()
-    /// One renewal per credential, across tasks and processes (see +Renewal).
-    let renewals: RenewOnce<any ArcGISCredential>
-    /// One network challenge resolution per host and kind (see +NetworkChallenges).
-    let networkFlights = SingleFlight<String, ProvisionalNetworkCredential?>()
-    /// The last answer to each host's network challenges (`scheme://host:port category`).
-    let recentNetworkAnswers = Locked<[String: ProvisionalNetworkCredential]>([:])
-    /// One proxy sign-in per identity-aware proxy (see +IAP).
-    let iapFlights = SingleFlight<String, (any IAPAuthorizationCredential)?>()
-    let iapAuthorization: IAPAuthorization
-    /// ``transport`` without the layer that adds stored network credentials.
+    /// The registry: the plugins, in order, and the one way a challenge reaches them.
+    let registry: HandlerRegistry
+    /// Answers ArcGIS challenges, renews ArcGIS credentials and federates servers.
+    let arcGIS: ArcGISResolver
+    /// Answers network challenges.
+    let network: NetworkResolver
+    /// Answers identity-aware proxies' sign-in demands.
+    let iap: IAPResolver
+    /// The credential chain (proxy token, then network credentials) the loop sends through.
     let requestTransport: any HTTPTransport
-    /// `portal server` pairs: servers the portal lists as federated but whose token it does not
-    /// exchange (they get the portal token).
-    let listedServers = Locked<Set<String>>([])
-    /// `portal server` pairs the portal neither exchanged nor listed, with the portal token that
-    /// was refused: the same token is refused again without asking the portal.
-    let unlistedServers = Locked<[String: String]>([:])
-    /// Each portal's list of federated servers, with the token it was read with (see +Federation).
-    let serverLists = Locked<[String: FederatedServerList]>([:])
+    /// The proxy's token alone, for a request that must go without the host's stored HTTP
+    /// password (``httpAuthenticationOffer(for:)``).
+    let proxyOnlyTransport: any HTTPTransport
     /// Each host's gate: at most ``requestsInFlightPerHost`` requests in the transport at once.
     let gates = Locked<[String: AsyncGate]>([:])
+    /// API key (#22): the key ``apiKey`` holds; used only where no user credential applies (+APIKey).
+    let apiKeyStorage = Locked<APIKeyCredential?>(nil)
 
     /// The logger.
     public var logger: Logger { services.logger }
@@ -79,19 +73,22 @@ public final class AuthenticationManager: Sendable {
         let iapStore = iapCredentialStore ?? IAPCredentialStore(backend: arcGISCredentialStore.backend)
         self.iapCredentialStore = iapStore
         self.usesCrossProcessLocks = arcGISCredentialStore.backend.isPersistent
-        self.renewals = RenewOnce(usesCrossProcessLocks: usesCrossProcessLocks, logger: logger)
-        // Every request, plugins' own included, carries its host's network credentials (a pinned
-        // key, a client certificate, an HTTP password)...
+        // The credential chain: every request, plugins' own included, carries its host's network
+        // credentials (a pinned key, a client certificate, an HTTP password)...
         let networked = NetworkCredentialTransport(base: transport, store: networkCredentialStore)
         let iapAuthorization = IAPAuthorization(
             store: iapStore, services: AuthenticationServices(transport: networked, logger: logger),
             usesCrossProcessLocks: iapStore.backend.isPersistent)
-        self.iapAuthorization = iapAuthorization
         // ...and, behind an identity-aware proxy, the proxy's token.
-        self.services = AuthenticationServices(
-            transport: IAPAuthorizingTransport(base: networked, iapAuthorization: iapAuthorization), logger: logger)
-        // The manager's own requests apply the network credentials themselves (it must know what it sent).
-        self.requestTransport = IAPAuthorizingTransport(base: transport, iapAuthorization: iapAuthorization)
+        let chain = IAPAuthorizingTransport(base: networked, iapAuthorization: iapAuthorization)
+        self.services = AuthenticationServices(transport: chain, logger: logger)
+        self.requestTransport = chain
+        self.proxyOnlyTransport = IAPAuthorizingTransport(base: transport, iapAuthorization: iapAuthorization)
+        self.registry = HandlerRegistry(arcGISStore: arcGISCredentialStore, iapStore: iapStore, services: services)
+        self.arcGIS = ArcGISResolver(
+            store: arcGISCredentialStore, registry: registry, usesCrossProcessLocks: usesCrossProcessLocks)
+        self.network = NetworkResolver(store: networkCredentialStore, registry: registry)
+        self.iap = IAPResolver(authorization: iapAuthorization, registry: registry)
     }
 
     /// Creates a manager whose two stores share one backend.
@@ -113,7 +110,7 @@ public final class AuthenticationManager: Sendable {
         for type in handler.arcGISCredentialTypes { registerArcGIS(type) }
         for type in handler.networkCredentialTypes { registerNetwork(type) }
         for type in handler.iapCredentialTypes { registerIAP(type) }
-        handlerList.withLock { $0.append(handler) }
+        registry.append(handler)
     }
 
     private func registerArcGIS<C: ArcGISCredential>(_ type: C.Type) { arcGISCredentialStore.register(type) }
@@ -121,7 +118,7 @@ public final class AuthenticationManager: Sendable {
     private func registerIAP<C: IAPAuthorizationCredential>(_ type: C.Type) { iapCredentialStore.register(type) }
 
     /// The registered plugins, in order.
-    public var handlers: [any AuthenticationChallengeHandler] { handlerList.withLock { $0 } }
+    public var handlers: [any AuthenticationChallengeHandler] { registry.handlers }
 
     // MARK: - Requests
 
@@ -141,7 +138,7 @@ public final class AuthenticationManager: Sendable {
     public func credential(for url: URL, interactive: Bool) async throws -> any ArcGISCredential {
         if let stored = try await arcGISCredentialStore.credential(for: url) {
             if !stored.tokenInfo.expires(within: stored.renewalLeeway) { return stored }
-            if let usable = try await renew(stored) { return usable }
+            if let usable = try await arcGIS.renew(stored) { return usable }
             guard interactive else {
                 throw PortalAuthError(
                     .credentialExpired,
@@ -149,6 +146,7 @@ public final class AuthenticationManager: Sendable {
                     remedy: Self.signInRemedy(for: stored.serverContext, credential: stored))
             }
         }
+        if let key = try apiKeyForUse(url) { return key }  // API key (#22): where no user credential applies
         let synthetic = ArcGISError(code: 499, message: "Token Required", messageCode: "GWM_0003")
         if !interactive, ServerContext.arcGISServerRoot(of: url) == nil {
             let context = try ServerContext(url: url)
@@ -156,7 +154,7 @@ public final class AuthenticationManager: Sendable {
                 .noCredential, "no credential for \(context)", remedy: Self.signInRemedy(for: context, credential: nil))
         }
         guard
-            let credential = try await resolveArcGISChallenge(
+            let credential = try await arcGIS.resolveArcGISChallenge(
                 url: url, error: synthetic, sent: nil, interactive: interactive)
         else {
             let context = try ServerContext(url: url)
@@ -166,45 +164,10 @@ public final class AuthenticationManager: Sendable {
         return credential
     }
 
-    /// The stored credential for `url` when ``credential(for:interactive:)`` would return it as
-    /// it is: found in the store and not within its ``ArcGISCredential/renewalLeeway`` of expiry.
-    /// `nil` otherwise (none stored, or it needs renewal, federation or a sign-in: leave that to
-    /// ``credential(for:interactive:)``).
-    ///
-    /// It reads the backend on the calling thread, blocking it, without the concurrency runtime:
-    /// for a short-lived process that prints a cached token before anything else starts.
-    package func readyStoredCredential(for url: URL) throws -> (any ArcGISCredential)? {
-        guard let stored = try arcGISCredentialStore.readCredential(for: url),
-            !stored.tokenInfo.expires(within: stored.renewalLeeway)
-        else { return nil }
-        return stored
-    }
-
     /// How to sign in to `context` again: as `credential` was made, or with a username and
     /// password (a `token` sign-in) when there is none.
     static func signInRemedy(for context: ServerContext, credential: (any ArcGISCredential)?) -> PortalAuthError.Remedy
     {
         .signIn(credential?.howToSignIn ?? .token(context))
-    }
-
-    // MARK: - Plugins' answers
-
-    /// Asks the first accepting plugin; stores what it returns.
-    func route(_ challenge: AuthenticationChallenge) async throws -> Credential? {
-        guard let handler = handlers.first(where: { $0.canHandle(challenge) }) else { return nil }
-        switch try await handler.handle(challenge, services: services) {
-        case .continueWithCredential(let credential):
-            switch credential {
-            case .arcGIS(let c): try await arcGISCredentialStore.add(any: c)
-            case .network: break  // stored by the request once the server accepts it
-            case .iap(let c): try await iapCredentialStore.add(any: c)
-            }
-            return credential
-        case .continueWithoutCredential:
-            return nil
-        case .cancel:
-            throw PortalAuthError(
-                .cancelled, "sign-in to \(ServerContext.describe(challenge.requestURL)) was cancelled", remedy: .none)
-        }
     }
 }

@@ -129,17 +129,17 @@ public enum AuthenticationChallenge: Sendable {
     }
 }
 
-/// A credential a handler answers with.
-public enum Credential: Sendable {
-    /// An ArcGIS credential, kept in the ``ArcGISCredentialStore``.
-    case arcGIS(any ArcGISCredential)
-    /// A network credential, kept in the ``NetworkCredentialStore``.
-    case network(any NetworkCredential)
-    /// An IAP credential, kept in the ``IAPCredentialStore``.
-    case iap(any IAPAuthorizationCredential)
-}
-
 extension AuthenticationChallenge {
+    /// A credential a handler answers with, of the kind of the challenge it answers.
+    public enum Credential: Sendable {
+        /// An ArcGIS credential, kept in the ``ArcGISCredentialStore``.
+        case arcGIS(any ArcGISCredential)
+        /// A network credential, kept in the ``NetworkCredentialStore``.
+        case network(any NetworkCredential)
+        /// An IAP credential, kept in the ``IAPCredentialStore``.
+        case iap(any IAPAuthorizationCredential)
+    }
+
     /// A handler's answer to a challenge: the SDK's `continueWithCredential(_:)`,
     /// `continueWithoutCredential` and `cancel`.
     ///

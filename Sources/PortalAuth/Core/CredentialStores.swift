@@ -49,12 +49,12 @@ public struct CredentialSummary: Sendable, Equatable, Codable {
     public var backend: String
 }
 
-/// The machinery both stores share: encoding, a type registry, an in-memory cache, and
+/// The machinery under ``CredentialStore``: encoding, a type registry, an in-memory cache, and
 /// running blocking backends off the concurrency pool.
 package final class CredentialStoreEngine: Sendable {
     let backend: any CredentialStorageBackend
     let storeName: String
-    private let decoders = Locked<[String: @Sendable (Data) throws -> any StorableCredential]>([:])
+    private let decoders = Locked<[String: @Sendable (Data) throws -> any StoredCredential]>([:])
 
     /// An engine for the items of `storeName` in `backend`.
     package init(backend: any CredentialStorageBackend, storeName: String) {
@@ -63,7 +63,7 @@ package final class CredentialStoreEngine: Sendable {
     }
 
     /// Lets the engine read back credentials of this type (by their `kind`).
-    package func register<C: StorableCredential>(_ type: C.Type) {
+    package func register<C: StoredCredential>(_ type: C.Type) {
         decoders.withLock {
             $0[C.kind] = { data in try JSONDecoder.portalAuth.decode(CredentialEnvelope<C>.self, from: data).credential
             }
@@ -78,7 +78,7 @@ package final class CredentialStoreEngine: Sendable {
 
     /// Reads an item's secret back (as the keyring or the file store hands it over), by its
     /// `kind`; errors name `server` and the store, never the secret.
-    package func decode(_ secret: String, server: String) throws -> any StorableCredential {
+    package func decode(_ secret: String, server: String) throws -> any StoredCredential {
         let data = Data(secret.utf8)
         let kind: String
         do { kind = try JSONDecoder().decode(KindProbe.self, from: data).kind } catch {
@@ -102,11 +102,11 @@ package final class CredentialStoreEngine: Sendable {
     }
 
     /// The credential stored for `server`; `belongs` says whether a credential is `server`'s own,
-    /// so that one read where the backend last found it (``CredentialStorageBackend/lookup(_:verifying:)``)
+    /// so that one read where the backend last found it (``RememberingCredentialLookup``)
     /// is only kept when it is.
     func lookup(
-        server: String, belongs: @escaping @Sendable (any StorableCredential) -> Bool
-    ) async throws -> (any StorableCredential)? {
+        server: String, belongs: @escaping @Sendable (any StoredCredential) -> Bool
+    ) async throws -> (any StoredCredential)? {
         try await BlockingIO.run(backend.isBlocking) {
             try self.lookupOnCallingThread(server: server, belongs: belongs)
         }
@@ -114,10 +114,14 @@ package final class CredentialStoreEngine: Sendable {
 
     /// ``lookup(server:belongs:)`` on the calling thread (which it blocks on a blocking backend).
     func lookupOnCallingThread(
-        server: String, belongs: (any StorableCredential) -> Bool
-    ) throws -> (any StorableCredential)? {
-        var verified: (secret: String, credential: any StorableCredential)?
-        let found = try backend.lookup(CredentialQuery(store: storeName, server: server)) { secret in
+        server: String, belongs: (any StoredCredential) -> Bool
+    ) throws -> (any StoredCredential)? {
+        let query = CredentialQuery(store: storeName, server: server)
+        guard let remembering = backend as? any RememberingCredentialLookup else {
+            return try backend.lookup(query).map { try decode($0, server: server) }
+        }
+        var verified: (secret: String, credential: any StoredCredential)?
+        let found = try remembering.lookup(query) { secret in
             guard let credential = try? decode(secret, server: server), belongs(credential) else { return false }
             verified = (secret, credential)
             return true
@@ -127,19 +131,19 @@ package final class CredentialStoreEngine: Sendable {
         return try decode(found, server: server)
     }
 
-    func search(_ query: CredentialQuery) async throws -> [(CredentialAttributes, any StorableCredential)] {
+    func search(_ query: CredentialQuery) async throws -> [(CredentialAttributes, any StoredCredential)] {
         try await BlockingIO.run(backend.isBlocking) { try self.searchOnCallingThread(query) }
     }
 
     /// ``search(_:)`` on the calling thread (which it blocks on a blocking backend).
-    func searchOnCallingThread(_ query: CredentialQuery) throws -> [(CredentialAttributes, any StorableCredential)] {
+    func searchOnCallingThread(_ query: CredentialQuery) throws -> [(CredentialAttributes, any StoredCredential)] {
         var query = query
         query.store = storeName
         return decodeReadable(try backend.search(query, withSecrets: true))
     }
 
     /// The items that decode (unreadable ones are left out, as a search never fails on them).
-    private func decodeReadable(_ items: [StoredCredentialItem]) -> [(CredentialAttributes, any StorableCredential)] {
+    private func decodeReadable(_ items: [StoredCredentialItem]) -> [(CredentialAttributes, any StoredCredential)] {
         items.compactMap { item in
             guard let secret = item.secret, let credential = try? decode(secret, server: item.attributes.server) else {
                 return nil
@@ -155,15 +159,16 @@ package final class CredentialStoreEngine: Sendable {
         return try await BlockingIO.run(backend.isBlocking, { [query] in try backend.search(query, withSecrets: true) })
     }
 
-    func store<C: StorableCredential>(_ credential: C, server: String) async throws {
+    /// Stores `credential` under `server`, replacing the item of its kind there, or with
+    /// `replacingScope` every item there (one ArcGIS credential per server context: a new kind
+    /// replaces the old one, in one change).
+    func store<C: StorableCredential>(_ credential: C, server: String, replacingScope: Bool) async throws {
         let secret = try encode(credential)
         let attributes = CredentialAttributes(
             store: storeName, server: server, kind: C.kind, username: credential.username)
         let backend = self.backend
-        // One ArcGIS credential per server context: a new kind replaces the old one, in one change.
         let replacing =
-            storeName == ArcGISCredentialStore.storeName
-            ? CredentialQuery(store: storeName, server: server) : CredentialQuery(replacing: attributes)
+            replacingScope ? CredentialQuery(store: storeName, server: server) : CredentialQuery(replacing: attributes)
         try await BlockingIO.run(backend.isBlocking) {
             try backend.store(attributes, secret: secret, replacing: replacing)
         }
@@ -171,7 +176,7 @@ package final class CredentialStoreEngine: Sendable {
 
     /// Non-secret summaries of every item of this store; `expiry` reads an expiration date from
     /// a credential that decodes (unreadable items are listed without one).
-    func summaries(expiry: ((any StorableCredential) -> Date?)? = nil) async throws -> [CredentialSummary] {
+    func summaries(expiry: ((any StoredCredential) -> Date?)? = nil) async throws -> [CredentialSummary] {
         try await list(CredentialQuery()).map { item in
             let date = expiry.flatMap { expiry in
                 item.secret.flatMap { try? decode($0, server: item.attributes.server) }.flatMap(expiry)
@@ -187,193 +192,6 @@ package final class CredentialStoreEngine: Sendable {
         var query = query
         query.store = storeName
         return try await BlockingIO.run(backend.isBlocking, { [query] in try backend.delete(query) })
-    }
-}
-
-/// Keeps ArcGIS credentials, one per server context, in a storage backend (the keyring by default),
-/// with an in-memory cache so that a burst of requests reads the backend once.
-public final class ArcGISCredentialStore: Sendable {
-    /// The `store` attribute of ArcGIS items.
-    public static let storeName = "arcgis"
-    let engine: CredentialStoreEngine
-    private let cache = Locked<[String: CacheEntry]>([:])
-
-    private enum CacheEntry { case present(any ArcGISCredential), absent }
-
-    /// The backend the credentials are kept in.
-    public var backend: any CredentialStorageBackend { engine.backend }
-
-    /// Creates a store over a backend and registers the core's own credential types.
-    public init(backend: any CredentialStorageBackend) {
-        engine = CredentialStoreEngine(backend: backend, storeName: Self.storeName)
-        engine.register(FederatedTokenCredential.self)
-    }
-
-    /// Lets the store read back credentials of this type.
-    public func register<C: ArcGISCredential>(_ type: C.Type) { engine.register(type) }
-
-    /// The credential of exactly this server context, if one is stored.
-    ///
-    /// - Parameter reload: read the backend even when the credential is cached (another process may have renewed it).
-    public func credential(for context: ServerContext, reload: Bool = false) async throws -> (any ArcGISCredential)? {
-        if !reload, let entry = cache.withLock({ $0[context.url] }) {
-            if case .present(let credential) = entry { return credential }
-            return nil
-        }
-        let found =
-            try await engine.lookup(server: context.url, belongs: Self.belongs(to: context.url))
-            as? any ArcGISCredential
-        cache.withLock { $0[context.url] = found.map { .present($0) } ?? .absent }
-        return found
-    }
-
-    /// The credential whose server context contains `url` (the most specific one), if any.
-    public func credential(for url: URL) async throws -> (any ArcGISCredential)? {
-        for context in try ServerContext.candidates(for: url) {
-            if let credential = try await credential(for: context), credential.serverContext.contains(url) {
-                return credential
-            }
-        }
-        return nil
-    }
-
-    /// The credential whose server context contains `url`, as the asynchronous `credential(for:)` finds it,
-    /// but read from the backend on the calling thread (blocking it: the keyring makes D-Bus
-    /// round trips) and without the cache. For a short-lived process that needs one stored
-    /// credential before it starts anything else.
-    package func readCredential(for url: URL) throws -> (any ArcGISCredential)? {
-        for context in try ServerContext.candidates(for: url) {
-            if let credential = try engine.lookupOnCallingThread(
-                server: context.url, belongs: Self.belongs(to: context.url)) as? any ArcGISCredential,
-                credential.serverContext.contains(url)
-            {
-                return credential
-            }
-        }
-        return nil
-    }
-
-    /// Whether a stored credential is the one of the server context `url`.
-    private static func belongs(to url: String) -> @Sendable (any StorableCredential) -> Bool {
-        { ($0 as? any ArcGISCredential)?.serverContext.url == url }
-    }
-
-    /// Adds a credential, replacing any credential of its server context.
-    public func add(_ credential: some ArcGISCredential) async throws {
-        try await engine.store(credential, server: credential.serverContext.url)
-        cache.withLock { $0[credential.serverContext.url] = .present(credential) }
-    }
-
-    /// Adds a credential given as an existential.
-    public func add(any credential: any ArcGISCredential) async throws {
-        try await add(credential)
-    }
-
-    /// Removes the credential of a server context and every credential derived from it
-    /// (federated server tokens); returns how many were removed.
-    @discardableResult
-    public func remove(_ context: ServerContext) async throws -> Int {
-        var removed = try await engine.delete(CredentialQuery(server: context.url))
-        for (attributes, credential) in try await engine.search(CredentialQuery()) {
-            if let arcGIS = credential as? any ArcGISCredential, arcGIS.derivedFrom == context {
-                removed += try await engine.delete(CredentialQuery(server: attributes.server, kind: attributes.kind))
-            }
-        }
-        cache.withLock { $0.removeAll() }
-        return removed
-    }
-
-    /// Removes every ArcGIS credential; returns how many were removed.
-    @discardableResult
-    public func removeAll() async throws -> Int {
-        let removed = try await engine.delete(CredentialQuery())
-        cache.withLock { $0.removeAll() }
-        return removed
-    }
-
-    /// Every stored ArcGIS credential.
-    public func allCredentials() async throws -> [any ArcGISCredential] {
-        try await engine.search(CredentialQuery()).compactMap { $0.1 as? any ArcGISCredential }
-    }
-
-    /// Non-secret summaries of every stored item (unreadable items are listed without expiry).
-    public func summaries() async throws -> [CredentialSummary] {
-        try await engine.summaries { ($0 as? any ArcGISCredential)?.tokenInfo.expirationDate }
-    }
-
-    /// Forgets cached credentials so the next read goes to the backend.
-    public func invalidateCache() { cache.withLock { $0.removeAll() } }
-}
-
-/// Keeps network credentials (HTTP passwords, client certificates, trusted servers) per host.
-public final class NetworkCredentialStore: Sendable {
-    /// The `store` attribute of network items.
-    public static let storeName = "network"
-    let engine: CredentialStoreEngine
-    /// Per host, and a generation that every change bumps: a read that started before a change
-    /// does not put its stale result in the cache.
-    private let cache = Locked<(entries: [String: [any NetworkCredential]], generation: Int)>(([:], 0))
-
-    /// The backend the credentials are kept in.
-    public var backend: any CredentialStorageBackend { engine.backend }
-
-    /// Creates a store over a backend.
-    public init(backend: any CredentialStorageBackend) {
-        engine = CredentialStoreEngine(backend: backend, storeName: Self.storeName)
-    }
-
-    /// Lets the store read back credentials of this type.
-    public func register<C: NetworkCredential>(_ type: C.Type) { engine.register(type) }
-
-    /// Every credential for a host (`scheme://host:port`).
-    /// `reload` reads the backend even when the host is cached (another process may have changed it).
-    public func credentials(for host: ServerContext, reload: Bool = false) async throws -> [any NetworkCredential] {
-        let (cached, generation) = cache.withLock { ($0.entries[host.url], $0.generation) }
-        if let cached, !reload { return cached }
-        let found = try await engine.search(CredentialQuery(server: host.url)).compactMap {
-            $0.1 as? any NetworkCredential
-        }
-        cache.withLock { if $0.generation == generation { $0.entries[host.url] = found } }
-        return found
-    }
-
-    private func invalidate(_ host: String?) {
-        cache.withLock { cache in
-            if let host { cache.entries[host] = nil } else { cache.entries.removeAll() }
-            cache.generation += 1
-        }
-    }
-
-    /// Adds a credential, replacing one of the same kind for the same host.
-    public func add(_ credential: some NetworkCredential) async throws {
-        try await engine.store(credential, server: credential.host.url)
-        invalidate(credential.host.url)
-    }
-
-    /// Adds a credential given as an existential.
-    public func add(any credential: any NetworkCredential) async throws {
-        try await add(credential)
-    }
-
-    /// Removes the credentials of a host (of one kind, or all); returns how many were removed.
-    @discardableResult
-    public func remove(_ host: ServerContext, kind: String? = nil) async throws -> Int {
-        let removed = try await engine.delete(CredentialQuery(server: host.url, kind: kind))
-        invalidate(host.url)
-        return removed
-    }
-
-    /// Removes every network credential.
-    @discardableResult
-    public func removeAll() async throws -> Int {
-        let removed = try await engine.delete(CredentialQuery())
-        invalidate(nil)
-        return removed
-    }
-
-    /// Non-secret summaries of every stored item.
-    public func summaries() async throws -> [CredentialSummary] {
-        try await engine.summaries()
     }
 }
 

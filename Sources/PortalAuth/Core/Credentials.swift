@@ -93,7 +93,7 @@ public protocol StorableCredential: Sendable, Codable {
 /// A credential for ArcGIS token-based security: ArcGIS tokens, pregenerated tokens, OAuth.
 ///
 /// It belongs to one ``ServerContext`` and is only attached to requests inside it.
-public protocol ArcGISCredential: StorableCredential {
+public protocol ArcGISCredential: StoredCredential {
     /// The server context the credential belongs to.
     var serverContext: ServerContext { get }
     /// The current token (it may be close to expiry; the manager renews it through ``renewed(using:)``).
@@ -137,7 +137,7 @@ public protocol RevocableCredential: ArcGISCredential {
 
 /// A credential for the network layer (HTTP authentication, client certificates, server trust),
 /// bound to a host and port.
-public protocol NetworkCredential: StorableCredential {
+public protocol NetworkCredential: StoredCredential {
     /// The host-level context (`scheme://host:port`) the credential is for.
     var host: ServerContext { get }
     /// Adds what this credential contributes to a request's transport options.

@@ -4,7 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-extension HTTPResponse {
+extension TransportResponse {
     /// The HTTP authentication schemes (Basic, Digest, NTLM, Negotiate) and realm a 401 offers
     /// in its `WWW-Authenticate` headers; `nil` for any other answer.
     public var httpAuthenticationOffer: (schemes: TransportOptions.HTTPAuthSchemes, realm: String?)? {

@@ -12,7 +12,7 @@ public import Foundation
 ///
 /// Unlike an ``ArcGISCredential`` it is not bound to one server context but to host patterns,
 /// so the store keeps it under a ``iapIdentifier`` and asks each credential whether it applies.
-public protocol IAPAuthorizationCredential: StorableCredential {
+public protocol IAPAuthorizationCredential: StoredCredential {
     /// Identifies the sign-in (the identity provider's token endpoint and the client ID); stored
     /// as the item's `server` attribute. A new sign-in with the same identifier replaces the old.
     var iapIdentifier: String { get }
@@ -58,7 +58,7 @@ public struct IAPAuthenticationChallenge: Sendable {
     /// Where `response` (to a request for `url`) sends an API client to sign in: a redirect to an
     /// OAuth/OpenID authorization page (a path ending in `/authorize`) on another origin, as
     /// Entra Application Proxy answers requests without a token. Nil for any other answer.
-    static func signInRedirect(from url: URL, response: HTTPResponse) -> URL? {
+    static func signInRedirect(from url: URL, response: TransportResponse) -> URL? {
         guard [302, 303, 307].contains(response.status),
             let location = response.header("Location").flatMap({ URL(string: $0, relativeTo: url)?.absoluteURL }),
             (try? ServerContext.host(of: location)) != (try? ServerContext.host(of: url)),
@@ -78,114 +78,20 @@ public struct IAPAuthenticationChallenge: Sendable {
     }
 }
 
-/// Keeps IAP credentials (identity-aware proxies) in a storage backend, under `store=proxy`, and finds the one
-/// that applies to a URL. The list is read once per process and cached.
-public final class IAPCredentialStore: Sendable {
-    /// The `store` attribute of IAP items (`proxy`, the name earlier versions stored: kept so their items still read).
-    public static let storeName = "proxy"
-    let engine: CredentialStoreEngine
-    private let cache = Locked<[any IAPAuthorizationCredential]?>(nil)
-
-    /// The backend the credentials are kept in.
-    public var backend: any CredentialStorageBackend { engine.backend }
-
-    /// Creates a store over a backend.
-    public init(backend: any CredentialStorageBackend) {
-        engine = CredentialStoreEngine(backend: backend, storeName: Self.storeName)
-    }
-
-    /// Lets the store read back credentials of this type.
-    public func register<C: IAPAuthorizationCredential>(_ type: C.Type) { engine.register(type) }
-
-    /// Every stored IAP credential.
-    ///
-    /// - Parameter reload: read the backend even when the list is cached.
-    public func allCredentials(reload: Bool = false) async throws -> [any IAPAuthorizationCredential] {
-        if !reload, let cached = cache.withLock({ $0 }) { return cached }
-        let found = try await engine.search(CredentialQuery()).compactMap { $0.1 as? any IAPAuthorizationCredential }
-        cache.withLock { $0 = found }
-        return found
-    }
-
-    /// The first stored credential that applies to `url`, if any.
-    public func credential(for url: URL, reload: Bool = false) async throws -> (any IAPAuthorizationCredential)? {
-        try await allCredentials(reload: reload).first { $0.canBeUsed(for: url) }
-    }
-
-    /// The first stored credential that applies to `url`, as ``credential(for:reload:)`` finds it,
-    /// but read from the backend on the calling thread (blocking it) and without the cache.
-    package func readCredential(for url: URL) throws -> (any IAPAuthorizationCredential)? {
-        try engine.searchOnCallingThread(CredentialQuery()).lazy.compactMap {
-            $0.1 as? any IAPAuthorizationCredential
-        }.first { $0.canBeUsed(for: url) }
-    }
-
-    /// Whether any proxy credential is stored, read from the backend on the calling thread
-    /// (blocking it) without reading one: where none is, ``readCredential(for:)`` is nil for
-    /// every URL, at the cost of one keyring search instead of a read of every proxy credential.
-    package func isEmpty() throws -> Bool {
-        try !engine.backend.contains(CredentialQuery(store: Self.storeName))
-    }
-
-    /// Adds a credential, replacing the one with the same identifier.
-    public func add(_ credential: some IAPAuthorizationCredential) async throws {
-        try await engine.store(credential, server: credential.iapIdentifier)
-        cache.withLock { $0 = nil }
-    }
-
-    /// Adds a credential given as an existential.
-    public func add(any credential: any IAPAuthorizationCredential) async throws { try await add(credential) }
-
-    /// Removes the credential with this identifier; returns how many were removed.
-    @discardableResult
-    public func remove(_ iapIdentifier: String) async throws -> Int {
-        let removed = try await engine.delete(CredentialQuery(server: iapIdentifier))
-        cache.withLock { $0 = nil }
-        return removed
-    }
-
-    /// Signs out of one identity-aware proxy: removes `credential`, then shows its
-    /// ``IAPAuthorizationCredential/logoutURL`` (the identity provider's sign-out page) through
-    /// `userAgent`. Removed first, so that a sign-out page that cannot be shown leaves nothing
-    /// behind. The one implementation behind ``AuthenticationManager/invalidateIAPCredentials(for:userAgent:)``
-    /// and the plugins' own sign-out.
-    public func invalidate(
-        _ credential: any IAPAuthorizationCredential, userAgent: (any AuthorizationUserAgent)?
-    ) async throws {
-        try await remove(credential.iapIdentifier)
-        if let logout = credential.logoutURL, let userAgent {
-            try await userAgent.present(logout, redirectURI: "")
-        }
-    }
-
-    /// Removes every IAP credential; returns how many were removed.
-    @discardableResult
-    public func removeAll() async throws -> Int {
-        let removed = try await engine.delete(CredentialQuery())
-        cache.withLock { $0 = nil }
-        return removed
-    }
-
-    /// Non-secret summaries of every stored item.
-    public func summaries() async throws -> [CredentialSummary] {
-        try await engine.summaries { ($0 as? any IAPAuthorizationCredential)?.tokenInfo.expirationDate }
-    }
-}
-
 /// Finds, renews and attaches IAP credentials. Renewal is single-flight across tasks and,
 /// for persistent stores, across processes (``RenewOnce``).
 final class IAPAuthorization: Sendable {
     let store: IAPCredentialStore
     /// Services over the transport without IAP credentials (the identity provider is not behind the proxy).
     let services: AuthenticationServices
-    private let renewals: RenewOnce<any IAPAuthorizationCredential>
+    private let renewals: RenewOnce
     /// Whether renewals take a lock shared with other processes (the store is persistent).
     var usesCrossProcessLocks: Bool { renewals.usesCrossProcessLocks }
 
     init(store: IAPCredentialStore, services: AuthenticationServices, usesCrossProcessLocks: Bool) {
         self.store = store
         self.services = services
-        self.renewals = RenewOnce(usesCrossProcessLocks: usesCrossProcessLocks, logger: services.logger)
+        self.renewals = RenewOnce(usesCrossProcessLocks: usesCrossProcessLocks, services: services)
     }
 
     /// The credential for `url`, renewed when close to expiry; nil when none applies, or when it
@@ -204,19 +110,8 @@ final class IAPAuthorization: Sendable {
     func renew(
         _ credential: any IAPAuthorizationCredential, refused: Bool = false
     ) async throws -> (any IAPAuthorizationCredential)? {
-        let key = credential.iapIdentifier
-        let store = store
-        let services = services
-        return try await renewals.run(
-            Renewal(
-                flightKey: key + (refused ? " refused" : ""), lockKey: "renew proxy " + key, credential: credential,
-                refused: refused, tokenInfo: { $0.tokenInfo }, renewalLeeway: { $0.renewalLeeway },
-                stored: { reload in
-                    try await store.allCredentials(reload: reload).first { $0.iapIdentifier == key }
-                },
-                renew: { try await $0.renewed(using: services) }, save: { try await store.add(any: $0) },
-                renewsStoredCopy: true, fallback: nil,
-                logMetadata: ["store": "proxy", "kind": "\(type(of: credential).kind)"]))
+        try await renewals.run(Renewal(credential: credential, store: store, refused: refused, renewsStoredCopy: true))
+            as? any IAPAuthorizationCredential
     }
 }
 
@@ -227,7 +122,7 @@ struct IAPAuthorizingTransport: HTTPTransport {
     let base: any HTTPTransport
     let iapAuthorization: IAPAuthorization
 
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         var request = request
         if request.header("Authorization") == nil,
             let credential = try await iapAuthorization.credentialForUse(request.url)
@@ -238,7 +133,8 @@ struct IAPAuthorizingTransport: HTTPTransport {
                     "refusing to send the identity-aware proxy's token to \(ServerContext.describe(request.url)) over plain http",
                     remedy: .useHTTPS(url: request.url))
             }
-            request.setHeader("Authorization", "Bearer " + credential.tokenInfo.accessToken)
+            var unchanged = options
+            credential.attach(to: &request, options: &unchanged)
         }
         return try await base.send(request, options: options)
     }
@@ -255,15 +151,22 @@ struct NetworkCredentialTransport: HTTPTransport {
     let base: any HTTPTransport
     let store: NetworkCredentialStore
 
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
-        var merged = TransportOptions()
-        if let host = try? ServerContext.host(of: request.url) {
-            for credential in try await store.credentials(for: host) { credential.apply(to: &merged) }
-        }
-        if let own = options.httpAuthentication { merged.httpAuthentication = own }
-        if let own = options.clientCertificate { merged.clientCertificate = own }
-        if let own = options.pinnedPublicKey { merged.pinnedPublicKey = own }
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+        var stored: [any NetworkCredential] = []
+        if let host = try? ServerContext.host(of: request.url) { stored = try await store.credentials(for: host) }
+        let merged = Self.merged(stored, under: options)
         return try await base.send(request, options: merged)
+    }
+
+    /// What a request to a host sends: the host's stored network credentials, each field replaced
+    /// by the request's `own` where it brings one. The loop reads what it sent from here.
+    static func merged(_ stored: [any NetworkCredential], under own: TransportOptions) -> TransportOptions {
+        var merged = TransportOptions()
+        for credential in stored { credential.apply(to: &merged) }
+        if let own = own.httpAuthentication { merged.httpAuthentication = own }
+        if let own = own.clientCertificate { merged.clientCertificate = own }
+        if let own = own.pinnedPublicKey { merged.pinnedPublicKey = own }
+        return merged
     }
 
     func serverCertificate(host: String, port: Int) async throws -> ServerCertificateReport {

@@ -46,6 +46,6 @@ final class ProvisionalNetworkCredential: Sendable {
             defer { stored = true }
             return !stored
         }
-        if first, storesWhenAccepted { try await store.add(any: credential) }
+        if first, storesWhenAccepted { try await store.add(credential) }
     }
 }

@@ -34,7 +34,7 @@ struct RequestAttempt {
 /// What the answer to one attempt calls for (see ``AuthenticationManager/classify(_:of:provisional:)``).
 enum AttemptOutcome {
     /// A successful answer.
-    case done(HTTPResponse)
+    case done(TransportResponse)
     /// A redirect to follow.
     case redirect(status: Int, location: String)
     /// An ArcGIS challenge: 499, 498, or 403 `GWM_0003` to a request without a token.

@@ -6,37 +6,56 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// One credential's renewal, as ``RenewOnce`` runs it: how to read the stored copy, renew, and
-/// store the result. ArcGIS credentials and identity-aware IAP credentials both renew this way.
-struct Renewal<Credential: Sendable>: Sendable {
-    /// Concurrent renewals with the same key share one run.
-    var flightKey: String
-    /// The key of the lock shared with other processes.
-    var lockKey: String
+/// One credential's renewal, as ``RenewOnce`` runs it: any renewable credential (an ArcGIS
+/// token, an identity-aware proxy's token) renews this way, read from and saved to its store.
+struct Renewal: Sendable {
     /// The credential close to expiry (or refused).
-    var credential: Credential
+    var credential: any StoredCredential
+    /// Where it is kept: its stored copy is read there and the renewed credential saved there.
+    var store: any RenewalStore
     /// The server refused the credential's token: renew it even though it has not expired
     /// (unless another task or process already replaced it), and do not fall back to it.
     var refused = false
-    /// A credential's token.
-    var tokenInfo: @Sendable (Credential) -> TokenInfo
-    /// How long before expiry a credential is renewed.
-    var renewalLeeway: @Sendable (Credential) -> TimeInterval
-    /// The stored copy; `reload` reads the backend again (another process may have renewed it).
-    var stored: @Sendable (_ reload: Bool) async throws -> Credential?
-    /// Renews a credential without asking anyone; `nil` when it cannot.
-    var renew: @Sendable (Credential) async throws -> Credential?
-    /// Stores a renewed credential.
-    var save: @Sendable (Credential) async throws -> Void
     /// Renew the stored copy when there is one (it may carry a refresh token another process
     /// rotated) rather than the credential in hand (which may carry what is never stored, such as
     /// a password kept in memory).
     var renewsStoredCopy = false
     /// Another way to a fresh credential when the credential cannot renew itself (a federated
     /// server token is obtained again from its portal).
-    var fallback: (@Sendable () async throws -> Credential?)?
-    /// What the log calls it, and about which server.
-    var logMetadata: Logger.Metadata
+    var fallback: (@Sendable () async throws -> (any StoredCredential)?)?
+
+    /// Concurrent renewals with the same key share one run.
+    var flightKey: String { credential.scope.storeKey + (refused ? " refused" : "") }
+    /// The key of the lock shared with other processes.
+    var lockKey: String { credential.scope.renewalLockKey }
+    /// The token of a credential (a renewable credential carries one).
+    static func token(_ credential: any StoredCredential) -> TokenInfo {
+        credential.presentedToken ?? TokenInfo(accessToken: "", expirationDate: .distantPast, isSSLRequired: true)
+    }
+    /// What the log calls it.
+    var logMetadata: Logger.Metadata { ["server": "\(credential.scope)", "kind": "\(type(of: credential).kind)"] }
+}
+
+/// Where ``RenewOnce`` reads a credential's stored copy and saves its renewal: a ``CredentialStore``.
+protocol RenewalStore: Sendable {
+    /// The stored credential of `credential`'s scope and kind; `reload` reads the backend again.
+    func storedCopy(of credential: any StoredCredential, reload: Bool) async throws -> (any StoredCredential)?
+    /// Stores a renewed credential.
+    func save(_ credential: any StoredCredential) async throws
+}
+
+extension CredentialStore: RenewalStore {
+    func storedCopy(of credential: any StoredCredential, reload: Bool) async throws -> (any StoredCredential)? {
+        try await credentials(in: credential.scope, reload: reload).lazy.compactMap { $0 as? any StoredCredential }
+            .first { type(of: $0).kind == type(of: credential).kind || self.family.onePerScope }
+    }
+
+    func save(_ credential: any StoredCredential) async throws {
+        guard let typed = credential as? Credential else {
+            throw PortalAuthError(.internalError, "a renewal returned a credential of another family", remedy: .none)
+        }
+        try await add(typed)
+    }
 }
 
 /// Renew-once: a credential close to expiry is renewed once, however many tasks (single-flight)
@@ -46,20 +65,24 @@ struct Renewal<Credential: Sendable>: Sendable {
 /// it is; a credential signed out meanwhile (by another process) is not brought back; a passing
 /// failure at the token service keeps the current token while it is valid; and a credential that
 /// cannot be renewed is used until it expires.
-final class RenewOnce<Credential: Sendable>: Sendable {
+final class RenewOnce: Sendable {
     /// Whether renewals take a lock shared with other processes (the store is persistent).
     let usesCrossProcessLocks: Bool
     private let logger: Logger
-    private let flights = SingleFlight<String, Credential?>()
+    private let flights = SingleFlight<String, (any StoredCredential)?>()
 
-    init(usesCrossProcessLocks: Bool, logger: Logger) {
+    /// What credentials renew themselves with.
+    private let services: AuthenticationServices
+
+    init(usesCrossProcessLocks: Bool, services: AuthenticationServices) {
         self.usesCrossProcessLocks = usesCrossProcessLocks
-        self.logger = logger
+        self.logger = services.logger
+        self.services = services
     }
 
     /// Runs `renewal` once across tasks and processes. Returns the renewed credential, the old
     /// one while it has not expired (and was not refused), or `nil`.
-    func run(_ renewal: Renewal<Credential>) async throws -> Credential? {
+    func run(_ renewal: Renewal) async throws -> (any StoredCredential)? {
         try await flights.run(renewal.flightKey) { [self] in
             guard usesCrossProcessLocks else { return try await renew(renewal) }
             return try await CrossProcessLock.withLock(
@@ -71,33 +94,34 @@ final class RenewOnce<Credential: Sendable>: Sendable {
     /// While another process holds the lock: its renewal, once stored (a different token that is
     /// not about to expire); `nil` to go on waiting. A credential signed out meanwhile is left to
     /// the lock holder's rules.
-    private func renewedElsewhere(_ renewal: Renewal<Credential>) async throws -> Credential?? {
-        guard let stored = try await renewal.stored(true) else { return nil }
-        let info = renewal.tokenInfo(stored)
-        guard info.accessToken != renewal.tokenInfo(renewal.credential).accessToken, !info.expires(within: 30) else {
+    private func renewedElsewhere(_ renewal: Renewal) async throws -> (any StoredCredential)?? {
+        guard let stored = try await renewal.store.storedCopy(of: renewal.credential, reload: true) else { return nil }
+        let info = Renewal.token(stored)
+        guard info.accessToken != Renewal.token(renewal.credential).accessToken, !info.expires(within: 30) else {
             return nil
         }
         return .some(stored)
     }
 
-    private func renew(_ renewal: Renewal<Credential>) async throws -> Credential? {
+    private func renew(_ renewal: Renewal) async throws -> (any StoredCredential)? {
         let credential = renewal.credential
-        let current = renewal.tokenInfo(credential)
-        let stored = try await renewal.stored(usesCrossProcessLocks)
+        let current = Renewal.token(credential)
+        let stored = try await renewal.store.storedCopy(of: credential, reload: usesCrossProcessLocks)
         if let stored {
-            let info = renewal.tokenInfo(stored)
+            let info = Renewal.token(stored)
             // Another task or process renewed it while we waited for the lock: a different,
             // unexpired token is that renewal (even when its lifetime is shorter than the leeway,
             // renewing again would only repeat it).
             if info.accessToken != current.accessToken, !info.expires(within: 30) { return stored }
-            if !renewal.refused, !info.expires(within: renewal.renewalLeeway(stored)) { return stored }
+            if !renewal.refused, !info.expires(within: stored.renewalLeeway) { return stored }
         }
         // Signed out meanwhile (another process ran logout): do not bring it back.
         if usesCrossProcessLocks, stored == nil { return nil }
         logger.debug("renewing credential", metadata: renewal.logMetadata)
-        let renewed: Credential?
+        let renewed: (any StoredCredential)?
         do {
-            renewed = try await renewal.renew(renewal.renewsStoredCopy ? stored ?? credential : credential)
+            renewed = try await (renewal.renewsStoredCopy ? stored ?? credential : credential).renewedCredential(
+                using: services)
         } catch let error as PortalAuthError
             where error.code != .authenticationFailed && !renewal.refused && !current.isExpired()
         {
@@ -108,7 +132,7 @@ final class RenewOnce<Credential: Sendable>: Sendable {
             return credential
         }
         if let renewed {
-            try await renewal.save(renewed)
+            try await renewal.store.save(renewed)
             return renewed
         }
         if let fallback = renewal.fallback, let fresh = try await fallback() { return fresh }

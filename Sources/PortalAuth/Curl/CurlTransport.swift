@@ -81,7 +81,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
     }
 
     /// Sends one request and returns the final response (redirects are returned, not followed).
-    public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = request.url.host(percentEncoded: false)
         else {
@@ -178,7 +178,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
     }
 
     private func configure(
-        _ transfer: OpaquePointer, _ request: HTTPRequest, _ options: TransportOptions, _ limits: TransferLimits
+        _ transfer: OpaquePointer, _ request: TransportRequest, _ options: TransportOptions, _ limits: TransferLimits
     ) throws {
         let easy = pa_transfer_easy(transfer)
         func check(_ code: CURLcode, _ what: String) throws {
@@ -290,7 +290,7 @@ struct CurlOutcome: Sendable {
     /// The size bound the transfer was stopped at, if any.
     var exceeded: TransferLimits.Exceeded? = nil
 
-    func response(for request: HTTPRequest, job: CurlJob) throws -> HTTPResponse {
+    func response(for request: TransportRequest, job: CurlJob) throws -> TransportResponse {
         if exceeded != nil || code == CURLE_FILESIZE_EXCEEDED.number {
             throw job.limits.tooLarge(
                 exceeded, place: "\(job.host):\(job.port)", cause: .curl(code: code, message: errorText))
@@ -304,7 +304,7 @@ struct CurlOutcome: Sendable {
             guard let colon = line.firstIndex(of: ":"), !line.hasPrefix("HTTP/") else { continue }
             headers.append((String(line[..<colon]), String(line[line.index(after: colon)...]).trimmedWhitespace))
         }
-        return HTTPResponse(status: status, headers: headers, body: body, url: request.url)
+        return TransportResponse(status: status, headers: headers, body: body, url: request.url)
     }
 }
 

@@ -32,9 +32,9 @@ struct TransferLimits: Sendable {
     var lowSpeedLimit: Int
     var lowSpeedTime: Double
     /// The request's method: a HEAD answer announces a length it does not send.
-    var method: HTTPRequest.Method
+    var method: TransportRequest.Method
 
-    init(_ request: HTTPRequest, _ configuration: TransportConfiguration) {
+    init(_ request: TransportRequest, _ configuration: TransportConfiguration) {
         maxResponseSize = max(0, request.maxResponseSize ?? configuration.maxResponseSize)
         requestSetMaxResponseSize = request.maxResponseSize != nil
         maxHeaderSize = max(0, configuration.maxHeaderSize)

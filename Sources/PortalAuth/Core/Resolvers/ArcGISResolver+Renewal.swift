@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension AuthenticationManager {
+extension ArcGISResolver {
     // MARK: - Credentials for use
 
     /// The credential to attach to a request for `url`: the one of its server context, renewed
@@ -30,23 +30,16 @@ extension AuthenticationManager {
     /// - Parameter refused: the server refused the credential's token: renew it even though it
     ///   has not expired (unless another task or process already replaced it).
     func renew(_ credential: any ArcGISCredential, refused: Bool = false) async throws -> (any ArcGISCredential)? {
-        let context = credential.serverContext
-        let store = arcGISCredentialStore
-        let services = services
-        var fallback: (@Sendable () async throws -> (any ArcGISCredential)?)?
+        var fallback: (@Sendable () async throws -> (any StoredCredential)?)?
         if let portal = credential.derivedFrom {
-            fallback = { [self] () async throws -> (any ArcGISCredential)? in
+            let server = credential.serverContext
+            fallback = { [self] () async throws -> (any StoredCredential)? in
                 guard let portalCredential = try await credentialForUse(URL(string: portal.url)!) else { return nil }
-                return try await federate(server: context, portal: portalCredential, tokenServiceURL: nil)
+                return try await federate(server: server, portal: portalCredential, tokenServiceURL: nil)
             }
         }
         return try await renewals.run(
-            Renewal(
-                flightKey: context.url + (refused ? " refused" : ""), lockKey: "renew " + context.url,
-                credential: credential, refused: refused, tokenInfo: { $0.tokenInfo },
-                renewalLeeway: { $0.renewalLeeway },
-                stored: { reload in try await store.credential(for: context, reload: reload) },
-                renew: { try await $0.renewed(using: services) }, save: { try await store.add(any: $0) },
-                fallback: fallback, logMetadata: ["server": "\(context)", "kind": "\(type(of: credential).kind)"]))
+            Renewal(credential: credential, store: arcGISCredentialStore, refused: refused, fallback: fallback))
+            as? any ArcGISCredential
     }
 }

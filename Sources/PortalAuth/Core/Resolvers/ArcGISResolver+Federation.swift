@@ -25,7 +25,59 @@ struct FederatedServerList: Sendable {
     let roots: Set<String>
 }
 
-extension AuthenticationManager {
+/// What the ArcGIS resolver learned from portals about their servers, and the decision it takes
+/// from that alone (``route(to:portalToken:isOnlineHosted:)``, no I/O). Keys are `portal server`
+/// pairs of normalised URLs.
+final class FederationState: Sendable {
+    /// Where a portal's token may go for a server that names the portal as its owner.
+    enum Route: Equatable {
+        /// Nowhere: the portal neither exchanged this very token nor listed the server.
+        case refuse
+        /// The portal's own token is used at the server (ArcGIS Online hosted services, or a server
+        /// the portal lists as federated but whose token it does not exchange).
+        case usePortalToken
+        /// Ask the portal to exchange its token for a server token.
+        case exchange
+    }
+
+    /// `portal server` pairs: servers the portal lists but whose token it does not exchange.
+    private let listed = Locked<Set<String>>([])
+    /// `portal server` pairs the portal neither exchanged nor listed, with the portal token refused.
+    private let unlisted = Locked<[String: String]>([:])
+    /// Each portal's list of federated servers, with the token it was read with.
+    private let lists = Locked<[String: FederatedServerList]>([:])
+
+    /// The route for the `portal server` pair `key` with `portalToken`, from what is known.
+    func route(to key: String, portalToken: String, isOnlineHosted: Bool) -> Route {
+        Self.route(
+            refusedToken: unlisted.withLock { $0[key] }, listed: listed.withLock { $0.contains(key) },
+            portalToken: portalToken, isOnlineHosted: isOnlineHosted)
+    }
+
+    /// The decision itself: a token refused before for this pair is refused again without asking
+    /// the portal; ArcGIS Online hosted services and listed servers take the portal token; any
+    /// other server is asked of the portal.
+    static func route(refusedToken: String?, listed: Bool, portalToken: String, isOnlineHosted: Bool) -> Route {
+        if refusedToken == portalToken { return .refuse }
+        return isOnlineHosted || listed ? .usePortalToken : .exchange
+    }
+
+    /// The portal lists the server of `key` but does not exchange its token.
+    func recordListed(_ key: String) { listed.withLock { _ = $0.insert(key) } }
+
+    /// The portal neither exchanged `refusedToken` for the server of `key` nor lists it.
+    func recordUnlisted(_ key: String, refusedToken: String) { unlisted.withLock { $0[key] = refusedToken } }
+
+    /// The portal's list, when it was read with `token` (a new portal token reads it again).
+    func serverList(of portal: String, readWith token: String) -> FederatedServerList? {
+        lists.withLock { $0[portal] }.flatMap { $0.token == token ? $0 : nil }
+    }
+
+    /// Keeps a portal's list.
+    func keep(_ list: FederatedServerList, of portal: String) { lists.withLock { $0[portal] = list } }
+}
+
+extension ArcGISResolver {
     /// A server token for `server`, an ArcGIS Server that names `portal`'s portal as its owner,
     /// cached per server. The portal's word decides whether `server` is federated, never the
     /// server's claim (any host can name any portal in its `rest/info`):
@@ -46,12 +98,12 @@ extension AuthenticationManager {
         let isOnlineHosted =
             server.host.hasSuffix(".arcgis.com") && ServerContext.isArcGISOnline(portal.serverContext.host)
         let listedKey = portal.serverContext.url + " " + server.url
-        if unlistedServers.withLock({ $0[listedKey] }) == portal.tokenInfo.accessToken {
-            throw Self.notFederated(server, portal: portal)
-        }
-        if isOnlineHosted || listedServers.withLock({ $0.contains(listedKey) }) {
-            credential = Self.portalTokenCredential(for: server, portal: portal)
-        } else {
+        switch federation.route(
+            to: listedKey, portalToken: portal.tokenInfo.accessToken, isOnlineHosted: isOnlineHosted)
+        {
+        case .refuse: throw Self.notFederated(server, portal: portal)
+        case .usePortalToken: credential = Self.portalTokenCredential(for: server, portal: portal)
+        case .exchange:
             credential = try await exchange(server: server, portal: portal, tokenServiceURL: tokenServiceURL)
         }
         try await arcGISCredentialStore.add(credential)
@@ -84,13 +136,13 @@ extension AuthenticationManager {
                     metadata: ["server": "\(server)", "portal": "\(portal.serverContext)"])
                 // Answered without asking the portal again while its token is the same.
                 let token = portal.tokenInfo.accessToken
-                unlistedServers.withLock { $0[portal.serverContext.url + " " + server.url] = token }
+                federation.recordUnlisted(portal.serverContext.url + " " + server.url, refusedToken: token)
                 throw Self.notFederated(server, portal: portal)
             }
             logger.info(
                 "the portal lists the server as federated but does not exchange this token; using the portal token there",
                 metadata: ["server": "\(server)", "portal": "\(portal.serverContext)", "code": "\(code ?? 0)"])
-            listedServers.withLock { _ = $0.insert(portal.serverContext.url + " " + server.url) }
+            federation.recordListed(portal.serverContext.url + " " + server.url)
             return Self.portalTokenCredential(for: server, portal: portal)
         }
     }
@@ -108,7 +160,7 @@ extension AuthenticationManager {
     func federatedServers(of portal: any ArcGISCredential) async throws -> FederatedServerList {
         let token = portal.tokenInfo.accessToken
         let key = portal.serverContext.url
-        if let cached = serverLists.withLock({ $0[key] }), cached.token == token { return cached }
+        if let cached = federation.serverList(of: key, readWith: token) { return cached }
         let url = URL(string: portal.serverContext.portalRESTURL + "/portals/self/servers")!
         var headers: [(name: String, value: String)] = []
         if let referer = portal.referer { headers.append(("Referer", referer)) }
@@ -122,7 +174,7 @@ extension AuthenticationManager {
             json = .null
         }
         let list = FederatedServerList(token: token, roots: Self.serverRoots(in: json))
-        serverLists.withLock { $0[key] = list }
+        federation.keep(list, of: key)
         return list
     }
 

@@ -6,7 +6,49 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension AuthenticationManager {
+/// Answers ArcGIS challenges (499, 498, 403 `GWM_0003` without a token) and keeps ArcGIS
+/// credentials fresh: one resolution per server context however many requests are challenged
+/// at once, renewal once across tasks and processes, and federation (a server token from the
+/// owning portal, on the portal's word). It owns that concurrency state; the manager's loop asks it.
+final class ArcGISResolver: Sendable {
+    /// Where ArcGIS credentials are kept.
+    let arcGISCredentialStore: ArcGISCredentialStore
+    /// The plugins, for what needs a sign-in.
+    let registry: HandlerRegistry
+    /// One ArcGIS challenge resolution per server context.
+    let arcGISFlights = SingleFlight<String, (any ArcGISCredential)?>()
+    /// One renewal per credential, across tasks and processes.
+    let renewals: RenewOnce
+    /// What portals said of their federated servers.
+    let federation = FederationState()
+
+    init(store: ArcGISCredentialStore, registry: HandlerRegistry, usesCrossProcessLocks: Bool) {
+        self.arcGISCredentialStore = store
+        self.registry = registry
+        self.renewals = RenewOnce(usesCrossProcessLocks: usesCrossProcessLocks, services: registry.services)
+    }
+
+    /// The services plugins get.
+    var services: AuthenticationServices { registry.services }
+    /// The logger.
+    var logger: Logger { services.logger }
+
+    /// How to sign in to `context` again (see ``AuthenticationManager/signInRemedy(for:credential:)``).
+    static func signInRemedy(for context: ServerContext, credential: (any ArcGISCredential)?) -> PortalAuthError.Remedy
+    {
+        AuthenticationManager.signInRemedy(for: context, credential: credential)
+    }
+
+    /// The ArcGIS challenge being resolved for `url`'s server (the key ``resolveArcGISChallenge(url:error:sent:interactive:)`` uses).
+    func pendingChallenge(for url: URL) -> Task<(any ArcGISCredential)?, any Error>? {
+        guard !Self.insideChallenge,
+            let key = (ServerContext.arcGISServerRoot(of: url) ?? (try? ServerContext(url: url)))?.url
+        else { return nil }
+        return arcGISFlights.running(key)
+    }
+}
+
+extension ArcGISResolver {
     // MARK: - Challenges
 
     /// Obtains a credential for an ArcGIS challenge on `url`, once per server context however many
@@ -26,7 +68,7 @@ extension AuthenticationManager {
                 }
                 // A refused credential that can renew itself silently does so.
                 if let sent, let renewed = try await sent.renewed(using: services) {
-                    try await arcGISCredentialStore.add(any: renewed)
+                    try await arcGISCredentialStore.add(renewed)
                     return renewed
                 }
                 if let serverRoot {
@@ -93,13 +135,13 @@ extension AuthenticationManager {
 
     /// Routes an ArcGIS challenge to the first plugin that accepts it.
     func routeArcGIS(_ challenge: ArcGISAuthenticationChallenge) async throws -> (any ArcGISCredential)? {
-        switch try await route(.arcGIS(challenge)) {
+        switch try await registry.route(.arcGIS(challenge)) {
         case .arcGIS(let credential)?: return credential
         case .network?, .iap?:
             throw PortalAuthError(
                 .internalError, "a plugin answered an ArcGIS challenge with a non-ArcGIS credential", remedy: .none)
         case nil:
-            if handlers.contains(where: { $0.canHandle(.arcGIS(challenge)) }) { return nil }
+            if registry.canHandle(.arcGIS(challenge)) { return nil }
             throw PortalAuthError(
                 .authenticationRequired,
                 "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and no plugin can answer",
