@@ -22,13 +22,20 @@ extension GlobalOptions {
         let transport = transport ?? makeTransport()
         if storedAccount == nil, let environment = try EnvironmentCredentials.read() {
             let target = try url.map(parseURL) ?? URL(string: environment.portal.url)!
-            if await environment.covers(target, transport: transport) {
+            // An API key's scope is the portal and its helper services (read with the key, once).
+            let key = try await environment.apiKeyCredential(transport: transport)
+            var inScope = key?.applies(to: target) == true
+            if !inScope { inScope = await environment.covers(target, transport: transport) }
+            if inScope {
                 let manager = try Self.makeManager(
                     store: store, verbose: verbose, transport: transport, environment: environment)
-                if let key = environment.apiKeyCredential { try await manager.arcGISCredentialStore.add(key) }
-                // Signed in at the start, as a stored credential would be there: the commands that
-                // never prompt without a terminal find it, and federate or renew from it.
-                _ = try await manager.credential(for: URL(string: environment.portal.url)!, interactive: true)
+                if let key {
+                    manager.apiKey = key
+                } else {
+                    // Signed in at the start, as a stored credential would be there: the commands that
+                    // never prompt without a terminal find it, and federate or renew from it.
+                    _ = try await manager.credential(for: URL(string: environment.portal.url)!, interactive: true)
+                }
                 return (manager, target)
             }
         }

@@ -1,7 +1,6 @@
 import Logging
 import PortalAuth
 import PortalAuthOAuthApplication
-import PortalAuthPregeneratedToken
 import PortalAuthToken
 
 #if canImport(FoundationEssentials)
@@ -18,7 +17,7 @@ struct EnvironmentSignInHandler: AuthenticationChallengeHandler {
 
     /// What the environment's sign-ins make.
     var arcGISCredentialTypes: [any ArcGISCredential.Type] {
-        [TokenCredential.self, OAuthApplicationCredential.self, PregeneratedTokenCredential.self]
+        [TokenCredential.self, OAuthApplicationCredential.self]
     }
 
     /// ArcGIS challenges for the environment's portal.
@@ -87,11 +86,13 @@ extension EnvironmentCredentials {
         return isPortal(context)
     }
 
-    /// The API key as the token of the portal's context (it does not expire on its own).
-    var apiKeyCredential: PregeneratedTokenCredential? {
+    /// The API key of `ARCGIS_API_KEY` for the portal, with the helper services `portals/self` lists
+    /// (read with the key: a refused key is known now); nil for the other sources. Kept in memory.
+    func apiKeyCredential(transport: any HTTPTransport) async throws -> APIKeyCredential? {
         guard case .apiKey(let key) = source else { return nil }
-        return PregeneratedTokenCredential(
-            serverContext: portal, tokenInfo: TokenInfo(accessToken: key, expirationDate: nil, isSSLRequired: true))
+        let services = AuthenticationServices(transport: transport, logger: Logger(label: "portal-auth"))
+        return try await APIKeyCredential.credential(
+            apiKey: key, portalURL: URL(string: portal.url)!, services: services)
     }
 
     /// What `doctor` and `status` say of the environment: the variables and the portal, or why

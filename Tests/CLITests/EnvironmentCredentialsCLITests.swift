@@ -156,15 +156,38 @@ import Testing
         }
     }
 
-    @Test func anAPIKeyIsThePortalsTokenInMemory() async throws {
-        let env = [
-            "ARCGIS_HOST": "https://portal.invalid/portal", "ARCGIS_API_KEY": "AAPK-env-key",
-            "PORTAL_AUTH_STORE": "memory",
-        ]
-        let token = try await CLI.portalAuth(["token"], emulator: nil, environment: env)
-        #expect(token.status == 0, "\(token.stderr)")
-        #expect(token.stdout == "AAPK-env-key\n")
-        let status = try await CLI.portalAuth(["status"], emulator: nil, environment: env)
-        #expect(status.stdout.contains("ARCGIS_HOST, ARCGIS_API_KEY") && !status.stdout.contains("AAPK-env-key"))
+    @Test func anAPIKeyGoesToThePortalAndItsServicesFromMemoryOnly() async throws {
+        let key = EmulatorAPIKey(
+            key: "AAPTenvKeyEveryPrivilege000000000000000000003xxxxxxxxx", name: "env", lifetimeSeconds: 86_400,
+            privileges: EmulatorAPIKey.allPrivileges)
+        try await withEmulator(configuring: { $0.apiKeys = [key] }) { emulator in
+            try await withPrivateKeyring { keyring in
+                let env = keyring.environment.merging([
+                    "ARCGIS_HOST": emulator.portalURL, "ARCGIS_API_KEY": key.key,
+                ]) { $1 }
+                let token = try await CLI.portalAuth(["token"], emulator: emulator, environment: env)
+                #expect(token.status == 0, "\(token.stderr)")
+                #expect(token.stdout == key.key + "\n")
+                // The portal's helper services are in the key's scope: the geocoder answers with it.
+                let geocode = try #require(emulator.geocodeServiceURL)
+                let found = try await CLI.portalAuth(
+                    ["request", geocode + "/findAddressCandidates?SingleLine=380%20New%20York%20St"],
+                    emulator: emulator, environment: env)
+                #expect(found.status == 0, "\(found.stderr)")
+                #expect(found.stdout.contains("\"score\""))
+                // Another server is outside it: no stored credential there, so no token at all.
+                let claimant = try await CLI.portalAuth(
+                    ["token", emulator.claimantServerURL + "/rest/services"], emulator: emulator, environment: env)
+                #expect(claimant.status != 0 && !claimant.stdout.contains(key.key))
+                let portalOrigin = "https://" + URL(string: emulator.portalURL)!.host()! + ":\(emulator.port)"
+                let locationOrigin =
+                    "https://" + URL(string: geocode)!.host()! + ":\(emulator.locationServicesPort!)"
+                #expect(Set(emulator.counters().apiKeyRequestsByOrigin.keys) == [portalOrigin, locationOrigin])
+                #expect(emulator.counters().tokensSentToClaimant == 0)
+                #expect(try await Self.keyringIsEmpty(emulator, env))
+                let status = try await CLI.portalAuth(["status"], emulator: emulator, environment: env)
+                #expect(status.stdout.contains("ARCGIS_HOST, ARCGIS_API_KEY") && !status.stdout.contains(key.key))
+            }
+        }
     }
 }
