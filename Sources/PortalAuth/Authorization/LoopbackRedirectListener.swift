@@ -134,7 +134,12 @@ final class LoopbackRedirectListener: Sendable {
                 case .waiting where now < connection.deadline: open.append(connection)
                 case .waiting, .done: close(connection.fd)
                 case .turnedAway: close(connection.fd); turnedAway += 1
-                case .redirect(let parameters): close(connection.fd); return parameters
+                case .redirect(let parameters):
+                    close(connection.fd)
+                    // The deferred close is the only owner of the rest: never the one just closed
+                    // (its number may already be another thread's socket).
+                    connections = open + connections[(index + 1)...]
+                    return parameters
                 }
             }
             connections = open
