@@ -385,26 +385,34 @@ final class CurlEventLoop: @unchecked Sendable {
         if !keep { pa_transfer_free(transfer) }
     }
 
+    // Wake-ups happen under the lock and only while the loop runs: once it has seen `running`
+    // false it frees the multi handle, and a wake-up after that would use freed memory.
+
     func submit(_ job: CurlJob) {
         let accepted = state.withLock { state -> Bool in
             guard state.running else { return false }
             state.pending.append(job)
+            _ = pa_multi_wakeup(multi)
             return true
         }
         // A loop that has stopped would never answer: the request fails at once instead.
         guard accepted else { return finish(job, cancelled: true) }
-        _ = pa_multi_wakeup(multi)
     }
 
     func cancel(_ job: CurlJob) {
         job.cancelled.store(true, ordering: .relaxed)
-        state.withLock { $0.cancelled.append(job) }
-        _ = pa_multi_wakeup(multi)
+        state.withLock { state in
+            state.cancelled.append(job)
+            if state.running { _ = pa_multi_wakeup(multi) }
+        }
     }
 
     func stop() {
-        state.withLock { $0.running = false }
-        _ = pa_multi_wakeup(multi)
+        state.withLock { state in
+            guard state.running else { return }
+            state.running = false
+            _ = pa_multi_wakeup(multi)
+        }
     }
 
     private func run() {
