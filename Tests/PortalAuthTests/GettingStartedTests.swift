@@ -1,0 +1,35 @@
+import Foundation
+import PortalAuth
+import PortalEmulator
+import Testing
+
+/// The DocC article's getting-started program, compiled (GettingStartedExample.swift) and run.
+@Suite struct GettingStartedTests {
+    @Test("the article prints the program this target compiles, character for character")
+    func theArticleShowsTheCompiledProgram() throws {
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let root = tests.deletingLastPathComponent().deletingLastPathComponent()
+        let article = try String(
+            contentsOf: root.appending(path: "Sources/PortalAuth/PortalAuth.docc/GettingStarted.md"), encoding: .utf8)
+        let example = try String(contentsOf: tests.appending(path: "GettingStartedExample.swift"), encoding: .utf8)
+        let block = try #require(article.firstRange(of: "```swift\n").map { article[$0.upperBound...] })
+        let code = try #require(block.firstRange(of: "```").map { String(block[..<$0.lowerBound]) })
+        let compiled = try #require(
+            example.firstRange(of: "import PortalAuth\n").map { String(example[$0.lowerBound...]) })
+        #expect(code == compiled)
+    }
+
+    @Test("the program signs in through the portal and counts the layer's government parcels")
+    func theProgramCountsTheParcels() async throws {
+        try await Fixture.with { f in
+            let count = try await countGovernmentParcels(
+                layer: f.layer, username: "alice", password: "alice-pass-123",
+                caBundlePath: f.emulator.caCertificatePath)
+            let all = try await f.manager.send(
+                ArcGISRequest(url: f.query, parameters: [("where", "UseType = 'Government'"), ("outFields", "*")]))
+            let features = try #require(all.json?["features"]?.arrayValue)
+            #expect(count > 0)
+            #expect(count == features.count)
+        }
+    }
+}
