@@ -108,49 +108,37 @@ public final class PortalEmulator: Sendable {
         let https = try await Listener.start(
             host: configuration.host, port: configuration.port, tls: tls, handler: handler, logger: logger)
         context.setURLs(EmulatorURLs(baseURL: "https://\(urlHost(configuration.host)):\(https.port)"))
-        var http: Listener?
-        if let httpPort = configuration.httpPort {
+        // Each further listener shuts down the ones started before it when it cannot start.
+        var started = [https]
+        func startBeside(port: Int, tls: TLSConfiguration?, handler: RequestHandler) async throws -> Listener {
             do {
-                http = try await Listener.start(
-                    host: configuration.host, port: httpPort, tls: nil, handler: handler, logger: logger)
+                let listener = try await Listener.start(
+                    host: configuration.host, port: port, tls: tls, handler: handler, logger: logger)
+                started.append(listener)
+                return listener
             } catch {
-                await https.shutdown()
+                for listener in started { await listener.shutdown() }
                 throw error
             }
         }
-        var proxy: Listener?
-        if let proxyPort = configuration.proxyPort {
-            do {
-                var gated = handler
-                gated.behindProxy = true
-                proxy = try await Listener.start(
-                    host: configuration.host, port: proxyPort, tls: tls, handler: gated, logger: logger)
-                var urls = context.urls
-                urls.proxyBaseURL = "https://\(urlHost(configuration.host)):\(proxy!.port)"
-                context.setURLs(urls)
-            } catch {
-                await https.shutdown()
-                await http?.shutdown()
-                throw error
-            }
+        let host = urlHost(configuration.host)
+        let http = try await configuration.httpPort.asyncMap {
+            try await startBeside(port: $0, tls: nil, handler: handler)
         }
-        var location: Listener?
-        if let locationPort = configuration.locationServicesPort {
-            do {
-                var services = handler
-                services.locationServices = true
-                location = try await Listener.start(
-                    host: configuration.host, port: locationPort, tls: tls, handler: services, logger: logger)
-                var urls = context.urls
-                urls.locationServicesBaseURL = "https://\(urlHost(configuration.host)):\(location!.port)"
-                context.setURLs(urls)
-            } catch {
-                await https.shutdown()
-                await http?.shutdown()
-                await proxy?.shutdown()
-                throw error
-            }
+        var proxyHandler = handler
+        proxyHandler.behindProxy = true
+        let proxy = try await configuration.proxyPort.asyncMap {
+            try await startBeside(port: $0, tls: tls, handler: proxyHandler)
         }
+        var servicesHandler = handler
+        servicesHandler.locationServices = true
+        let location = try await configuration.locationServicesPort.asyncMap {
+            try await startBeside(port: $0, tls: tls, handler: servicesHandler)
+        }
+        var urls = context.urls
+        urls.proxyBaseURL = proxy.map { "https://\(host):\($0.port)" }
+        urls.locationServicesBaseURL = location.map { "https://\(host):\($0.port)" }
+        context.setURLs(urls)
         logger.info("portal-emulator listening", metadata: ["baseURL": "\(context.urls.baseURL)"])
         return PortalEmulator(
             context: context, https: https, http: http, proxy: proxy, location: location, caCertificatePath: caPath,
@@ -245,5 +233,13 @@ public final class PortalEmulator: Sendable {
         await proxy?.shutdown()
         await location?.shutdown()
         if let temporaryDirectory { try? FileManager.default.removeItem(atPath: temporaryDirectory) }
+    }
+}
+
+extension Optional {
+    /// `map` with an asynchronous, throwing transform.
+    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
     }
 }
