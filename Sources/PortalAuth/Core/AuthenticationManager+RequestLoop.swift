@@ -153,17 +153,14 @@ extension AuthenticationManager {
         {
             return .httpAuthenticationChallenge(offered)
         }
-        if let error = ArcGISError.parse(response.body) {
+        guard let failure = AuthenticationServices.answerFailure(response, from: url) else { return .done(response) }
+        if let error = failure.arcGIS {
             let isChallenge =
                 error.code == 499 || error.code == 498
                 || (error.code == 403 && error.messageCode == "GWM_0003" && attempt.credential == nil)
             if isChallenge { return .arcGISChallenge(error) }
-            return .failure(PortalAuthError.arcGIS(error, from: url))
         }
-        guard (200..<300).contains(response.status) else {
-            return .failure(ServerContext.httpStatusError(url, status: response.status))
-        }
-        return .done(response)
+        return .failure(failure.error)
     }
 
     /// The request after a redirect of `attempt` to `location` (counted and checked by `redirects`).
