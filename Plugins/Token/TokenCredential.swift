@@ -83,8 +83,9 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         guard serverContext.acceptsTokenService(tokenServiceURL) else {
             throw PortalAuthError(
                 .insecureTransport,
-                "refusing to send the password for \(serverContext) to \(ServerContext.describe(tokenServiceURL)): the token service is not on the server's host and port; sign in at that server directly"
-            )
+                "refusing to send the password for \(serverContext) to \(ServerContext.describe(tokenServiceURL)), not "
+                    + "its host and port",
+                remedy: (try? ServerContext.host(of: tokenServiceURL)).map { .signIn(.token($0)) } ?? .checkURL)
         }
         var parameters = [("username", username), ("password", password)]
         if let referer {
@@ -114,7 +115,8 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         guard let token = json["token"]?.stringValue, !token.isEmpty else {
             throw PortalAuthError(
                 .invalidResponse,
-                "the token service \(tokenServiceURL.host() ?? "") answered without a token: it may not be an ArcGIS generateToken service",
+                "the token service \(tokenServiceURL.host() ?? "") answered without a token: it may not be an ArcGIS "
+                    + "generateToken service",
                 remedy: .checkURL)
         }
         let issuer = "the token service \(ServerContext.describe(tokenServiceURL))"
@@ -133,14 +135,15 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         guard !referer.isEmpty else {
             throw PortalAuthError(
                 .invalidArgument,
-                "the referer is empty: a token bound to a referer needs one (the server refuses an empty referer); give a referer, or none to bind the token to this machine's IP address"
-            )
+                "the referer is empty, and the server refuses a token bound to an empty referer (no referer binds it "
+                    + "to this IP)",
+                remedy: .provide(.referer))
         }
         guard !referer.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw PortalAuthError(
                 .invalidArgument,
-                "the referer contains control characters (CR, LF or NUL), which cannot be sent in the Referer header: give it on one line"
-            )
+                "the referer contains control characters (CR, LF or NUL), which cannot be sent in the Referer header",
+                remedy: .provide(.referer))
         }
     }
 

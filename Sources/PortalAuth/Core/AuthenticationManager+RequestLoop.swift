@@ -192,7 +192,8 @@ extension AuthenticationManager {
             let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: url)
             throw PortalAuthError(
                 .invalidToken,
-                "\(ServerContext.describe(url)) refused the credential it was just given (\(error.code) \(error.message)): the token is not valid for this server; check the server's federation and sign in again",
+                "\(ServerContext.describe(url)) refused the credential it was just given (\(error.code) "
+                    + "\(error.message)): not valid for this server",
                 remedy: remedy, cause: error.cause)
         }
         logger.debug(
@@ -202,7 +203,8 @@ extension AuthenticationManager {
             let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: url)
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(ServerContext.describe(url)) requires sign-in (\(error.code) \(error.message)) and no credential was given",
+                "\(ServerContext.describe(url)) requires sign-in (\(error.code) \(error.message)) and no credential "
+                    + "was given",
                 remedy: remedy, cause: error.cause)
         }
     }
@@ -228,7 +230,8 @@ extension AuthenticationManager {
         guard ledger.answer(.iap(host: host)) else {
             throw PortalAuthError(
                 .authenticationFailed,
-                "the identity-aware proxy in front of \(host.host):\(host.port) refused the token it was just given (HTTP \(challenge.status)): check hosts_behind_proxy and the app registration, then sign in again",
+                "the identity-aware proxy in front of \(host.host):\(host.port) refused the token it was just given "
+                    + "(HTTP \(challenge.status))",
                 remedy: .signIn(sent?.howToSignIn ?? .identityAwareProxy()), cause: .httpStatus(challenge.status))
         }
         try await iap.resolve(challenge, sent: sent)
