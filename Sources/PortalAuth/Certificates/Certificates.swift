@@ -125,12 +125,14 @@ public struct PKCS12Bundle: Sendable {
         case PA_P12_NO_CERTIFICATE:
             throw PortalAuthError(
                 .invalidArgument,
-                "\(name) holds a private key but no certificate for it (it was exported without it); nothing was stored",
+                "\(name) holds a private key but no certificate for it (it was exported without it); nothing "
+                    + "was stored",
                 cause: cause)
         case PA_P12_UNSUPPORTED:
             throw PortalAuthError(
                 .invalidArgument,
-                "\(name) uses a cipher this OpenSSL cannot read (\(reason); its legacy provider may be missing); nothing was stored",
+                "\(name) uses a cipher this OpenSSL cannot read (\(reason); its legacy provider may be missing); "
+                    + "nothing was stored",
                 cause: cause)
         case PA_P12_UNAVAILABLE:
             throw PortalAuthError(
@@ -140,7 +142,8 @@ public struct PKCS12Bundle: Sendable {
         default:
             throw PortalAuthError(
                 .invalidArgument,
-                "\(name) is not a readable PKCS#12 file (\(reason)): not a .p12/.pfx file, or damaged; nothing was stored",
+                "\(name) is not a readable PKCS#12 file (\(reason)): not a .p12/.pfx file, or damaged; nothing "
+                    + "was stored",
                 cause: cause)
         }
         defer { pa_x509_info_free(&info) }

@@ -196,7 +196,8 @@ public struct AuthenticationServices: Sendable {
         if let location = IAPAuthenticationChallenge.signInRedirect(from: request.url, response: response) {
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(ServerContext.describe(request.url)) is behind an identity-aware proxy that wants sign-in (HTTP \(response.status) to \(ServerContext.describe(location)))",
+                "\(ServerContext.describe(request.url)) is behind an identity-aware proxy that wants sign-in (HTTP "
+                    + "\(response.status) to \(ServerContext.describe(location)))",
                 remedy: .signIn(.identityAwareProxy()), cause: .httpStatus(response.status))
         }
         return response
@@ -260,7 +261,8 @@ extension ServerContext {
         case 404, 405:
             return PortalAuthError(
                 .httpError,
-                "\(place) answered HTTP \(status) (\(status == 404 ? "not found" : "method not allowed")): it is not an ArcGIS portal or server, or the URL does not lead to one",
+                "\(place) answered HTTP \(status) (\(status == 404 ? "not found" : "method not allowed")): it is not "
+                    + "an ArcGIS portal or server, or the URL does not lead to one",
                 remedy: .checkURL, cause: .httpStatus(status))
         default:
             return PortalAuthError(
