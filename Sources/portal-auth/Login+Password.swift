@@ -38,11 +38,9 @@ extension Login {
             return
         }
         let password = try readPassword(for: context.description, who: credentials.username!)
-        let isPortal = ServerContext.arcGISServerRoot(of: target) == nil
-        let tokenServiceURL = await manager.services.tokenServiceURL(for: context, isPortal: isPortal)
         let credential = try await TokenCredential.credential(
-            for: context, tokenServiceURL: tokenServiceURL, username: credentials.username!, password: password,
-            referer: credentials.referer, expirationMinutes: credentials.expiration ?? 60,
+            for: target, username: credentials.username!, password: password,
+            tokenExpirationMinutes: credentials.expiration ?? 60, referer: credentials.referer,
             keepPassword: false, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
         let kept = try RememberedPassword.update(
