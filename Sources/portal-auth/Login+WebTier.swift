@@ -42,7 +42,7 @@ extension Login {
                 remedy: .provideClientCertificate(host: host.host, port: host.port))
         }
         let password = try readPassword(for: path, who: "the PKCS#12 file")
-        let credential = try CertificateCredential(host: host, pkcs12: Array(data), password: password, name: path)
+        let credential = try CertificateCredential(host: host, pkcs12: Array(data), password: password, path: path)
         if credential.isExpired {
             printWarning(
                 "the certificate \(credential.certificate.subject) is not valid now (valid "

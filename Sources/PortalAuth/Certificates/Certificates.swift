@@ -100,8 +100,10 @@ public struct PKCS12Bundle: Sendable {
     /// Opens the bytes with the password. Throws a ``PortalAuthError`` that says which of these it
     /// is: a wrong password (``PortalAuthError/Code/authenticationFailed``), not a PKCS#12 file, a
     /// file without a private key, or a cipher this OpenSSL cannot use (``PortalAuthError/Code/invalidArgument``).
-    /// `name` is how the file is called in messages (its path).
-    public init(bytes: [UInt8], password: String, name: String = "the PKCS#12 file") throws {
+    /// `path` names the file the bytes were read from in messages (they say "the PKCS#12 data"
+    /// without one).
+    public init(bytes: [UInt8], password: String, path: String? = nil) throws {
+        let name = path ?? "the PKCS#12 data"
         try PortalAuthCrypto.load()
         var info = pa_x509_info()
         var error = [CChar](repeating: 0, count: 256)
@@ -182,5 +184,13 @@ public struct ServerCertificateReport: Sendable, Equatable {
         self.certificate = certificate
         self.failure = failure
         self.failureText = failureText
+    }
+}
+
+extension PKCS12Bundle {
+    /// Opens the bytes with the password; `name` was how messages called the file.
+    @available(*, deprecated, renamed: "init(bytes:password:path:)")
+    public init(bytes: [UInt8], password: String, name: String) throws {
+        try self.init(bytes: bytes, password: password, path: name)
     }
 }
