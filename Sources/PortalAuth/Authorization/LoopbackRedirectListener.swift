@@ -160,8 +160,8 @@ final class LoopbackRedirectListener: Sendable {
         throw PortalAuthError(
             .timedOut,
             "the browser did not come back to http://127.0.0.1:\(port)\(path) within \(Int(timeout)) seconds\(foreign) "
-                + "(or the portal showed an error page: an unknown client ID or an unregistered redirect URL); nothing "
-                + "was stored",
+                + "(or the portal showed an error page: an unknown client ID, or a redirect URL not registered for "
+                + "the app); nothing was stored",
             remedy: .raiseLimit(.signInTimeout, value: Int(timeout)))
     }
 

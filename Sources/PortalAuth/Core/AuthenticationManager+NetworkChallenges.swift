@@ -20,7 +20,7 @@ extension AuthenticationManager {
                 throw PortalAuthError(
                     .authenticationFailed,
                     "\(host.host):\(host.port) refused the client certificate it was just given (not for this server, "
-                        + "or not from a CA it trusts)",
+                        + "or not from a CA it trusts); nothing was stored",
                     remedy: .provideClientCertificate(host: host.host, port: host.port), cause: error.cause)
             }
             throw error
@@ -44,7 +44,7 @@ extension AuthenticationManager {
             throw PortalAuthError(
                 .authenticationFailed,
                 "\(host.host):\(host.port) refused the username and password (HTTP 401 again right after they were "
-                    + "given); nothing was stored",
+                    + "given): the password or user name is wrong; nothing was stored",
                 remedy: .provideHTTPPassword(url: attempt.url), cause: .httpStatus(401))
         }
         let kind = NetworkAuthenticationChallenge.Kind.httpAuthentication(
