@@ -30,8 +30,9 @@ public struct CertificateCredential: NetworkCredential, Equatable {
     /// Opens the PKCS#12 bytes with the password for `host`. Throws a ``PortalAuth/PortalAuthError``
     /// for a wrong password, a corrupt file, or a file without a private key (see
     /// ``PortalAuth/PKCS12Bundle``). An expired certificate is accepted (check ``isExpired``:
-    /// servers refuse it, and the CLI warns).
-    public init(host: ServerContext, pkcs12: [UInt8], password: String, name: String = "the PKCS#12 file") throws {
+    /// servers refuse it, and the CLI warns). `path` names the file the bytes were read from in
+    /// messages.
+    public init(host: ServerContext, pkcs12: [UInt8], password: String, path: String? = nil) throws {
         guard host.scheme == "https" else {
             throw PortalAuthError(
                 .invalidArgument,
@@ -40,7 +41,7 @@ public struct CertificateCredential: NetworkCredential, Equatable {
         }
         let bundle: PKCS12Bundle
         do {
-            bundle = try PKCS12Bundle(bytes: pkcs12, password: password, name: name)
+            bundle = try PKCS12Bundle(bytes: pkcs12, password: password, path: path)
         } catch var error as PortalAuthError where error.code != .libraryUnavailable {
             // A wrong password, or a file that is no client certificate: give another for this host.
             error.remedy = .provideClientCertificate(host: host.host, port: host.port)
@@ -82,5 +83,13 @@ public struct CertificateCredential: NetworkCredential, Equatable {
         pkcs12 = Array(bytes)
         password = try container.decode(String.self, forKey: .password)
         certificate = try container.decode(CertificateSummary.self, forKey: .certificate)
+    }
+}
+
+extension CertificateCredential {
+    /// Opens the PKCS#12 bytes with the password for `host`; `name` was how messages called the file.
+    @available(*, deprecated, renamed: "init(host:pkcs12:password:path:)")
+    public init(host: ServerContext, pkcs12: [UInt8], password: String, name: String) throws {
+        try self.init(host: host, pkcs12: pkcs12, password: password, path: name)
     }
 }

@@ -34,7 +34,7 @@ public struct PKCS12FileProvider: ClientCertificateProvider {
                 .invalidArgument, "cannot read the PKCS#12 file \(path): it does not exist, or it is not readable",
                 remedy: .provideClientCertificate(host: challenge.host.host, port: challenge.host.port))
         }
-        return try CertificateCredential(host: challenge.host, pkcs12: Array(data), password: password, name: path)
+        return try CertificateCredential(host: challenge.host, pkcs12: Array(data), password: password, path: path)
     }
 }
 

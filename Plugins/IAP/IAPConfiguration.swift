@@ -56,7 +56,8 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
             guard ConfigurationFile.isSecureOrLoopback(url) else {
                 throw PortalAuthError(
                     .invalidConfiguration,
-                    "\"\(name)\" must be an https URL (http only for 127.0.0.1, localhost or ::1), not \(URLRedaction.redact(url.absoluteString))",
+                    "\"\(name)\" must be an https URL (http only for 127.0.0.1, localhost or ::1), not "
+                        + "\(URLRedaction.redact(url.absoluteString))",
                     remedy: .fixConfiguration(file: nil, key: name))
             }
         }
@@ -68,7 +69,8 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
         guard !hostsBehindProxy.isEmpty else {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\"hosts_behind_proxy\" must list at least one host (\"host\", \"host:port\", \"*.domain.com\" or \"*\")",
+                "\"hosts_behind_proxy\" must list at least one host (\"host\", \"host:port\", \"*.domain.com\" "
+                    + "or \"*\")",
                 remedy: .fixConfiguration(file: nil, key: "hosts_behind_proxy"))
         }
         for pattern in hostsBehindProxy where HostPattern(pattern) == nil {
@@ -80,7 +82,8 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
         guard Self.promptTypes.contains(authorizationPromptType) else {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\"authorization_prompt_type\" must be one of \"\", \"none\", \"login\", \"consent\", \"select_account\", not \"\(authorizationPromptType)\"",
+                "\"authorization_prompt_type\" must be one of \"\", \"none\", \"login\", \"consent\", "
+                    + "\"select_account\", not \"\(authorizationPromptType)\"",
                 remedy: .fixConfiguration(file: nil, key: "authorization_prompt_type"))
         }
         // Entra ID has no out-of-band redirect.

@@ -190,7 +190,8 @@ package struct EntraTokenEndpoint {
         guard let json, let access = json["access_token"]?.stringValue, !access.isEmpty else {
             throw PortalAuthError(
                 .invalidResponse,
-                "\(where_) answered without an access token: token_url is not a token endpoint, or the app registration does not allow this grant",
+                "\(where_) answered without an access token: token_url is not a token endpoint, or the app "
+                    + "registration does not allow this grant",
                 remedy: .fixConfiguration(file: nil, key: "token_url"))
         }
         let expiresIn = try json.lifetime("expires_in", from: where_) ?? 3600
@@ -200,8 +201,9 @@ package struct EntraTokenEndpoint {
         if let idToken, !TokenInfo.isUsableToken(idToken) {
             throw PortalAuthError(
                 .invalidResponse,
-                "\(where_) sent an ID token with control characters (CR, LF or NUL), which cannot be sent in an HTTP header: it was not used or stored; report this to the identity provider's administrator"
-            )
+                "\(where_) sent an ID token with control characters (CR, LF or NUL), unfit for an HTTP header: not "
+                    + "used or stored",
+                remedy: .reportToAdministrator(server: where_))
         }
         let claims = idToken.flatMap(Self.claims)
         let exp = claims?["exp"]?.doubleValue.flatMap { $0.isFinite ? $0 : nil }

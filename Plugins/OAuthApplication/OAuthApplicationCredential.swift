@@ -73,7 +73,9 @@ public struct OAuthApplicationCredential: ArcGISCredential, Equatable {
         } catch let error as PortalAuthError where error.code == .arcGISError {
             throw PortalAuthError(
                 .authenticationFailed,
-                "\(portal) refused the app credentials for client ID \(clientID) (\(error.message)): check the client ID and secret",
+                "\(portal) refused the app credentials for client ID \(clientID) (\(error.message))",
+                remedy: .signIn(
+                    .init(kind: OAuthApplicationCredential.kind, serverContext: portal, clientID: clientID)),
                 cause: error.cause)
         }
         return OAuthApplicationCredential(

@@ -49,7 +49,8 @@ public struct OAuthUserConfiguration: Sendable, Equatable {
         guard portalURL.scheme?.lowercased() == "https" || ConfigurationFile.isLoopback(host: host) else {
             throw PortalAuthError(
                 .insecureTransport,
-                "the portal URL \(URLRedaction.redact(portalURL.absoluteString)) is not https: the sign-in page would send the password in the clear",
+                "the portal URL \(URLRedaction.redact(portalURL.absoluteString)) is not https: the sign-in page would "
+                    + "send the password in the clear",
                 remedy: .useHTTPS(url: portalURL))
         }
         self.portalURL = portalURL
@@ -96,7 +97,8 @@ extension OAuthUserConfiguration {
         guard (try? AuthorizationRedirect(redirect)) != nil, let redirectURL = URL(string: redirect) else {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(file.context): \"redirect_url\" must be http://127.0.0.1[:PORT]/path, \(AuthorizationRedirect.outOfBandURI) or the app's registered URL, not \(redirect)",
+                "\(file.context): \"redirect_url\" must be http://127.0.0.1[:PORT]/path, "
+                    + "\(AuthorizationRedirect.outOfBandURI) or the app's registered URL, not \(redirect)",
                 remedy: .fixConfiguration(file: file.source, key: "redirect_url"))
         }
         try self.init(

@@ -87,8 +87,8 @@ public struct OAuthUserCredential: RevocableCredential, Equatable {
         guard let refreshToken = response.refreshToken, !refreshToken.isEmpty else {
             throw PortalAuthError(
                 .invalidResponse,
-                "\(portal) returned no refresh token for the sign-in: check that the app allows user sign-in; nothing was stored"
-            )
+                "\(portal) returned no refresh token for the sign-in; nothing was stored",
+                remedy: .checkAppRegistration(server: portal.description))
         }
         services.logger.debug(
             "oauth sign-in complete", metadata: ["server": "\(portal)", "user": "\(response.username ?? "?")"])

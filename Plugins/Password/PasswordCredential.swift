@@ -77,7 +77,8 @@ public struct PasswordCredential: NetworkCredential, Equatable {
         guard !usable.isEmpty else {
             throw PortalAuthError(
                 .insecureTransport,
-                "\(host.host):\(host.port) offers only HTTP Basic over plain http, which would send the password in clear; nothing was stored",
+                "\(host.host):\(host.port) offers only HTTP Basic over plain http, which would send the password in "
+                    + "clear; nothing was stored",
                 remedy: .allowBasicOverHTTP(host: host))
         }
         return usable

@@ -42,7 +42,8 @@ public struct PregeneratedTokenCredential: ArcGISCredential, Equatable {
         guard TokenInfo.isUsableToken(token), token.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\"" }) else {
             throw PortalAuthError(
                 .invalidArgument,
-                "the token contains spaces, control characters (such as NUL) or non-ASCII characters, so it is not one token",
+                "the token contains spaces, control characters (such as NUL) or non-ASCII characters, so it is not "
+                    + "one token",
                 remedy: .provide(.token))
         }
         if let expiresIn, expiresIn <= 0 {
@@ -95,7 +96,8 @@ public struct PregeneratedTokenHandler: AuthenticationChallengeHandler {
         let expired = previous.tokenInfo.isExpired()
         throw PortalAuthError(
             .credentialExpired,
-            "the pregenerated token for \(previous.serverContext) \(expired ? "has expired" : "was refused (\(arcGIS.error.code) \(arcGIS.error.message))")",
+            "the pregenerated token for \(previous.serverContext) "
+                + "\(expired ? "has expired" : "was refused (\(arcGIS.error.code) \(arcGIS.error.message))")",
             remedy: .signIn(previous.howToSignIn), cause: arcGIS.error.cause)
     }
 }

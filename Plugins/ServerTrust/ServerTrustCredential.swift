@@ -95,7 +95,10 @@ public struct ServerTrustHandler: AuthenticationChallengeHandler {
         let old = trusted.map { "trusted \($0.certificate.sha256Fingerprint)" } ?? "trusted key unknown"
         return PortalAuthError(
             .untrustedServer,
-            "the certificate of \(place) CHANGED since it was trusted (\(old), now \(report.certificate.sha256Fingerprint), subject \(report.certificate.subject)): nothing was sent, and unless the change is expected someone may be intercepting the connection",
+            "the certificate of \(place) CHANGED since it was trusted (\(old), now "
+                + "\(report.certificate.sha256Fingerprint), "
+                + "subject \(report.certificate.subject)): nothing was sent; unless expected, someone may be "
+                + "intercepting",
             remedy: .trustServerAgain(host: host.host, port: host.port), cause: .other("pinned public key mismatch"))
     }
 }

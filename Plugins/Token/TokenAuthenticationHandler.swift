@@ -23,25 +23,35 @@ extension StaticPasswordProvider: UsernamePasswordProvider where Challenge == Ar
 /// (`{portal}/sharing/rest/generateToken`, or the server's `tokenServicesUrl`).
 public struct TokenAuthenticationHandler: AuthenticationChallengeHandler {
     let provider: any UsernamePasswordProvider
-    let expirationMinutes: Int
+    let tokenExpirationMinutes: Int
     let referer: String?
     let keepPassword: Bool
 
     /// Creates the handler.
     ///
     /// - Parameters:
-    ///   - expirationMinutes: the token lifetime to ask for (servers cap it).
+    ///   - tokenExpirationMinutes: the token lifetime to ask for (servers cap it).
     ///   - referer: the referer to bind tokens to; nil (the default) binds them to the requesting
     ///     IP address (`client=requestip`), so they work without a `Referer` header.
     ///   - keepPassword: keep the password in memory to regenerate tokens before they expire.
     public init(
-        provider: any UsernamePasswordProvider, expirationMinutes: Int = 60,
+        provider: any UsernamePasswordProvider, tokenExpirationMinutes: Int = 60,
         referer: String? = nil, keepPassword: Bool = true
     ) {
         self.provider = provider
-        self.expirationMinutes = expirationMinutes
+        self.tokenExpirationMinutes = tokenExpirationMinutes
         self.referer = referer
         self.keepPassword = keepPassword
+    }
+
+    /// Creates the handler, with the lifetime's earlier label.
+    @available(*, deprecated, renamed: "init(provider:tokenExpirationMinutes:referer:keepPassword:)")
+    public init(
+        provider: any UsernamePasswordProvider, expirationMinutes: Int, referer: String? = nil,
+        keepPassword: Bool = true
+    ) {
+        self.init(
+            provider: provider, tokenExpirationMinutes: expirationMinutes, referer: referer, keepPassword: keepPassword)
     }
 
     /// ``TokenCredential``.
@@ -67,7 +77,8 @@ public struct TokenAuthenticationHandler: AuthenticationChallengeHandler {
         let credential = try await TokenCredential.credential(
             for: arcGIS.serverContext, tokenServiceURL: tokenServiceURL!, username: username,
             password: password,
-            referer: referer, expirationMinutes: expirationMinutes, keepPassword: keepPassword, services: services)
+            referer: referer, tokenExpirationMinutes: tokenExpirationMinutes, keepPassword: keepPassword,
+            services: services)
         return .continueWithCredential(.arcGIS(credential))
     }
 }

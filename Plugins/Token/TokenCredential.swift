@@ -25,13 +25,14 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     /// The referer the token is bound to (`client=referer`), sent as the `Referer` header with it;
     /// nil for a token bound to the address the requests come from (`client=requestip`).
     public let referer: String?
-    /// The lifetime asked for, in minutes.
-    public let expirationMinutes: Int
+    /// The token lifetime asked for, in minutes (servers cap it).
+    public let tokenExpirationMinutes: Int
     /// The password, in memory only.
     private(set) var password: String? = nil
 
     enum CodingKeys: String, CodingKey {
-        case serverContext, tokenServiceURL, username, tokenInfo, referer, expirationMinutes
+        // Stored items keep the key "expirationMinutes".
+        case serverContext, tokenServiceURL, username, tokenInfo, referer, tokenExpirationMinutes = "expirationMinutes"
     }
 
     /// The referer earlier versions bound every token to when none was given. Credentials stored
@@ -42,16 +43,34 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     /// Creates a credential from parts (no request is made).
     public init(
         serverContext: ServerContext, tokenServiceURL: URL, username: String, tokenInfo: TokenInfo, referer: String?,
-        expirationMinutes: Int, password: String? = nil
+        tokenExpirationMinutes: Int, password: String? = nil
     ) {
         self.serverContext = serverContext
         self.tokenServiceURL = tokenServiceURL
         self.username = username
         self.tokenInfo = tokenInfo
         self.referer = referer
-        self.expirationMinutes = expirationMinutes
+        self.tokenExpirationMinutes = tokenExpirationMinutes
         self.password = password
     }
+
+    /// Creates a credential from parts (no request is made), with the lifetime's earlier label.
+    @available(
+        *, deprecated,
+        renamed: "init(serverContext:tokenServiceURL:username:tokenInfo:referer:tokenExpirationMinutes:password:)"
+    )
+    public init(
+        serverContext: ServerContext, tokenServiceURL: URL, username: String, tokenInfo: TokenInfo, referer: String?,
+        expirationMinutes: Int, password: String? = nil
+    ) {
+        self.init(
+            serverContext: serverContext, tokenServiceURL: tokenServiceURL, username: username, tokenInfo: tokenInfo,
+            referer: referer, tokenExpirationMinutes: expirationMinutes, password: password)
+    }
+
+    /// The token lifetime asked for, in minutes, under its earlier name.
+    @available(*, deprecated, renamed: "tokenExpirationMinutes")
+    public var expirationMinutes: Int { tokenExpirationMinutes }
 
     /// Whether the password is held in memory (so the token can be regenerated silently).
     public var hasPassword: Bool { password != nil }
@@ -66,10 +85,11 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     ///
     /// - Parameters:
     ///   - referer: the referer to bind the token to; nil binds it to the requesting IP address.
+    ///   - tokenExpirationMinutes: the token lifetime to ask for (servers cap it).
     ///   - keepPassword: keep the password in memory so the token is regenerated before expiry.
     public static func credential(
         for serverContext: ServerContext, tokenServiceURL: URL, username: String, password: String,
-        referer: String? = nil, expirationMinutes: Int = 60, keepPassword: Bool = true,
+        referer: String? = nil, tokenExpirationMinutes: Int = 60, keepPassword: Bool = true,
         services: AuthenticationServices
     ) async throws -> TokenCredential {
         guard !username.isEmpty else {
@@ -83,8 +103,9 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         guard serverContext.acceptsTokenService(tokenServiceURL) else {
             throw PortalAuthError(
                 .insecureTransport,
-                "refusing to send the password for \(serverContext) to \(ServerContext.describe(tokenServiceURL)): the token service is not on the server's host and port; sign in at that server directly"
-            )
+                "refusing to send the password for \(serverContext) to \(ServerContext.describe(tokenServiceURL)), not "
+                    + "its host and port",
+                remedy: (try? ServerContext.host(of: tokenServiceURL)).map { .signIn(.token($0)) } ?? .checkURL)
         }
         var parameters = [("username", username), ("password", password)]
         if let referer {
@@ -92,7 +113,7 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         } else {
             parameters.append(("client", "requestip"))
         }
-        parameters.append(("expiration", String(expirationMinutes)))
+        parameters.append(("expiration", String(tokenExpirationMinutes)))
         let json: JSONValue
         do {
             json = try await services.postForm(tokenServiceURL, parameters)
@@ -114,7 +135,8 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         guard let token = json["token"]?.stringValue, !token.isEmpty else {
             throw PortalAuthError(
                 .invalidResponse,
-                "the token service \(tokenServiceURL.host() ?? "") answered without a token: it may not be an ArcGIS generateToken service",
+                "the token service \(tokenServiceURL.host() ?? "") answered without a token: it may not be an ArcGIS "
+                    + "generateToken service",
                 remedy: .checkURL)
         }
         let issuer = "the token service \(ServerContext.describe(tokenServiceURL))"
@@ -124,7 +146,48 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         ).checkedAsIssued(by: issuer)
         return TokenCredential(
             serverContext: serverContext, tokenServiceURL: tokenServiceURL, username: username, tokenInfo: info,
-            referer: referer, expirationMinutes: expirationMinutes, password: keepPassword ? password : nil)
+            referer: referer, tokenExpirationMinutes: tokenExpirationMinutes, password: keepPassword ? password : nil)
+    }
+
+    /// Generates a token for the portal or ArcGIS Server that `url` names, as the Maps SDK's
+    /// `TokenCredential.credential(for:username:password:tokenExpirationMinutes:)` does: the server
+    /// context comes from the URL (an ArcGIS Server when it has `/rest`, `/tokens` or `/admin`, a
+    /// portal otherwise) and its token service from the context's `info` endpoint
+    /// (``AuthenticationServices/tokenServiceURL(for:isPortal:)``).
+    ///
+    /// - Parameters:
+    ///   - url: the portal, the server, or a URL on it.
+    ///   - tokenExpirationMinutes: the token lifetime to ask for (servers cap it).
+    ///   - referer: the referer to bind the token to; nil binds it to the requesting IP address.
+    ///   - keepPassword: keep the password in memory so the token is regenerated before expiry.
+    ///   - services: the manager's ``AuthenticationManager/services``.
+    public static func credential(
+        for url: URL, username: String, password: String, tokenExpirationMinutes: Int = 60, referer: String? = nil,
+        keepPassword: Bool = true, services: AuthenticationServices
+    ) async throws -> TokenCredential {
+        let serverContext = try ServerContext(url: url)
+        let isPortal = ServerContext.arcGISServerRoot(of: url) == nil
+        let tokenServiceURL = await services.tokenServiceURL(for: serverContext, isPortal: isPortal)
+        return try await credential(
+            for: serverContext, tokenServiceURL: tokenServiceURL, username: username, password: password,
+            referer: referer, tokenExpirationMinutes: tokenExpirationMinutes, keepPassword: keepPassword,
+            services: services)
+    }
+
+    /// Generates a token, with the lifetime's earlier label.
+    @available(
+        *, deprecated,
+        renamed:
+            "credential(for:tokenServiceURL:username:password:referer:tokenExpirationMinutes:keepPassword:services:)"
+    )
+    public static func credential(
+        for serverContext: ServerContext, tokenServiceURL: URL, username: String, password: String,
+        referer: String? = nil, expirationMinutes: Int, keepPassword: Bool = true,
+        services: AuthenticationServices
+    ) async throws -> TokenCredential {
+        try await credential(
+            for: serverContext, tokenServiceURL: tokenServiceURL, username: username, password: password,
+            referer: referer, tokenExpirationMinutes: expirationMinutes, keepPassword: keepPassword, services: services)
     }
 
     /// Refuses a referer that cannot bind a token: empty (servers answer "'referer' must be
@@ -133,14 +196,15 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         guard !referer.isEmpty else {
             throw PortalAuthError(
                 .invalidArgument,
-                "the referer is empty: a token bound to a referer needs one (the server refuses an empty referer); give a referer, or none to bind the token to this machine's IP address"
-            )
+                "the referer is empty, and the server refuses a token bound to an empty referer (no referer binds it "
+                    + "to this IP)",
+                remedy: .provide(.referer))
         }
         guard !referer.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw PortalAuthError(
                 .invalidArgument,
-                "the referer contains control characters (CR, LF or NUL), which cannot be sent in the Referer header: give it on one line"
-            )
+                "the referer contains control characters (CR, LF or NUL), which cannot be sent in the Referer header",
+                remedy: .provide(.referer))
         }
     }
 
@@ -149,7 +213,7 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         guard let password, let username else { return nil }
         return try await TokenCredential.credential(
             for: serverContext, tokenServiceURL: tokenServiceURL, username: username, password: password,
-            referer: referer, expirationMinutes: expirationMinutes, services: services)
+            referer: referer, tokenExpirationMinutes: tokenExpirationMinutes, services: services)
     }
 
     /// Compares everything but the password.
@@ -157,6 +221,6 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         lhs.serverContext == rhs.serverContext && lhs.tokenServiceURL == rhs.tokenServiceURL
             && lhs.username == rhs.username
             && lhs.tokenInfo == rhs.tokenInfo && lhs.referer == rhs.referer
-            && lhs.expirationMinutes == rhs.expirationMinutes
+            && lhs.tokenExpirationMinutes == rhs.tokenExpirationMinutes
     }
 }

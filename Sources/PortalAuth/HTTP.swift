@@ -264,7 +264,7 @@ extension HTTPTransport {
     /// Transports that cannot inspect certificates say so.
     public func serverCertificate(host: String, port: Int) async throws -> ServerCertificateReport {
         throw PortalAuthError(
-            .internalError, "this transport (\(type(of: self))) cannot read a server's certificate: use CurlTransport")
+            .internalError, "this transport (\(type(of: self))) cannot read a server's certificate (CurlTransport can)")
     }
 }
 

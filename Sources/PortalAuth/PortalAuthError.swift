@@ -255,6 +255,26 @@ extension PortalAuthError {
         /// Another process has held the lock file at `path` for long: if no portal-auth process is
         /// running (one was killed while holding it), remove the file.
         case removeStaleLock(path: String)
+        /// The server (or identity provider) `server` sent something no correct server sends:
+        /// nothing on this side fixes it; report it to that server's administrator.
+        case reportToAdministrator(server: String)
+        /// A token from `server` had expired when it arrived: check this machine's clock and the
+        /// server's, then sign in again.
+        case checkClock(server: String)
+        /// The OAuth sign-in at `server` failed for a reason of the app's registration: check the
+        /// client ID, the redirect URLs registered for the app, and that it allows user sign-in.
+        case checkAppRegistration(server: String)
+        /// The sign-in cannot go on (its answer was lost or did not belong to it): start it over.
+        case startOver
+        /// The loopback redirect `port` on 127.0.0.1 is in use: stop what listens there, or
+        /// register and use another redirect port.
+        case freePort(Int)
+        /// No Kerberos ticket could be obtained for `principal`: check the user name and the
+        /// Kerberos configuration (krb5.conf), or get a ticket first.
+        case checkKerberos(principal: String)
+        /// A file could not be made in the folder at `path`: check that it exists and that this
+        /// user may write in it.
+        case checkPermissions(path: String)
 
         /// The remedy in the library's words, for programs that show errors to people as they are.
         public var description: String {
@@ -290,6 +310,15 @@ extension PortalAuthError {
             case .makePrivate(let path): return "take other users' access to \(path) away"
             case .moveAside(let path): return "move \(path) aside"
             case .removeStaleLock(let path): return "if no portal-auth process is running, remove \(path)"
+            case .reportToAdministrator(let server): return "report it to the administrator of \(server)"
+            case .checkClock(let server): return "check the clocks of this machine and of \(server), then sign in again"
+            case .checkAppRegistration(let server):
+                return "check the app's client ID and redirect URLs registered at \(server), and that it allows sign-in"
+            case .startOver: return "start the sign-in over"
+            case .freePort(let port): return "stop what listens on 127.0.0.1:\(port), or register another redirect port"
+            case .checkKerberos(let principal):
+                return "check the user name \(principal) and the Kerberos configuration, or get a ticket first"
+            case .checkPermissions(let path): return "check that \(path) exists and this user may write in it"
             }
         }
     }
@@ -357,6 +386,9 @@ extension PortalAuthError {
         case clientID = "client ID"
         /// An OAuth client secret.
         case clientSecret = "client secret"
+        /// The referer a token is bound to (one line, not empty; none binds the token to this
+        /// machine's IP address).
+        case referer
 
         /// The input's name, for example `client ID`.
         public var description: String { rawValue }

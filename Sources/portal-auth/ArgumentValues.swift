@@ -36,7 +36,8 @@ func parseURL(_ string: String) throws -> URL {
         let shown = StrictURL.printable(string.hasPrefix("//") ? String(string.dropFirst(2)) : string)
         throw PortalAuthError(
             .invalidURL,
-            "'\(StrictURL.printable(string))' is not an absolute http(s) URL (written with its scheme, for example https://\(shown))",
+            "'\(StrictURL.printable(string))' is not an absolute http(s) URL (written with its scheme, for example "
+                + "https://\(shown))",
             remedy: .checkURL)
     }
     return try StrictURL.parse(string).url

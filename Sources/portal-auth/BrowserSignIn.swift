@@ -39,7 +39,8 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
                     printInfo("Opened the sign-out page with \(browser).")
                 } catch let error as PortalAuthError {
                     printInfo(
-                        "\(error.message).\nTo finish signing out at the identity provider, open:\n\n    \(url.absoluteString)\n"
+                        "\(error.message).\nTo finish signing out at the identity provider, open:\n\n    "
+                            + "\(url.absoluteString)\n"
                     )
                 }
             }
@@ -60,7 +61,9 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
         }
         if noBrowser {
             printInfo(
-                "Open this URL in a browser to sign in:\n\n    \(url.absoluteString)\n\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to cancel)."
+                "Open this URL in a browser to sign in:\n\n    "
+                    + "\(url.absoluteString)\n\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to "
+                    + "cancel)."
             )
             return
         }
@@ -70,21 +73,29 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
             if loopback {
                 let port = URL(string: redirectURI)?.port.map(String.init) ?? "PORT"
                 advice =
-                    "\nThe browser must reach \(redirectURI) on this machine: open the URL on a machine that forwards that port here (ssh -L \(port):127.0.0.1:\(port) THIS-HOST)\(outOfBandHint.map { ", or \($0) (the portal then shows a code to paste here)" } ?? "")."
+                    "\nThe browser must reach \(redirectURI) on this machine: open the URL on a machine that forwards "
+                    + "that port here (ssh -L \(port):127.0.0.1:\(port) "
+                    + "THIS-HOST)\(outOfBandHint.map { ", or \($0) (the portal then shows a code to paste here)" } ?? "")."
             }
             printInfo(
-                "No browser can be opened here: there is no display (DISPLAY and WAYLAND_DISPLAY are not set) and BROWSER is not set.\nOpen this URL in a browser, on this machine or another one:\n\n    \(url.absoluteString)\n\(advice)\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to cancel)."
+                "No browser can be opened here: there is no display (DISPLAY and WAYLAND_DISPLAY are not set) and "
+                    + "BROWSER is not set.\nOpen this URL in a browser, on this machine or another one:\n\n    "
+                    + "\(url.absoluteString)\n\(advice)\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) "
+                    + "(Ctrl-C to cancel)."
             )
             return
         }
         do {
             let browser = try SystemBrowser().open(url)
             printInfo(
-                "Opened the sign-in page with \(browser); \(waiting) (Ctrl-C to cancel).\nIf no browser appeared, open:\n\n    \(url.absoluteString)\n"
+                "Opened the sign-in page with \(browser); \(waiting) (Ctrl-C to cancel).\nIf no browser appeared, "
+                    + "open:\n\n    \(url.absoluteString)\n"
             )
         } catch let error as PortalAuthError {
             printInfo(
-                "\(error.message).\nOpen this URL in a browser to sign in:\n\n    \(url.absoluteString)\n\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to cancel)."
+                "\(error.message).\nOpen this URL in a browser to sign in:\n\n    "
+                    + "\(url.absoluteString)\n\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) (Ctrl-C to "
+                    + "cancel)."
             )
         }
     }

@@ -45,7 +45,8 @@ struct EnvironmentCredentials: Sendable {
 
     /// One line saying what the environment supplies, for `doctor` and `status`.
     var summary: String {
-        "the environment (\(variables.joined(separator: ", "))) supplies a credential for \(portal) and its federated servers"
+        "the environment (\(variables.joined(separator: ", "))) supplies a credential for \(portal) and its "
+            + "federated servers"
             + (Self.variable("ARCGIS_API_KEY") != nil && !source.variables.contains("ARCGIS_API_KEY")
                 ? " (ARCGIS_API_KEY is ignored while another pair is set)" : "")
     }
@@ -63,7 +64,8 @@ struct EnvironmentCredentials: Sendable {
         guard let host = variable("ARCGIS_HOST") else {
             throw PortalAuthError(
                 .invalidArgument,
-                "\(source.variables.joined(separator: " and ")) \(source.variables.count == 1 ? "is" : "are") set but ARCGIS_HOST is not: set it to the portal's URL, for example https://www.arcgis.com"
+                "\(source.variables.joined(separator: " and ")) \(source.variables.count == 1 ? "is" : "are") set but "
+                    + "ARCGIS_HOST is not: set it to the portal's URL, for example https://www.arcgis.com"
             )
         }
         return EnvironmentCredentials(portal: try portal(from: host), source: source)
@@ -102,8 +104,9 @@ struct EnvironmentCredentials: Sendable {
         guard url.scheme?.lowercased() == "https" else {
             throw PortalAuthError(
                 .invalidURL,
-                "ARCGIS_HOST is \(ServerContext.describe(url)), a plain http URL: the credentials would travel in clear; give its https URL"
-            )
+                "ARCGIS_HOST is \(ServerContext.describe(url)), a plain http URL: the credentials would travel "
+                    + "in clear",
+                remedy: .useHTTPS(url: url))
         }
         return try ServerContext(url: url)
     }

@@ -42,7 +42,8 @@ struct Exec: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Renew the header file's token when it has this many seconds left (default: the credential's renewal leeway, 300).",
+            "Renew the header file's token when it has this many seconds left (default: the credential's renewal "
+                + "leeway, 300).",
             valueName: "seconds"))
     var renewBefore: Int?
 
@@ -70,7 +71,8 @@ struct Exec: AsyncParsableCommand {
             guard guarded == 0 else {
                 throw PortalAuthError(
                     .invalidArgument,
-                    "cannot catch signals (\(String(cString: strerror(guarded)))), so the header file could outlive the command; nothing was run"
+                    "cannot catch signals (\(String(cString: strerror(guarded)))), so the header file could outlive "
+                        + "the command; nothing was run"
                 )
             }
             let folder = try PrivateFolder.create()
@@ -80,7 +82,8 @@ struct Exec: AsyncParsableCommand {
                 guard registered == 0 else {
                     throw PortalAuthError(
                         .invalidArgument,
-                        "the private folder's path \(folder.path) is too long to remove on a signal; set TMPDIR to a shorter one"
+                        "the private folder's path \(folder.path) is too long to remove on a signal; set TMPDIR to a "
+                            + "shorter one"
                     )
                 }
                 try folder.write(live.headerFile, to: LiveCredentials.headerFileName)

@@ -90,7 +90,8 @@ struct LiveCredentials: Sendable {
                 current = next
             } catch let error as PortalAuthError {
                 printWarning(
-                    "could not renew the token for \(target) (\(error.message)); the command keeps the current token\(current.expirationDate.map { " until it expires at " + $0.iso8601 } ?? "")"
+                    "could not renew the token for \(target) (\(error.message)); the command keeps the current "
+                        + "token\(current.expirationDate.map { " until it expires at " + $0.iso8601 } ?? "")"
                 )
                 return
             } catch {

@@ -31,7 +31,8 @@ extension Login {
             for: configuration, userAgent: agent, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
         output(
-            "Signed in to \(credential.serverContext) as \(credential.username ?? "?") with OAuth (app \(credential.clientID))\(credential.refreshTokenExpirationDate.map { "; the refresh token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
+            "Signed in to \(credential.serverContext) as \(credential.username ?? "?") with OAuth (app "
+                + "\(credential.clientID))\(credential.refreshTokenExpirationDate.map { "; the refresh token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
         )
     }
 
@@ -46,7 +47,8 @@ extension Login {
         try await manager.iapCredentialStore.add(credential)
         let hosts = configuration.hostsBehindProxy.joined(separator: ", ")
         output(
-            "Signed in to the identity-aware proxy for \(hosts)\(credential.username.map { " as \($0)" } ?? "")\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)\(credential.refreshToken == nil ? "" : " and is refreshed automatically")" } ?? "") (stored in \(manager.iapCredentialStore.backend.name))."
+            "Signed in to the identity-aware proxy for "
+                + "\(hosts)\(credential.username.map { " as \($0)" } ?? "")\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)\(credential.refreshToken == nil ? "" : " and is refreshed automatically")" } ?? "") (stored in \(manager.iapCredentialStore.backend.name))."
         )
     }
 
@@ -67,7 +69,8 @@ extension Login {
             tokenExpirationMinutes: expirationMinutes, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
         output(
-            "Signed in to \(portal) as app \(clientID)\(credential.tokenInfo.expirationDate.map { "; the app token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
+            "Signed in to \(portal) as app "
+                + "\(clientID)\(credential.tokenInfo.expirationDate.map { "; the app token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
         )
     }
 

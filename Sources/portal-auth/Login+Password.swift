@@ -20,7 +20,7 @@ extension Login {
             return password
         }
         throw PortalAuthError(
-            .secretMissing, "no password: stdin is not a terminal, so pipe the password and add --password-stdin")
+            .secretMissing, "no password: stdin is not a terminal to type it at", remedy: .provide(.password))
     }
 
     func loginWithPassword() async throws {
@@ -38,18 +38,17 @@ extension Login {
             return
         }
         let password = try readPassword(for: context.description, who: credentials.username!)
-        let isPortal = ServerContext.arcGISServerRoot(of: target) == nil
-        let tokenServiceURL = await manager.services.tokenServiceURL(for: context, isPortal: isPortal)
         let credential = try await TokenCredential.credential(
-            for: context, tokenServiceURL: tokenServiceURL, username: credentials.username!, password: password,
-            referer: credentials.referer, expirationMinutes: credentials.expiration ?? 60,
+            for: target, username: credentials.username!, password: password,
+            tokenExpirationMinutes: credentials.expiration ?? 60, referer: credentials.referer,
             keepPassword: false, services: manager.services)
         try await manager.arcGISCredentialStore.add(credential)
         let kept = try RememberedPassword.update(
             remember: credentials.rememberPassword, password: password, for: context, username: credentials.username!,
             in: manager.arcGISCredentialStore.backend)
         output(
-            "Signed in to \(context) as \(credentials.username!)\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
+            "Signed in to \(context) as "
+                + "\(credentials.username!)\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
         )
         if let kept { output(kept) }
     }
@@ -70,7 +69,9 @@ extension Login {
         try await manager.signIn(with: credential, verifying: target)
         let schemes = schemeNames(offer.schemes)
         output(
-            "Signed in to \(host) as \(credentials.username!) with HTTP \(schemes)\(offer.realm.map { " (realm \"\($0)\")" } ?? "") (stored in \(manager.networkCredentialStore.backend.name))."
+            "Signed in to \(host) as \(credentials.username!) with HTTP "
+                + "\(schemes)\(offer.realm.map { " (realm \"\($0)\")" } ?? "") (stored in "
+                + "\(manager.networkCredentialStore.backend.name))."
         )
     }
 

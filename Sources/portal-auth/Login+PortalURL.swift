@@ -20,7 +20,8 @@ extension Login {
         let url = try parseURL(text)
         guard let root = portalRoot(of: url) else { return url }
         printInfo(
-            "portal-auth: note: \(ServerContext.describeWithScheme(url)) is a page of the portal; signing in to the portal \(root.absoluteString)"
+            "portal-auth: note: \(ServerContext.describeWithScheme(url)) is a page of the portal; signing in to the "
+                + "portal \(root.absoluteString)"
         )
         return root
     }

@@ -19,7 +19,8 @@ extension Login {
             username: credentials.username)
         try await manager.arcGISCredentialStore.add(credential)
         output(
-            "Stored a pregenerated token for \(credential.serverContext)\(credential.tokenInfo.expirationDate.map { "; it expires \($0.iso8601)" } ?? " with no expiry") (in \(manager.arcGISCredentialStore.backend.name))."
+            "Stored a pregenerated token for "
+                + "\(credential.serverContext)\(credential.tokenInfo.expirationDate.map { "; it expires \($0.iso8601)" } ?? " with no expiry") (in \(manager.arcGISCredentialStore.backend.name))."
         )
     }
 }

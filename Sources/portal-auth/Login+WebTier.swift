@@ -18,13 +18,15 @@ extension Login {
         guard let principal = KerberosTicket.current() else {
             throw PortalAuthError(
                 .secretMissing,
-                "you have no Kerberos ticket (klist shows none, or it expired): run kinit, or sign in with --username USER --password-stdin"
+                "you have no Kerberos ticket (klist shows none, or it expired): run kinit, or sign in with --username "
+                    + "USER --password-stdin"
             )
         }
         let credential = PasswordCredential.kerberosTicket(host: host, realm: nil, principal: principal)
         try await manager.signIn(with: credential, verifying: target)
         output(
-            "Signed in to \(host) as \(principal) with your Kerberos ticket (Negotiate); renew it with kinit (stored in \(manager.networkCredentialStore.backend.name))."
+            "Signed in to \(host) as \(principal) with your Kerberos ticket (Negotiate); renew it with kinit (stored "
+                + "in \(manager.networkCredentialStore.backend.name))."
         )
     }
 
@@ -40,15 +42,19 @@ extension Login {
                 remedy: .provideClientCertificate(host: host.host, port: host.port))
         }
         let password = try readPassword(for: path, who: "the PKCS#12 file")
-        let credential = try CertificateCredential(host: host, pkcs12: Array(data), password: password, name: path)
+        let credential = try CertificateCredential(host: host, pkcs12: Array(data), password: password, path: path)
         if credential.isExpired {
             printWarning(
-                "the certificate \(credential.certificate.subject) is not valid now (valid \(credential.certificate.notBefore.iso8601) to \(credential.certificate.notAfter.iso8601)): the server will likely refuse it"
+                "the certificate \(credential.certificate.subject) is not valid now (valid "
+                    + "\(credential.certificate.notBefore.iso8601) to \(credential.certificate.notAfter.iso8601)): the "
+                    + "server will likely refuse it"
             )
         }
         try await manager.signIn(with: credential, verifying: target)
         output(
-            "Stored the client certificate \(credential.certificate.subject) (issued by \(credential.certificate.issuer), valid until \(credential.certificate.notAfter.iso8601)) for \(host) (in \(manager.networkCredentialStore.backend.name))."
+            "Stored the client certificate \(credential.certificate.subject) (issued by "
+                + "\(credential.certificate.issuer), valid until \(credential.certificate.notAfter.iso8601)) for "
+                + "\(host) (in \(manager.networkCredentialStore.backend.name))."
         )
     }
 

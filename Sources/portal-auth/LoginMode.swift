@@ -103,11 +103,13 @@ extension LoginRule {
         needs: [
             (
                 [.portal, .url],
-                "say where to sign in: --portal URL --username USER [--password-stdin], --portal URL --client-id ID, --url URL --token-stdin, or --config FILE"
+                "say where to sign in: --portal URL --username USER [--password-stdin], --portal URL --client-id ID, "
+                    + "--url URL --token-stdin, or --config FILE"
             ),
             (
                 [.username],
-                "--username is required for a password sign-in (or use --client-id for OAuth, --token-stdin for a pregenerated token)"
+                "--username is required for a password sign-in (or use --client-id for OAuth, --token-stdin for a "
+                    + "pregenerated token)"
             ),
         ])
 }

@@ -31,7 +31,8 @@ struct LoginPasswordOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Token sign-in: the token lifetime in minutes (default 60). OAuth user: the refresh token lifetime (default 20160). OAuth app: the app token lifetime (default 120).",
+            "Token sign-in: the token lifetime in minutes (default 60). OAuth user: the refresh token lifetime "
+                + "(default 20160). OAuth app: the app token lifetime (default 120).",
             valueName: "minutes"))
     var expiration: Int?
 
@@ -48,7 +49,9 @@ struct LoginPasswordOptions: ParsableArguments {
         guard let referer else { return }
         guard !referer.isEmpty else {
             throw ValidationError(
-                "--referer \"\" would bind the token to no referer, which the server refuses: give a referer (then send it as the Referer header with the token), or drop --referer to bind the token to this machine's IP address"
+                "--referer \"\" would bind the token to no referer, which the server refuses: give a referer (then "
+                    + "send it as the Referer header with the token), or drop --referer to bind the token to this "
+                    + "machine's IP address"
             )
         }
         do { try TokenCredential.checkReferer(referer) } catch let error as PortalAuthError {
@@ -102,7 +105,8 @@ struct LoginOAuthOptions: ParsableArguments {
 struct LoginWebTierOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "A PKCS#12 (.p12/.pfx) client certificate to present to --url's host; its password comes from --password-stdin or the prompt.",
+            "A PKCS#12 (.p12/.pfx) client certificate to present to --url's host; its password comes from "
+                + "--password-stdin or the prompt.",
             valueName: "file"))
     var p12: String?
 

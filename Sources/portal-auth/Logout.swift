@@ -65,7 +65,8 @@ struct Logout: AsyncParsableCommand {
                 report.invalidatedIAPCredentials.forEach(printSignedOut)
                 let removed = report.removedCredentialCount
                 output(
-                    "Removed \(removed) credential\(removed == 1 ? "" : "s") from the \(manager.arcGISCredentialStore.backend.name) store."
+                    "Removed \(removed) credential\(removed == 1 ? "" : "s") from the "
+                        + "\(manager.arcGISCredentialStore.backend.name) store."
                 )
                 return
             }
@@ -100,7 +101,8 @@ struct Logout: AsyncParsableCommand {
                 output("No credential was stored for \(context); nothing to remove.")
             } else {
                 output(
-                    "Signed out of \(context): removed \(removed) credential\(removed == 1 ? "" : "s") from the \(manager.arcGISCredentialStore.backend.name) store."
+                    "Signed out of \(context): removed \(removed) credential\(removed == 1 ? "" : "s") from the "
+                        + "\(manager.arcGISCredentialStore.backend.name) store."
                 )
             }
         }
@@ -113,7 +115,8 @@ struct Logout: AsyncParsableCommand {
 
     private func printSignedOut(_ credential: any IAPAuthorizationCredential) {
         output(
-            "Signed out of the identity-aware proxy\(credential.username.map { " (\($0))" } ?? "") and removed its credential."
+            "Signed out of the identity-aware proxy\(credential.username.map { " (\($0))" } ?? "") and removed its "
+                + "credential."
         )
     }
 
@@ -123,11 +126,13 @@ struct Logout: AsyncParsableCommand {
             case .revoked: output("Revoked the OAuth tokens of \(report.username ?? "?") @ \(report.serverContext).")
             case .failed(let why):
                 output(
-                    "Could not revoke the OAuth tokens of \(report.username ?? "?") @ \(report.serverContext) (\(why)); the local credential is removed anyway."
+                    "Could not revoke the OAuth tokens of \(report.username ?? "?") @ \(report.serverContext) "
+                        + "(\(why)); the local credential is removed anyway."
                 )
             case .notRevocable(let why):
                 printInfo(
-                    "The proxy tokens of \(report.username ?? "?") @ \(report.serverContext) cannot be revoked (\(why))."
+                    "The proxy tokens of \(report.username ?? "?") @ \(report.serverContext) cannot be revoked "
+                        + "(\(why))."
                 )
             }
         }

@@ -31,7 +31,8 @@ struct PrivateFolder: Sendable {
             let reason = String(cString: strerror(errno))
             throw PortalAuthError(
                 .invalidArgument,
-                "cannot make a private folder in \(base) (\(reason)): check that it exists and is writable, or set TMPDIR"
+                "cannot make a private folder in \(base) (\(reason)): check that it exists and is writable, or "
+                    + "set TMPDIR"
             )
         }
         let path = String(cString: made)
@@ -47,7 +48,8 @@ struct PrivateFolder: Sendable {
             rmdir(path)
             throw PortalAuthError(
                 .storeFailure,
-                "cannot make the lock file of the private folder \(path) (\(String(cString: strerror(code)))): check the disk and its space"
+                "cannot make the lock file of the private folder \(path) (\(String(cString: strerror(code)))): check "
+                    + "the disk and its space"
             )
         }
         return PrivateFolder(path: path, lock: fd)

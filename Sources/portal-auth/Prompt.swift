@@ -34,7 +34,8 @@ func readSecretFromStdin(what: String, flag: String) throws -> String {
     guard !secret.isEmpty else {
         throw PortalAuthError(
             .secretMissing,
-            "\(flag) read an empty \(what) from stdin: pipe it in, for example printf '%s' \"$SECRET\" | portal-auth ... \(flag)"
+            "\(flag) read an empty \(what) from stdin: pipe it in, for example printf '%s' \"$SECRET\" | portal-auth "
+                + "... \(flag)"
         )
     }
     for i in bytes.indices { bytes[i] = 0 }
@@ -45,7 +46,7 @@ func readSecretFromStdin(what: String, flag: String) throws -> String {
 func promptHidden(_ prompt: String) throws -> String {
     let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
     guard fd >= 0 else {
-        throw PortalAuthError(.secretMissing, "no terminal to ask for the password on: use --password-stdin")
+        throw PortalAuthError(.secretMissing, "no terminal to ask for the password on", remedy: .provide(.password))
     }
     defer { close(fd) }
     _ = prompt.withCString { write(fd, $0, strlen($0)) }
@@ -104,7 +105,8 @@ struct TerminalPasswordProvider: UsernamePasswordProvider {
         guard stdinIsTerminal else {
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and stdin is not a terminal to ask on",
+                "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and "
+                    + "stdin is not a terminal to ask on",
                 remedy: .signIn(.token(challenge.serverContext, username: user)))
         }
         return try promptUsernameAndPassword(place: challenge.serverContext.description, user: user)
@@ -137,7 +139,8 @@ struct TerminalServerTrustDecider: ServerTrustDecider {
     func shouldTrust(_ report: ServerCertificateReport) async throws -> Bool {
         printInfo(describeCertificate(report))
         let answer = try promptVisible(
-            "Trust this certificate for \(report.host):\(report.port) (its key is pinned for this host and port only)? [y/N] "
+            "Trust this certificate for \(report.host):\(report.port) (its key is pinned for this host and port "
+                + "only)? [y/N] "
         )
         return ["y", "yes"].contains(answer.filter { !$0.isWhitespace }.lowercased())
     }
@@ -152,7 +155,8 @@ func describeCertificate(_ report: ServerCertificateReport) -> String {
     lines.append("  subject:  \(certificate.subject)")
     lines.append("  issuer:   \(certificate.issuer)")
     lines.append(
-        "  valid:    \(certificate.notBefore.iso8601) to \(certificate.notAfter.iso8601)\(certificate.isExpired() ? " (EXPIRED)" : "")"
+        "  valid:    \(certificate.notBefore.iso8601) to "
+            + "\(certificate.notAfter.iso8601)\(certificate.isExpired() ? " (EXPIRED)" : "")"
     )
     lines.append("  SHA-256:  \(certificate.sha256Fingerprint)")
     return lines.joined(separator: "\n")

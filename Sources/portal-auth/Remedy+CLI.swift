@@ -29,15 +29,18 @@ extension PortalAuthError.Remedy {
         case .signIn(let signIn): return signIn.cliAdvice
         case .provideHTTPPassword(let url):
             return
-                "run portal-auth login --url \(URLRedaction.redact(url.absoluteString)) --username USER --password-stdin"
+                "run portal-auth login --url \(URLRedaction.redact(url.absoluteString)) --username USER "
+                + "--password-stdin"
         case .provideClientCertificate(let host, let port):
             return "sign in with portal-auth login --url https://\(host):\(port) --p12 FILE --password-stdin"
         case .trustServer(let host, let port):
             return
-                "pass --cacert FILE (or set PORTAL_AUTH_CA_BUNDLE) with its CA, or trust it with portal-auth trust \(host):\(port)"
+                "pass --cacert FILE (or set PORTAL_AUTH_CA_BUNDLE) with its CA, or trust it with portal-auth trust "
+                + "\(host):\(port)"
         case .trustServerAgain(let host, let port):
             return
-                "if the change is expected, run portal-auth untrust \(host):\(port) and portal-auth trust \(host):\(port)"
+                "if the change is expected, run portal-auth untrust \(host):\(port) and portal-auth trust "
+                + "\(host):\(port)"
         case .provideCABundle: return "check the path given by --cacert or PORTAL_AUTH_CA_BUNDLE"
         case .provide(let input): return input.cliAdvice
         case .useHTTPS: return "use the https URL"
@@ -54,7 +57,8 @@ extension PortalAuthError.Remedy {
             return "start one, for example gnome-keyring-daemon --start --components=secrets, or choose --store file"
         case .unlockKeyring:
             return
-                "unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or choose --store file"
+                "unlock it, for example printf %s \"$PASS\" | gnome-keyring-daemon --unlock --components=secrets, or "
+                + "choose --store file"
         case .checkCredentialStore: return "run portal-auth doctor"
         case .checkURL: return "check the URL"
         case .retryLater: return "try again later"
@@ -62,11 +66,23 @@ extension PortalAuthError.Remedy {
         case .checkNetwork: return "check the network, the DNS and https_proxy/http_proxy/no_proxy"
         case .useOwnFolder(let path):
             return
-                "remove \(path) if you did not make it, or use a folder of your own (lock files: set XDG_RUNTIME_DIR or XDG_CACHE_HOME; --store file: set PORTAL_AUTH_FILE_STORE)"
+                "remove \(path) if you did not make it, or use a folder of your own (lock files: set XDG_RUNTIME_DIR "
+                + "or XDG_CACHE_HOME; --store file: set PORTAL_AUTH_FILE_STORE)"
         case .makePrivate(let path): return "run chmod go-rwx \(path)"
         case .moveAside(let path): return "move \(path) aside (mv \(path) \(path).bad) and sign in again"
         case .removeStaleLock(let path):
             return "if no portal-auth command is running, remove \(path) and try again"
+        case .reportToAdministrator(let server): return "report it to the administrator of \(server)"
+        case .checkClock: return "check this machine's clock and the server's, then run portal-auth login again"
+        case .checkAppRegistration:
+            return "check --client-id and the app's redirect URLs in its registration (and that it allows sign-in)"
+        case .startOver: return "run the same portal-auth login again"
+        case .freePort(let port):
+            return
+                "stop what listens there (ss -ltnp 'sport = :\(port)'), or register another --redirect-url"
+        case .checkKerberos(let principal):
+            return "check the user name and /etc/krb5.conf, or run kinit \(principal) first"
+        case .checkPermissions(let path): return "check that \(path) exists and is writable"
         }
     }
 }
@@ -80,7 +96,8 @@ extension PortalAuthError.SignIn {
             return "run portal-auth login --portal \(url) --client-id \(clientID ?? "ID")"
         case OAuthApplicationCredential.kind:
             return
-                "run printf %s \"$SECRET\" | portal-auth login --portal \(url) --client-id \(clientID ?? "ID") --client-secret-stdin"
+                "run printf %s \"$SECRET\" | portal-auth login --portal \(url) --client-id \(clientID ?? "ID") "
+                + "--client-secret-stdin"
         case APIKeyCredential.kind: return APIKeyLogin.storeAdvice(portal: url)
         case PregeneratedTokenCredential.kind:
             return "get a new token and run portal-auth login --url \(url) --token-stdin"
@@ -105,6 +122,7 @@ extension PortalAuthError.Input {
         case .apiKey: return "pipe it to --api-key-stdin"
         case .clientID: return "give the app's client ID with --client-id"
         case .clientSecret: return "pipe it to --client-secret-stdin or set PORTAL_AUTH_CLIENT_SECRET"
+        case .referer: return "give a one-line --referer, or drop it to bind the token to this machine's IP address"
         }
     }
 }
@@ -117,10 +135,12 @@ extension PortalAuthError.Limit {
             return "allow more time with --timeout SECONDS (or timeout_seconds in a --config file; it was \(value))"
         case .requestTimeout:
             return
-                "try again when the server is less busy, or allow more time (request: --timeout SECONDS; it was \(value) s)"
+                "try again when the server is less busy, or allow more time (request: --timeout SECONDS; it was "
+                + "\(value) s)"
         case .responseSize:
             return
-                "if the server is trusted to send more, raise the limit (request: --max-response-size SIZE or PORTAL_AUTH_MAX_RESPONSE_SIZE; it was \(value) bytes)"
+                "if the server is trusted to send more, raise the limit (request: --max-response-size SIZE or "
+                + "PORTAL_AUTH_MAX_RESPONSE_SIZE; it was \(value) bytes)"
         }
     }
 }

@@ -77,7 +77,8 @@ extension RememberedPassword {
         guard backend.isPersistent else {
             throw PortalAuthError(
                 .invalidArgument,
-                "--remember-password keeps the password in the keyring or the file store, and the memory store forgets it when the command ends: choose --store keyring or file, or drop --remember-password"
+                "--remember-password keeps the password in the keyring or the file store, and the memory store forgets "
+                    + "it when the command ends: choose --store keyring or file, or drop --remember-password"
             )
         }
     }
@@ -85,7 +86,8 @@ extension RememberedPassword {
     /// The error for `--remember-password` at a server secured at the web tier.
     static let webTierError = PortalAuthError(
         .invalidArgument,
-        "--remember-password is for token sign-ins: this server asks for HTTP authentication, whose password is stored with its credential already; drop --remember-password"
+        "--remember-password is for token sign-ins: this server asks for HTTP authentication, whose password is stored "
+            + "with its credential already; drop --remember-password"
     )
 
     /// After a token sign-in: keeps the password when `remember`, else forgets any password kept
@@ -101,6 +103,7 @@ extension RememberedPassword {
         }
         try save(password, for: context, username: username, in: backend)
         return
-            "The password is kept in the \(backend.name) store: the token renews unattended (portal-auth logout forgets it)."
+            "The password is kept in the \(backend.name) store: the token renews unattended (portal-auth logout "
+            + "forgets it)."
     }
 }

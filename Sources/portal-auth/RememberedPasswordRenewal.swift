@@ -27,7 +27,7 @@ extension RememberedPassword {
         manager.logger.debug("renewing with the remembered password", metadata: ["server": "\(token.serverContext)"])
         let renewed = try await TokenCredential.credential(
             for: token.serverContext, tokenServiceURL: token.tokenServiceURL, username: username, password: password,
-            referer: token.referer, expirationMinutes: token.expirationMinutes, services: manager.services)
+            referer: token.referer, tokenExpirationMinutes: token.tokenExpirationMinutes, services: manager.services)
         try await store.add(renewed)
     }
 }

@@ -38,7 +38,8 @@ struct Request: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The largest answer accepted, after decompression: bytes, or with K, M or G (binary units); default 64M (env PORTAL_AUTH_MAX_RESPONSE_SIZE).",
+            "The largest answer accepted, after decompression: bytes, or with K, M or G (binary units); default 64M "
+                + "(env PORTAL_AUTH_MAX_RESPONSE_SIZE).",
             valueName: "size"))
     var maxResponseSize: String?
 

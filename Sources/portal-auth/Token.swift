@@ -93,11 +93,12 @@ func resolveTarget(_ url: String?, manager: AuthenticationManager) async throws 
     guard servers.count == 1, let only = URL(string: servers[0]) else {
         if servers.isEmpty {
             throw PortalAuthError(
-                .noCredential, "no portal is signed in: run portal-auth login --portal URL --username USER")
+                .noCredential, "no portal is signed in", remedy: .signIn(.init(kind: "token")))
         }
         throw PortalAuthError(
             .invalidArgument,
-            "\(servers.count) portals are signed in (\(servers.joined(separator: ", "))): name one, for example portal-auth token \(servers[0])"
+            "\(servers.count) portals are signed in (\(servers.joined(separator: ", "))): name one, for example "
+                + "portal-auth token \(servers[0])"
         )
     }
     return only

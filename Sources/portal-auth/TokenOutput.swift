@@ -36,7 +36,8 @@ extension Token {
         output(render(credential, proxy: proxy, format: format))
         if format == .plain, let referer = credential?.referer, isatty(2) == 1 {
             printInfo(
-                "portal-auth: note: this token is bound to the referer \(referer): send the header 'Referer: \(referer)' with it, or the server refuses it (--format header, gdal, env and json include it)"
+                "portal-auth: note: this token is bound to the referer \(referer): send the header 'Referer: "
+                    + "\(referer)' with it, or the server refuses it (--format header, gdal, env and json include it)"
             )
         }
     }

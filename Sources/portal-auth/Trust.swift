@@ -39,7 +39,8 @@ struct Trust: AsyncParsableCommand {
     func validate() throws {
         if let fingerprint, CertificateSummary.normalizedFingerprint(fingerprint) == nil {
             throw ValidationError(
-                "--fingerprint '\(fingerprint)' is not a SHA-256 fingerprint: give its 64 hexadecimal digits, with or without colons"
+                "--fingerprint '\(fingerprint)' is not a SHA-256 fingerprint: give its 64 hexadecimal digits, with or "
+                    + "without colons"
             )
         }
     }
@@ -61,7 +62,9 @@ struct Trust: AsyncParsableCommand {
                 guard expected == report.certificate.sha256Fingerprint else {
                     throw PortalAuthError(
                         .untrustedServer,
-                        "\(host.host):\(host.port) presents a certificate with SHA-256 \(report.certificate.sha256Fingerprint), not the \(expected) given: nothing was trusted; check which certificate the server should have"
+                        "\(host.host):\(host.port) presents a certificate with SHA-256 "
+                            + "\(report.certificate.sha256Fingerprint), not the \(expected) given: nothing was "
+                            + "trusted; check which certificate the server should have"
                     )
                 }
                 printInfo(details)
@@ -70,7 +73,9 @@ struct Trust: AsyncParsableCommand {
                     printInfo(details)
                     throw PortalAuthError(
                         .untrustedServer,
-                        "stdin is not a terminal, so nobody can confirm: check the fingerprint above with the server's administrator and run portal-auth trust \(host.host):\(host.port) --fingerprint SHA256; nothing was trusted"
+                        "stdin is not a terminal, so nobody can confirm: check the fingerprint above with the server's "
+                            + "administrator and run portal-auth trust \(host.host):\(host.port) --fingerprint SHA256; "
+                            + "nothing was trusted"
                     )
                 }
                 guard try await TerminalServerTrustDecider().shouldTrust(report) else {
@@ -80,7 +85,9 @@ struct Trust: AsyncParsableCommand {
             let trust = try ServerTrustCredential(report)
             try await manager.networkCredentialStore.add(trust)
             output(
-                "Trusted \(host.host):\(host.port): its key is pinned (SHA-256 \(report.certificate.sha256Fingerprint)) in the \(manager.networkCredentialStore.backend.name) store. Undo with portal-auth untrust \(host.host):\(host.port)."
+                "Trusted \(host.host):\(host.port): its key is pinned (SHA-256 "
+                    + "\(report.certificate.sha256Fingerprint)) in the \(manager.networkCredentialStore.backend.name) "
+                    + "store. Undo with portal-auth untrust \(host.host):\(host.port)."
             )
         }
     }

@@ -95,7 +95,8 @@ struct WhoAmI: AsyncParsableCommand {
                 )
                 if let created { output("member since: \(created.formatted(.iso8601.year().month().day()))") }
                 output(
-                    "portal:       \(selfInfo["name"]?.stringValue ?? selfInfo["portalName"]?.stringValue ?? "?") (\(context.url))"
+                    "portal:       \(selfInfo["name"]?.stringValue ?? selfInfo["portalName"]?.stringValue ?? "?") "
+                        + "(\(context.url))"
                 )
                 output("geocode:      \(geocode ?? "none")")
                 output("route:        \(route ?? "none")")

@@ -264,7 +264,8 @@ extension CLIResult {
             #expect(r.status != 0)
             #expect(r.oneLineError, "\(r.stderr)")
             #expect(!r.stderr.contains("wrong-secret-789") && !r.stdout.contains("wrong-secret-789"))
-            #expect(r.stderr.contains("client ID and secret"))
+            // What to do (give the client ID and secret again) is the remedy's line, naming both options.
+            #expect(r.stderr.contains("--client-id portal-auth-app --client-secret-stdin"), "\(r.stderr)")
             #expect(!(try await CLI.keyringItems(server: emulator.portalURL)).contains("label"))
             let empty = try await CLI.portalAuth(
                 ["login", "--portal", emulator.portalURL, "--client-id", "portal-auth-app", "--client-secret-stdin"],

@@ -95,6 +95,26 @@ import Testing
         (.makePrivate(path: "/home/a/.local/share/portal-auth"), "run chmod go-rwx /home/a/.local/share/portal-auth"),
         (.moveAside(path: "/c.json"), "move /c.json aside (mv /c.json /c.json.bad) and sign in again"),
         (.removeStaleLock(path: "/l.lock"), "if no portal-auth command is running, remove /l.lock and try again"),
+        (.reportToAdministrator(server: "idp.example.com"), "report it to the administrator of idp.example.com"),
+        (
+            .checkClock(server: portal.url),
+            "check this machine's clock and the server's, then run portal-auth login again"
+        ),
+        (
+            .checkAppRegistration(server: portal.url),
+            "check --client-id and the app's redirect URLs in its registration (and that it allows sign-in)"
+        ),
+        (.startOver, "run the same portal-auth login again"),
+        (
+            .freePort(8765),
+            "stop what listens there (ss -ltnp 'sport = :8765'), or register another --redirect-url"
+        ),
+        (
+            .checkKerberos(principal: "alice@EXAMPLE.COM"),
+            "check the user name and /etc/krb5.conf, or run kinit alice@EXAMPLE.COM first"
+        ),
+        (.checkPermissions(path: "/run/user/1"), "check that /run/user/1 exists and is writable"),
+        (.provide(.referer), "give a one-line --referer, or drop it to bind the token to this machine's IP address"),
     ]
 
     @Test(arguments: renderings)

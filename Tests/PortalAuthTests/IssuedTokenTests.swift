@@ -78,6 +78,10 @@ final class AlteredTokenService: HTTPTransport {
         let error = try await refusedSignIn(expires: { _ in (Date().timeIntervalSince1970 - 120) * 1000 })
         #expect(error?.message.contains("already expired") == true)
         #expect(error?.message.contains("clock") == true)
+        guard case .checkClock? = error?.remedy else {
+            Issue.record("the remedy is to check the clocks: \(String(describing: error))")
+            return
+        }
     }
 
     @Test func aLifetimeThatIsNotANumberIsRefusedAtSignIn() async throws {

@@ -253,6 +253,19 @@ import Testing
         }
     }
 
+    @Test func theSDKShapedFactoryFindsTheServerContextAndItsTokenService() async throws {
+        try await Fixture.with { f in
+            let credential = try await TokenCredential.credential(
+                for: URL(string: f.emulator.portalURL)!, username: "alice", password: "alice-pass-123",
+                tokenExpirationMinutes: 30, services: f.manager.services)
+            #expect(credential.serverContext == f.portalContext)
+            #expect(credential.tokenServiceURL.path().hasSuffix("/sharing/rest/generateToken"))
+            #expect(credential.tokenExpirationMinutes == 30)
+            #expect(credential.hasPassword)
+            #expect(credential.tokenInfo.expirationDate.map { $0 <= Date().addingTimeInterval(30 * 60 + 5) } == true)
+        }
+    }
+
     @Test func tokenCloseToExpiryIsRegeneratedBeforeUseWhenThePasswordIsInMemory() async throws {
         try await Fixture.with { f in
             let tokenURL = URL(string: f.emulator.portalURL + "/sharing/rest/generateToken")!
@@ -265,7 +278,7 @@ import Testing
                 tokenInfo: TokenInfo(
                     accessToken: fresh.tokenInfo.accessToken, expirationDate: Date().addingTimeInterval(120),
                     isSSLRequired: true),
-                referer: nil, expirationMinutes: 60, password: "alice-pass-123")
+                referer: nil, tokenExpirationMinutes: 60, password: "alice-pass-123")
             try await f.manager.arcGISCredentialStore.add(expiring)
             f.emulator.resetCounters()
             _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
@@ -284,7 +297,7 @@ import Testing
                 tokenServiceURL: URL(string: f.emulator.portalURL + "/sharing/rest/generateToken")!, username: "alice",
                 tokenInfo: TokenInfo(
                     accessToken: "expired-token", expirationDate: Date().addingTimeInterval(-10), isSSLRequired: true),
-                referer: nil, expirationMinutes: 60)
+                referer: nil, tokenExpirationMinutes: 60)
             try await f.manager.arcGISCredentialStore.add(expired)
             _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
             #expect(f.provider.calls == 1)

@@ -280,9 +280,10 @@ struct NetworkCredentialTests {
         #expect(legacy.certificate.sha256Fingerprint == modern.certificate.sha256Fingerprint)
 
         let wrong = await expectPortalAuthError(.authenticationFailed) {
-            try PKCS12Bundle(bytes: try bytes(pki.clientP12Path), password: "not-the-password", name: "alice.p12")
+            try PKCS12Bundle(bytes: try bytes(pki.clientP12Path), password: "not-the-password", path: "alice.p12")
         }
         #expect(wrong?.remedy == .provide(.password))
+        #expect(wrong?.message.contains("alice.p12") == true)
         #expect(wrong?.message.contains("not-the-password") == false)
         // For a host, the remedy is another certificate (or password) for that host.
         let host = try ServerContext("https://pki.example.com:8443")
@@ -296,6 +297,7 @@ struct NetworkCredentialTests {
             try PKCS12Bundle(bytes: corrupt, password: pki.p12Password)
         }
         #expect(damaged?.remedy == PortalAuthError.Remedy.none)
+        #expect(damaged?.message.hasPrefix("the PKCS#12 data is not a readable PKCS#12 file") == true)
         let noKey = await expectPortalAuthError(.invalidArgument) {
             try PKCS12Bundle(bytes: try bytes(pki.certificateOnlyP12Path), password: pki.p12Password)
         }

@@ -457,7 +457,14 @@ final class ScriptedBrowserBox: AuthorizationUserAgent {
                     services: f.manager.services)
             }
             #expect(error?.message.contains("wrong-secret-789") == false)
-            #expect(error?.message.contains("check the client ID and secret") == true)
+            // What to do (check the client ID and secret: sign in again with them) is the remedy.
+            #expect(
+                error?.remedy
+                    == .signIn(
+                        .init(
+                            kind: OAuthApplicationCredential.kind, serverContext: f.portalContext,
+                            clientID: "portal-auth-app")
+                    ))
         }
     }
 }

@@ -40,7 +40,7 @@ import Testing
         let info = TokenInfo(accessToken: "t", expirationDate: nil, isSSLRequired: true)
         let token = TokenCredential(
             serverContext: portal, tokenServiceURL: URL(string: portal.url + "/sharing/rest/generateToken")!,
-            username: "alice", tokenInfo: info, referer: nil, expirationMinutes: 60)
+            username: "alice", tokenInfo: info, referer: nil, tokenExpirationMinutes: 60)
         #expect(token.howToSignIn == .token(portal, username: "alice"))
         let server = try ServerContext("https://host.example.com/server")
         let federated = FederatedTokenCredential(

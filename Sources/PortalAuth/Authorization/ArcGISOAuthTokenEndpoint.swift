@@ -55,8 +55,9 @@ public struct ArcGISOAuthTokenEndpoint: Sendable {
         guard let token = json["access_token"]?.stringValue, !token.isEmpty else {
             throw PortalAuthError(
                 .invalidResponse,
-                "\(ServerContext.describe(tokenURL)) answered without an access_token: check that \(portal) is an ArcGIS portal with OAuth 2.0"
-            )
+                "\(ServerContext.describe(tokenURL)) answered without an access_token: \(portal) may not be an ArcGIS "
+                    + "portal with OAuth 2.0",
+                remedy: .checkURL)
         }
         let issuer = ServerContext.describe(tokenURL)
         let expiresIn = try json.lifetime("expires_in", from: issuer)

@@ -137,18 +137,21 @@ public enum AuthorizationCodeFlow {
             }
             throw PortalAuthError(
                 .authenticationFailed,
-                "the sign-in at \(server) failed (\(error)\(description)): check the client ID and the redirect URL registered for the app; nothing was stored",
+                "the sign-in at \(server) failed (\(error)\(description)); nothing was stored",
+                remedy: .checkAppRegistration(server: server),
                 cause: .oauth(error: error, description: answer["error_description"]))
         }
         if expectState, answer["state"] != state {
             throw PortalAuthError(
                 .authenticationFailed,
-                "the answer from the browser does not belong to this sign-in (the state differs), so it was refused: sign in again; nothing was stored",
-                cause: .other("state mismatch"))
+                "the answer from the browser does not belong to this sign-in (the state differs), so it was refused; "
+                    + "nothing was stored",
+                remedy: .startOver, cause: .other("state mismatch"))
         }
         guard let code = answer["code"], !code.isEmpty else {
             throw PortalAuthError(
-                .invalidResponse, "no authorization code came back from \(server): sign in again; nothing was stored")
+                .invalidResponse, "no authorization code came back from \(server); nothing was stored",
+                remedy: .startOver)
         }
         return AuthorizationCodeGrant(code: code, redirectURI: redirectURI, codeVerifier: verifier)
     }

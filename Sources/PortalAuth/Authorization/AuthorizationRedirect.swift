@@ -28,7 +28,8 @@ public enum AuthorizationRedirect: Sendable, Equatable, CustomStringConvertible 
         else {
             throw PortalAuthError(
                 .invalidURL,
-                "the redirect URL '\(string)' is not a URL: use http://127.0.0.1:PORT/path, \(Self.outOfBandURI), or your app's registered URL"
+                "the redirect URL '\(string)' is not a URL (http://127.0.0.1:PORT/path, \(Self.outOfBandURI), or the "
+                    + "app's registered URL)"
             )
         }
         let host = url.host(percentEncoded: false)!.lowercased()

@@ -46,8 +46,8 @@ final class LoopbackRedirectListener: Sendable {
             if code == EADDRINUSE, let requested {
                 throw PortalAuthError(
                     .invalidConfiguration,
-                    "port \(requested) on 127.0.0.1 is already in use, so the sign-in redirect cannot come back to it: stop what listens there (ss -ltnp 'sport = :\(requested)'), or register and configure another port",
-                    cause: .posix(code: code, message: String(cString: strerror(code))))
+                    "port \(requested) on 127.0.0.1 is already in use, so the sign-in redirect cannot come back to it",
+                    remedy: .freePort(requested), cause: .posix(code: code, message: String(cString: strerror(code))))
             }
             throw Self.posixError("listen on 127.0.0.1:\(requested ?? 0) for the sign-in redirect", code: code)
         }
@@ -164,7 +164,9 @@ final class LoopbackRedirectListener: Sendable {
             : " (\(turnedAway) answer\(turnedAway == 1 ? "" : "s") with a state that does not belong to this sign-in came and \(turnedAway == 1 ? "was" : "were") turned away)"
         throw PortalAuthError(
             .timedOut,
-            "the browser did not come back to http://127.0.0.1:\(port)\(path) within \(Int(timeout)) seconds\(foreign) (if the portal showed an error page, an unknown client ID or a redirect URL not registered for the app, fix the app's registration or the options; otherwise finish signing in sooner); nothing was stored",
+            "the browser did not come back to http://127.0.0.1:\(port)\(path) within \(Int(timeout)) seconds\(foreign) "
+                + "(or the portal showed an error page: an unknown client ID, or a redirect URL not registered for "
+                + "the app); nothing was stored",
             remedy: .raiseLimit(.signInTimeout, value: Int(timeout)))
     }
 
@@ -208,7 +210,8 @@ final class LoopbackRedirectListener: Sendable {
             Self.respond(
                 fd, status: "400 Bad Request", title: "Sign-in failed",
                 message:
-                    "This answer does not belong to the sign-in in progress, which goes on. Return to the terminal if you started one."
+                    "This answer does not belong to the sign-in in progress, which goes on. Return to the terminal if "
+                    + "you started one."
             )
             return .turnedAway
         case .redirect(let parameters):
@@ -224,7 +227,8 @@ final class LoopbackRedirectListener: Sendable {
             Self.respond(
                 fd, status: "200 OK", title: "Sign-in failed",
                 message:
-                    "The sign-in did not complete (\(error)\(detail)). You can close this tab and return to the terminal."
+                    "The sign-in did not complete (\(error)\(detail)). You can close this tab and return to the "
+                    + "terminal."
             )
         } else if parameters["code"] == nil {
             Self.respond(
@@ -243,7 +247,8 @@ final class LoopbackRedirectListener: Sendable {
             <body style="font-family:sans-serif;margin:3em"><h1>\(title)</h1><p>\(LoopbackRedirectRequest.escapeHTML(message))</p></body></html>
             """
         let response =
-            "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
+            "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: "
+            + "\(body.utf8.count)\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
             + body
         let bytes = Array(response.utf8)
         var offset = 0

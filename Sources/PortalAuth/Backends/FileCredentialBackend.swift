@@ -163,14 +163,16 @@ public final class FileCredentialBackend: CredentialStorageBackend {
         if info.st_uid != geteuid() {
             throw PortalAuthError(
                 .storeFailure,
-                "the folder \(directory) of the credentials file belongs to user id \(info.st_uid), not to this user (\(geteuid())), who could replace the file",
+                "the folder \(directory) of the credentials file belongs to user id \(info.st_uid), not to this user "
+                    + "(\(geteuid())), who could replace the file",
                 remedy: .useOwnFolder(path: directory))
         }
         if info.st_mode & 0o022 != 0 {
             let mode = permissionBits(info.st_mode)
             throw PortalAuthError(
                 .storeFailure,
-                "the folder \(directory) of the credentials file has mode \(mode), so other users could replace the file",
+                "the folder \(directory) of the credentials file has mode \(mode), so other users could replace "
+                    + "the file",
                 remedy: .makePrivate(path: directory))
         }
     }

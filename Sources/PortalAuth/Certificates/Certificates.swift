@@ -100,8 +100,10 @@ public struct PKCS12Bundle: Sendable {
     /// Opens the bytes with the password. Throws a ``PortalAuthError`` that says which of these it
     /// is: a wrong password (``PortalAuthError/Code/authenticationFailed``), not a PKCS#12 file, a
     /// file without a private key, or a cipher this OpenSSL cannot use (``PortalAuthError/Code/invalidArgument``).
-    /// `name` is how the file is called in messages (its path).
-    public init(bytes: [UInt8], password: String, name: String = "the PKCS#12 file") throws {
+    /// `path` names the file the bytes were read from in messages (they say "the PKCS#12 data"
+    /// without one).
+    public init(bytes: [UInt8], password: String, path: String? = nil) throws {
+        let name = path ?? "the PKCS#12 data"
         try PortalAuthCrypto.load()
         var info = pa_x509_info()
         var error = [CChar](repeating: 0, count: 256)
@@ -125,12 +127,14 @@ public struct PKCS12Bundle: Sendable {
         case PA_P12_NO_CERTIFICATE:
             throw PortalAuthError(
                 .invalidArgument,
-                "\(name) holds a private key but no certificate for it (it was exported without it); nothing was stored",
+                "\(name) holds a private key but no certificate for it (it was exported without it); nothing "
+                    + "was stored",
                 cause: cause)
         case PA_P12_UNSUPPORTED:
             throw PortalAuthError(
                 .invalidArgument,
-                "\(name) uses a cipher this OpenSSL cannot read (\(reason); its legacy provider may be missing); nothing was stored",
+                "\(name) uses a cipher this OpenSSL cannot read (\(reason); its legacy provider may be missing); "
+                    + "nothing was stored",
                 cause: cause)
         case PA_P12_UNAVAILABLE:
             throw PortalAuthError(
@@ -140,7 +144,8 @@ public struct PKCS12Bundle: Sendable {
         default:
             throw PortalAuthError(
                 .invalidArgument,
-                "\(name) is not a readable PKCS#12 file (\(reason)): not a .p12/.pfx file, or damaged; nothing was stored",
+                "\(name) is not a readable PKCS#12 file (\(reason)): not a .p12/.pfx file, or damaged; nothing "
+                    + "was stored",
                 cause: cause)
         }
         defer { pa_x509_info_free(&info) }
@@ -179,5 +184,13 @@ public struct ServerCertificateReport: Sendable, Equatable {
         self.certificate = certificate
         self.failure = failure
         self.failureText = failureText
+    }
+}
+
+extension PKCS12Bundle {
+    /// Opens the bytes with the password; `name` was how messages called the file.
+    @available(*, deprecated, renamed: "init(bytes:password:path:)")
+    public init(bytes: [UInt8], password: String, name: String) throws {
+        try self.init(bytes: bytes, password: password, path: name)
     }
 }

@@ -54,7 +54,8 @@ package enum KerberosTicket {
     private static func oneUserPerProcess(held: String, wanted: String, host: String) -> PortalAuthError {
         PortalAuthError(
             .invalidArgument,
-            "this process already signs in to Negotiate servers as \(held), so it cannot also sign in to \(host) as \(wanted): use one Kerberos user per process (or kinit as \(wanted))"
+            "this process already signs in to Negotiate servers as \(held), so it cannot also sign in to \(host) as "
+                + "\(wanted)"
         )
     }
 
@@ -113,8 +114,8 @@ package enum KerberosTicket {
             } else {
                 error = PortalAuthError(
                     .authenticationFailed,
-                    "no Kerberos ticket could be obtained for \(principal) to sign in to \(host) (\(reason)): check the user name and the Kerberos configuration (krb5.conf), or run kinit first",
-                    cause: .other("GSS-API: \(reason)"))
+                    "no Kerberos ticket could be obtained for \(principal) to sign in to \(host) (\(reason))",
+                    remedy: .checkKerberos(principal: principal), cause: .other("GSS-API: \(reason)"))
             }
             known.withLock { $0.failed = (principal, digest, Date().addingTimeInterval(60), error) }
             throw error

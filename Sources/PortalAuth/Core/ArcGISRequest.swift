@@ -151,11 +151,21 @@ public struct AuthenticationServices: Sendable {
     /// (ArcGIS errors usually come with HTTP 200), then an HTTP status that is not 2xx, then JSON
     /// that does not parse, each throws.
     static func checkedJSON(_ response: TransportResponse, from url: URL) throws -> JSONValue {
-        if let error = ArcGISError.parse(response.body) { throw PortalAuthError.arcGIS(error, from: url) }
-        guard (200..<300).contains(response.status) else {
-            throw ServerContext.httpStatusError(url, status: response.status)
-        }
+        if let failure = answerFailure(response, from: url) { throw failure.error }
         return try JSONValue.parse(response.body, source: ServerContext.describeWithScheme(url))
+    }
+
+    /// The one check of an ArcGIS answer from `url`: an ArcGIS error body (with the error it
+    /// becomes), then an HTTP status that is not 2xx; nil for an answer that is neither. The
+    /// request loop reads `arcGIS` to tell a challenge from a failure.
+    static func answerFailure(
+        _ response: TransportResponse, from url: URL
+    ) -> (arcGIS: ArcGISError?, error: PortalAuthError)? {
+        if let error = ArcGISError.parse(response.body) { return (error, PortalAuthError.arcGIS(error, from: url)) }
+        guard (200..<300).contains(response.status) else {
+            return (nil, ServerContext.httpStatusError(url, status: response.status))
+        }
+        return nil
     }
 
     /// Sends a request with no credential; a TLS challenge becomes its error.
@@ -186,7 +196,8 @@ public struct AuthenticationServices: Sendable {
         if let location = IAPAuthenticationChallenge.signInRedirect(from: request.url, response: response) {
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(ServerContext.describe(request.url)) is behind an identity-aware proxy that wants sign-in (HTTP \(response.status) to \(ServerContext.describe(location)))",
+                "\(ServerContext.describe(request.url)) is behind an identity-aware proxy that wants sign-in (HTTP "
+                    + "\(response.status) to \(ServerContext.describe(location)))",
                 remedy: .signIn(.identityAwareProxy()), cause: .httpStatus(response.status))
         }
         return response
@@ -250,7 +261,8 @@ extension ServerContext {
         case 404, 405:
             return PortalAuthError(
                 .httpError,
-                "\(place) answered HTTP \(status) (\(status == 404 ? "not found" : "method not allowed")): it is not an ArcGIS portal or server, or the URL does not lead to one",
+                "\(place) answered HTTP \(status) (\(status == 404 ? "not found" : "method not allowed")): it is not "
+                    + "an ArcGIS portal or server, or the URL does not lead to one",
                 remedy: .checkURL, cause: .httpStatus(status))
         default:
             return PortalAuthError(

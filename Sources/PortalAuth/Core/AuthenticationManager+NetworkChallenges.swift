@@ -19,7 +19,8 @@ extension AuthenticationManager {
             if case .clientCertificate = kind {
                 throw PortalAuthError(
                     .authenticationFailed,
-                    "\(host.host):\(host.port) refused the client certificate it was just given: the certificate is not for this server or not from a CA it trusts; nothing was stored",
+                    "\(host.host):\(host.port) refused the client certificate it was just given (not for this server, "
+                        + "or not from a CA it trusts); nothing was stored",
                     remedy: .provideClientCertificate(host: host.host, port: host.port), cause: error.cause)
             }
             throw error
@@ -42,7 +43,8 @@ extension AuthenticationManager {
             network.forgetAnswers(provisional.filter { $0.categories.contains(.httpAuthentication) })
             throw PortalAuthError(
                 .authenticationFailed,
-                "\(host.host):\(host.port) refused the username and password (HTTP 401 again right after they were given): the password or user name is wrong; nothing was stored",
+                "\(host.host):\(host.port) refused the username and password (HTTP 401 again right after they were "
+                    + "given): the password or user name is wrong; nothing was stored",
                 remedy: .provideHTTPPassword(url: attempt.url), cause: .httpStatus(401))
         }
         let kind = NetworkAuthenticationChallenge.Kind.httpAuthentication(
@@ -92,8 +94,7 @@ extension AuthenticationManager {
         guard credential.host == host else {
             throw PortalAuthError(
                 .invalidArgument,
-                "the credential is for \(credential.host), not \(host): give a URL on \(credential.host)",
-                remedy: .none)
+                "the credential is for \(credential.host), not \(host)", remedy: .checkURL)
         }
         let fresh = ProvisionalNetworkCredential(credential, registering: true)
         // A 4xx or 5xx answer throws: the credential is stored only with a successful answer.

@@ -154,17 +154,14 @@ extension AuthenticationManager {
         {
             return .httpAuthenticationChallenge(offered)
         }
-        if let error = ArcGISError.parse(response.body) {
+        guard let failure = AuthenticationServices.answerFailure(response, from: url) else { return .done(response) }
+        if let error = failure.arcGIS {
             let isChallenge =
                 error.code == 499 || error.code == 498
                 || (error.code == 403 && error.messageCode == "GWM_0003" && attempt.credential == nil)
             if isChallenge { return .arcGISChallenge(error) }
-            return .failure(PortalAuthError.arcGIS(error, from: url))
         }
-        guard (200..<300).contains(response.status) else {
-            return .failure(ServerContext.httpStatusError(url, status: response.status))
-        }
-        return .done(response)
+        return .failure(failure.error)
     }
 
     /// The request after a redirect of `attempt` to `location` (counted and checked by `redirects`).
@@ -198,7 +195,8 @@ extension AuthenticationManager {
             let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: url)
             throw PortalAuthError(
                 .invalidToken,
-                "\(ServerContext.describe(url)) refused the credential it was just given (\(error.code) \(error.message)): the token is not valid for this server; check the server's federation and sign in again",
+                "\(ServerContext.describe(url)) refused the credential it was just given (\(error.code) "
+                    + "\(error.message)): not valid for this server",
                 remedy: remedy, cause: error.cause)
         }
         logger.debug(
@@ -208,7 +206,8 @@ extension AuthenticationManager {
             let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: url)
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(ServerContext.describe(url)) requires sign-in (\(error.code) \(error.message)) and no credential was given",
+                "\(ServerContext.describe(url)) requires sign-in (\(error.code) \(error.message)) and no credential "
+                    + "was given",
                 remedy: remedy, cause: error.cause)
         }
     }
@@ -234,7 +233,8 @@ extension AuthenticationManager {
         guard ledger.answer(.iap(host: host)) else {
             throw PortalAuthError(
                 .authenticationFailed,
-                "the identity-aware proxy in front of \(host.host):\(host.port) refused the token it was just given (HTTP \(challenge.status)): check hosts_behind_proxy and the app registration, then sign in again",
+                "the identity-aware proxy in front of \(host.host):\(host.port) refused the token it was just given "
+                    + "(HTTP \(challenge.status))",
                 remedy: .signIn(sent?.howToSignIn ?? .identityAwareProxy()), cause: .httpStatus(challenge.status))
         }
         try await iap.resolve(challenge, sent: sent)

@@ -142,7 +142,8 @@ public final class AuthenticationManager: Sendable {
             guard interactive else {
                 throw PortalAuthError(
                     .credentialExpired,
-                    "the credential for \(stored.serverContext) expired\(stored.tokenInfo.expirationDate.map { " at " + $0.formatted(.iso8601) } ?? "")",
+                    "the credential for \(stored.serverContext) "
+                        + "expired\(stored.tokenInfo.expirationDate.map { " at " + $0.formatted(.iso8601) } ?? "")",
                     remedy: Self.signInRemedy(for: stored.serverContext, credential: stored))
             }
         }

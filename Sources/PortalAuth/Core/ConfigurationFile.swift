@@ -27,7 +27,7 @@ package struct ConfigurationFile: Sendable {
         } catch {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "cannot read the configuration file \(path): check that it exists and is readable",
+                "cannot read the configuration file \(path): it does not exist, or it is not readable",
                 remedy: .fixConfiguration(file: path, key: nil))
         }
         try self.init(data: Array(data), source: path)
@@ -49,7 +49,7 @@ package struct ConfigurationFile: Sendable {
         } catch {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(source) is not valid JSON: fix the syntax (a JSON object with the documented keys)",
+                "\(source) is not valid JSON (a JSON object with the documented keys)",
                 remedy: .fixConfiguration(file: source, key: nil))
         }
         guard case .object(let members) = value else {
@@ -60,7 +60,8 @@ package struct ConfigurationFile: Sendable {
         if let duplicate = DuplicateJSONKeys.first(in: data) {
             throw PortalAuthError(
                 .invalidConfiguration,
-                "\(source): the key \"\(duplicate)\" appears twice in one object: keep one (JSON readers would silently use the last)",
+                "\(source): the key \"\(duplicate)\" appears twice in one object (JSON readers would silently use "
+                    + "the last)",
                 remedy: .fixConfiguration(file: source, key: duplicate))
         }
         self.members = members

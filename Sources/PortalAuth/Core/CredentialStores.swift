@@ -90,7 +90,7 @@ package final class CredentialStoreEngine: Sendable {
         guard let decoder = decoders.withLock({ $0[kind] }) else {
             throw PortalAuthError(
                 .storeFailure,
-                "the stored credential for \(server) is of kind '\(kind)', which no registered plugin reads (register its plugin to use it)",
+                "the stored credential for \(server) is of kind '\(kind)', which no registered plugin reads",
                 remedy: .removeStoredCredential(server: server))
         }
         do { return try decoder(data) } catch let error as PortalAuthError { throw error } catch {

@@ -46,21 +46,24 @@ public struct TokenInfo: Sendable, Codable, Equatable {
         guard Self.isUsableToken(accessToken) else {
             throw PortalAuthError(
                 .invalidResponse,
-                "\(issuer) sent a token that is empty or contains control characters (CR, LF or NUL), which cannot be sent in an HTTP header: it was not used or stored; report this to the server's administrator"
-            )
+                "\(issuer) sent a token that is empty or has control characters (CR, LF or NUL), unfit for an HTTP "
+                    + "header: not used or stored",
+                remedy: .reportToAdministrator(server: issuer))
         }
         if let expirationDate, !expirationDate.timeIntervalSince1970.isFinite {
             throw PortalAuthError(
                 .invalidResponse,
-                "\(issuer) sent a token whose lifetime is not a number of seconds: it was not used or stored; report this to the server's administrator"
-            )
+                "\(issuer) sent a token whose lifetime is not a number of seconds: it was not used or stored",
+                remedy: .reportToAdministrator(server: issuer))
         }
         // A lifetime of 0 seconds (expiring the moment it arrives) is no sign-in either.
         if let expirationDate, expirationDate <= now {
             throw PortalAuthError(
                 .invalidResponse,
-                "\(issuer) sent a token that had already expired when it arrived (it expires \(expirationDate.formatted(.iso8601)), the time here is \(now.formatted(.iso8601))): this machine's clock or the server's is wrong, or the server issues tokens with no lifetime; check both clocks and sign in again"
-            )
+                "\(issuer) sent a token that had already expired when it arrived (it expires "
+                    + "\(expirationDate.formatted(.iso8601)), the time here is \(now.formatted(.iso8601))): "
+                    + "a clock here or there is wrong, or the server gives tokens no lifetime",
+                remedy: .checkClock(server: issuer))
         }
         return self
     }

@@ -254,8 +254,8 @@ enum CrossProcessLock {
             let text = String(cString: strerror(code))
             throw PortalAuthError(
                 .storeFailure,
-                "cannot create the lock file \(path): \(text); check the permissions of \(directory)",
-                cause: .posix(code: code, message: text))
+                "cannot create the lock file \(path): \(text)",
+                remedy: .checkPermissions(path: directory), cause: .posix(code: code, message: text))
         }
         return (fd, path)
     }
@@ -305,7 +305,8 @@ enum CrossProcessLock {
             close(fd)
             throw PortalAuthError(
                 .storeFailure,
-                "the lock folder \(path) has mode \(permissionBits(info.st_mode)) (other users may change it), so it is not used",
+                "the lock folder \(path) has mode \(permissionBits(info.st_mode)) (other users may change it), so it "
+                    + "is not used",
                 remedy: .makePrivate(path: path))
         }
         return fd

@@ -130,7 +130,8 @@ struct IAPAuthorizingTransport: HTTPTransport {
             guard request.url.scheme?.lowercased() == "https" else {
                 throw PortalAuthError(
                     .insecureTransport,
-                    "refusing to send the identity-aware proxy's token to \(ServerContext.describe(request.url)) over plain http",
+                    "refusing to send the identity-aware proxy's token to \(ServerContext.describe(request.url)) over "
+                        + "plain http",
                     remedy: .useHTTPS(url: request.url))
             }
             var unchanged = options

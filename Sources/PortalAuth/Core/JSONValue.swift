@@ -58,7 +58,8 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
         } catch {
             throw PortalAuthError(
                 .invalidResponse,
-                "\(source) did not answer with JSON (\(JSONValue.sniff(bytes))): the URL may not be an ArcGIS portal or server",
+                "\(source) did not answer with JSON (\(JSONValue.sniff(bytes))): the URL may not be an ArcGIS portal "
+                    + "or server",
                 remedy: .checkURL, cause: .other("JSON parse error"))
         }
     }

@@ -91,7 +91,8 @@ struct RedirectState {
         } else if !keepsContext(next) {
             throw PortalAuthError(
                 .httpError,
-                "\(ServerContext.describe(target.url)) redirected a request with its parameters to \(ServerContext.describe(next)), another server: refusing to resend them there (use the new URL directly if you trust it)",
+                "\(ServerContext.describe(target.url)) redirected a request with its parameters to "
+                    + "\(ServerContext.describe(next)), another server: refusing to resend them there",
                 remedy: .checkURL, cause: .httpStatus(status))
         }
         return followed

@@ -202,7 +202,7 @@ package enum StrictJSON {
             guard case .object(var keys) = stack[stack.count - 1] else { return nil }
             if keys.contains(key) {
                 return problem(
-                    "the key \"\(key)\" appears twice in one object: keep one (JSON readers would silently use the last)",
+                    "the key \"\(key)\" appears twice in one object (JSON readers would silently use the last)",
                     at: start, key: key)
             }
             keys.insert(key)

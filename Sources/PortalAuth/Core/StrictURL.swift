@@ -126,7 +126,8 @@ extension StrictURL {
                 if byte >= 0x80 {
                     throw Problem(
                         text:
-                            "it contains a non-ASCII character before the query (write the host in punycode and percent-encode the path)"
+                            "it contains a non-ASCII character before the query (write the host in punycode and "
+                            + "percent-encode the path)"
                     )
                 }
             }
@@ -211,7 +212,8 @@ extension StrictURL {
                 guard octets.count == 4, octets.allSatisfy({ ($0 ?? 256) <= 255 }) else {
                     throw Problem(
                         text:
-                            "its host '\(host)' is an IPv4 address in a form URL readers read differently (write four decimal numbers, such as 127.0.0.1)"
+                            "its host '\(host)' is an IPv4 address in a form URL readers read differently (write four "
+                            + "decimal numbers, such as 127.0.0.1)"
                     )
                 }
             }
@@ -231,7 +233,8 @@ extension StrictURL {
             if text.contains(".") {
                 throw Problem(
                     text:
-                        "its IPv6 address has a dotted IPv4 part, which readers write differently (write it in hexadecimal)"
+                        "its IPv6 address has a dotted IPv4 part, which readers write differently (write it in "
+                        + "hexadecimal)"
                 )
             }
             var address = in6_addr()
@@ -258,7 +261,8 @@ extension StrictURL {
             else {
                 throw Problem(
                     text:
-                        "its port '\(String(decoding: bytes, as: UTF8.self))' is not a number from 1 to 65535 without leading zeros"
+                        "its port '\(String(decoding: bytes, as: UTF8.self))' is not a number from 1 to 65535 without "
+                        + "leading zeros"
                 )
             }
             return port
@@ -301,7 +305,8 @@ extension StrictURL {
                     guard isPathCharacter(path[index]) else {
                         throw Problem(
                             text:
-                                "its path contains '\(Character(Unicode.Scalar(path[index])))', which must be percent-encoded"
+                                "its path contains '\(Character(Unicode.Scalar(path[index])))', which must be "
+                                + "percent-encoded"
                         )
                     }
                     continue
@@ -314,14 +319,16 @@ extension StrictURL {
                 case UInt8(ascii: "/"), UInt8(ascii: "\\"), UInt8(ascii: "."):
                     throw Problem(
                         text:
-                            "its path has an encoded '\(Character(Unicode.Scalar(decoded)))' (\(escape)), which servers read differently"
+                            "its path has an encoded '\(Character(Unicode.Scalar(decoded)))' (\(escape)), which "
+                            + "servers read differently"
                     )
                 case 0..<0x20, 0x7F:
                     throw Problem(text: "its path has an encoded control character (\(escape))")
                 case _ where isUnreserved(decoded):
                     throw Problem(
                         text:
-                            "its path has an encoded '\(Character(Unicode.Scalar(decoded)))' (\(escape)): write the character itself"
+                            "its path has an encoded '\(Character(Unicode.Scalar(decoded)))' (\(escape)): write the "
+                            + "character itself"
                     )
                 default: break
                 }

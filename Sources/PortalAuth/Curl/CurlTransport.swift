@@ -602,7 +602,8 @@ enum CurlErrors {
         }
         if osErrno == Int(EHOSTUNREACH) || (osErrno == 0 && lower.contains("no route to host")) {
             return (
-                "could not connect to \(place) (host unreachable): the host is down, or a firewall turns the connection away",
+                "could not connect to \(place) (host unreachable): the host is down, or a firewall turns the "
+                    + "connection away",
                 .checkNetwork
             )
         }
@@ -614,7 +615,8 @@ enum CurlErrors {
         }
         if osErrno == Int(ETIMEDOUT) || (osErrno == 0 && lower.contains("timed out")) {
             return (
-                "could not connect to \(place) (no answer: the connection attempt timed out): the host may be down, or a firewall drops the connection",
+                "could not connect to \(place) (no answer: the connection attempt timed out): the host may be down, or "
+                    + "a firewall drops the connection",
                 .checkNetwork
             )
         }
@@ -649,7 +651,8 @@ enum CurlErrors {
             // or CURLE_TOO_LARGE (8.6 and later), and says no more.
             return PortalAuthError(
                 .responseTooLarge,
-                "the answer from \(place) was stopped by libcurl's limits: a response header line over its limit of 100 KiB a line (or no memory left)",
+                "the answer from \(place) was stopped by libcurl's limits: a response header line over its limit of "
+                    + "100 KiB a line (or no memory left)",
                 remedy: .none, cause: cause)
         case CURLE_OPERATION_TIMEDOUT:
             guard let limits else {
@@ -661,7 +664,8 @@ enum CurlErrors {
         where closedEarly.contains(code) && !(lower.contains("certificate required") || lower.contains("alert")):
             return PortalAuthError(
                 .connectionFailed,
-                "the connection to \(place) was closed or reset before a full answer (the server or the network is failing)",
+                "the connection to \(place) was closed or reset before a full answer (the server or the network is "
+                    + "failing)",
                 remedy: .retryLater, cause: cause)
         case _ where untrusted.contains(code):
             let reason = trustFailure(text)

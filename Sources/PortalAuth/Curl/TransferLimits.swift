@@ -70,7 +70,9 @@ struct TransferLimits: Sendable {
         case .headers:
             return PortalAuthError(
                 .responseTooLarge,
-                "\(place) sent more response headers than allowed (at most \(maxHeaderCount) lines and \(Self.size(maxHeaderSize))): the transfer was stopped; the server or a proxy in front of it is misbehaving",
+                "\(place) sent more response headers than allowed (at most \(maxHeaderCount) lines and "
+                    + "\(Self.size(maxHeaderSize))): the transfer was stopped; the server or a proxy in front of it is "
+                    + "misbehaving",
                 remedy: .none, cause: cause)
         case .body, nil:
             let limit =
@@ -79,7 +81,8 @@ struct TransferLimits: Sendable {
                 : "the transport's maximum response size of \(Self.size(maxResponseSize))"
             return PortalAuthError(
                 .responseTooLarge,
-                "the answer from \(place) is larger than \(limit) (counted after decompression): the transfer was stopped",
+                "the answer from \(place) is larger than \(limit) (counted after decompression): the transfer "
+                    + "was stopped",
                 // A request's own limit (a token endpoint's) is the library's to keep; the transport's
                 // is the program's to raise.
                 remedy: requestSetMaxResponseSize ? .none : .raiseLimit(.responseSize, value: maxResponseSize),
@@ -94,17 +97,19 @@ struct TransferLimits: Sendable {
         if lower.contains("too slow") {
             return PortalAuthError(
                 .timedOut,
-                "\(place) sent less than \(lowSpeedLimit) bytes per second for \(Self.seconds(lowSpeedTime)) (the low-speed limit): the transfer was stopped; check the network and proxy",
+                "\(place) sent less than \(lowSpeedLimit) bytes per second for \(Self.seconds(lowSpeedTime)) (the "
+                    + "low-speed limit): the transfer was stopped",
                 remedy: .retryLater, cause: cause)
         }
         if lower.contains("operation timed out") {
             return PortalAuthError(
                 .timedOut,
-                "\(place) did not finish its answer within the request's deadline of \(Self.seconds(timeout)): the transfer was stopped",
+                "\(place) did not finish its answer within the request's deadline of \(Self.seconds(timeout)): the "
+                    + "transfer was stopped",
                 remedy: .raiseLimit(.requestTimeout, value: Int(timeout.rounded(.up))), cause: cause)
         }
         return PortalAuthError(
-            .timedOut, "\(place) did not answer in time: check the network and proxy", remedy: .retryLater,
+            .timedOut, "\(place) did not answer in time", remedy: .retryLater,
             cause: cause)
     }
 

@@ -151,7 +151,8 @@ extension ArcGISResolver {
     static func notFederated(_ server: ServerContext, portal: any ArcGISCredential) -> PortalAuthError {
         PortalAuthError(
             .notFederated,
-            "\(server) is not federated with \(portal.serverContext) by the portal's word: the portal neither issued a token for it nor lists it among its servers, so no token was sent there",
+            "\(server) is not federated with \(portal.serverContext) by the portal's word: the portal neither issued a "
+                + "token for it nor lists it among its servers, so no token was sent there",
             remedy: signInRemedy(for: server, credential: nil))
     }
 

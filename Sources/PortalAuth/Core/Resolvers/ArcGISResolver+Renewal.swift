@@ -16,7 +16,8 @@ extension ArcGISResolver {
         if credential.tokenInfo.isSSLRequired, url.scheme?.lowercased() != "https" {
             throw PortalAuthError(
                 .insecureTransport,
-                "refusing to send the token of \(credential.serverContext) over plain http to \(ServerContext.describe(url)): the token requires https",
+                "refusing to send the token of \(credential.serverContext) over plain http to "
+                    + "\(ServerContext.describe(url)): the token requires https",
                 remedy: .useHTTPS(url: url))
         }
         guard credential.tokenInfo.expires(within: credential.renewalLeeway) else { return credential }

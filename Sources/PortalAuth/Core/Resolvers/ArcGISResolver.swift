@@ -144,7 +144,8 @@ extension ArcGISResolver {
             if registry.canHandle(.arcGIS(challenge)) { return nil }
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and no plugin can answer",
+                "\(challenge.serverContext) requires sign-in (\(challenge.error.code) \(challenge.error.message)) and "
+                    + "no plugin can answer",
                 remedy: Self.signInRemedy(for: challenge.serverContext, credential: challenge.previousCredential),
                 cause: challenge.error.cause)
         }

@@ -86,7 +86,8 @@ final class IAPResolver: Sendable {
         if obtained == nil {
             throw PortalAuthError(
                 .authenticationRequired,
-                "\(host.host):\(host.port) is behind an identity-aware proxy that wants sign-in (HTTP \(challenge.status)\(challenge.location.map { " to " + ServerContext.describe($0) } ?? ""))",
+                "\(host.host):\(host.port) is behind an identity-aware proxy that wants sign-in (HTTP "
+                    + "\(challenge.status)\(challenge.location.map { " to " + ServerContext.describe($0) } ?? ""))",
                 remedy: .signIn(sent?.howToSignIn ?? .identityAwareProxy()), cause: .httpStatus(challenge.status))
         }
     }
