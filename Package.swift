@@ -24,14 +24,14 @@ let fuzzTargets = [
 /// How `portal-auth` is linked in release builds, so that `portal-auth token` starts about as fast as
 /// `secret-tool lookup` (README, "Benchmarks"): with lld, relative relocations packed (RELR: the
 /// dynamic loader no longer reads a megabyte of them at each start) and the functions a cached
-/// `token` runs laid out side by side (`Sources/portal-auth/startup.order`, written by
+/// `token` runs laid out side by side (`config/startup.order`, written by
 /// `scripts/startup-order.sh`), so the kernel maps a few megabytes less of the binary. A symbol the
 /// list names that no longer exists is skipped; a stale list costs memory, never correctness.
 let startupLinking: [LinkerSetting] = [
     .unsafeFlags(
         [
             "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
-            "--symbol-ordering-file=\(Context.packageDirectory)/Sources/portal-auth/startup.order", "-Xlinker",
+            "--symbol-ordering-file=\(Context.packageDirectory)/config/startup.order", "-Xlinker",
             "--no-warn-symbol-ordering",
         ], .when(platforms: [.linux], configuration: .release))
 ]
@@ -89,7 +89,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ] + pluginNames.map { .target(name: "PortalAuth\($0)") },
             path: "Sources/portal-auth",
-            exclude: ["startup.order"],
             swiftSettings: strict,
             linkerSettings: startupLinking
         ),

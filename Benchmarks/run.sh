@@ -119,7 +119,7 @@ for _ in $(seq 1 100); do [ -s "$work/emulator.json" ] && break; sleep 0.1; done
 base=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["baseURL"])' "$work/emulator.json")
 portal="$base/portal"
 export PORTAL_AUTH_CA_BUNDLE="$work/ca.pem"
-BROWSER="$PWD/scripts/scripted-browser.py" SCRIPTED_BROWSER_CA="$work/ca.pem" \
+BROWSER="$PWD/Tests/Clients/scripted-browser.py" SCRIPTED_BROWSER_CA="$work/ca.pem" \
   "$pa" login --portal "$portal" --client-id portal-auth-cli >/dev/null 2>&1
 admin() { curl -sS --cacert "$work/ca.pem" -X POST "$base/emulator/$1" >/dev/null; }
 batch() {  # runs 100 `portal-auth token` at once; prints the wall time in ms and the distinct tokens

@@ -99,7 +99,7 @@ run_all() {
 
   "$pa" logout --all >/dev/null 2>&1 || true
   admin POST oauth-access-token-lifetime?seconds=120 >/dev/null
-  BROWSER=scripts/scripted-browser.py SCRIPTED_BROWSER_CA="$work/ca.pem" \
+  BROWSER=Tests/Clients/scripted-browser.py SCRIPTED_BROWSER_CA="$work/ca.pem" \
     "$pa" login --portal "$portal" --client-id portal-auth-cli >/dev/null
   # The stored access token (120 s) is inside the refresh window; the next one lives 30 minutes.
   admin POST oauth-access-token-lifetime?seconds=1800 >/dev/null

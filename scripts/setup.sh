@@ -33,7 +33,7 @@ packages=(
   libglib2.0-bin         # gdbus: the tests lock a collection through the Secret Service API
   curl openssl
   procps                 # ps/pkill used by the scripts
-  python3                # the scripted browser of the sign-in tests (scripts/scripted-browser.py)
+  python3                # the scripted browser of the sign-in tests (Tests/Clients/scripted-browser.py)
   python3-venv           # the real-client tests' virtual environment (scripts/setup-python.sh)
   chromium               # the real headless browser of Tests/CLITests/BrowserSignInTests.swift
   chromium-driver        # chromedriver: Selenium drives chromium through it

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes Sources/portal-auth/startup.order: the functions of the portal-auth binary that a cached
+# Writes config/startup.order: the functions of the portal-auth binary that a cached
 # `portal-auth token URL` runs (every format), which the release link lays out side by side
 # (Package.swift, startupLinking) so that the kernel maps less of the binary at each start.
 # Run it after changes to the fast path (Sources/portal-auth/TokenFastPath.swift and what it
@@ -26,7 +26,7 @@ for format in plain json header gdal env; do
     { cat "$work/valgrind.log" >&2; exit 1; }
 done
 "$work/portal-auth" logout --portal "$url" >/dev/null
-python3 - "$work" >Sources/portal-auth/startup.order <<'PY'
+python3 - "$work" >config/startup.order <<'PY'
 import glob, re, sys
 # Callgrind's compressed names: "fn=(id) name" the first time, "fn=(id)" after; "ob=" likewise.
 names, seen = [], set()
@@ -50,7 +50,7 @@ for path in sorted(glob.glob(sys.argv[1] + "/callgrind.*")):
                 names.append(name)
 print("\n".join(names))
 PY
-echo "Sources/portal-auth/startup.order: $(wc -l <Sources/portal-auth/startup.order) functions"
+echo "config/startup.order: $(wc -l <config/startup.order) functions"
 # SwiftPM does not know the list is an input of the link: link again with it.
 rm -f "$(swift build -c release --show-bin-path)/portal-auth"
 swift build -c release --static-swift-stdlib --product portal-auth

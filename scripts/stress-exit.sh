@@ -63,7 +63,7 @@ cat > "$work/iap.json" <<EOF
 EOF
 
 # Sign in to the proxy (the scripted browser plays the user) and to the portal behind it.
-BROWSER="$PWD/scripts/scripted-browser.py" SCRIPTED_BROWSER_CA="$work/ca.pem" \
+BROWSER="$PWD/Tests/Clients/scripted-browser.py" SCRIPTED_BROWSER_CA="$work/ca.pem" \
   "$bin/portal-auth" login --config "$work/iap.json" > /dev/null
 printf %s alice-pass-123 | "$bin/portal-auth" login --portal "$proxy/portal" --username alice --password-stdin > /dev/null
 

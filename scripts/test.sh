@@ -9,7 +9,10 @@ scripts/setup.sh
 # One format (.swift-format, 120 columns): CI keeps it.
 swift format lint --strict --recursive --parallel Sources Plugins Tests Benchmarks Fuzz Package.swift
 swift build --build-tests
-scripts/with-keyring.sh swift test --skip-build "$@"
+# The unit tier first (Tests/PortalAuthUnitTests: no server, no keyring, no child process; under a
+# minute), then the integration tier (the emulator, the web tier, the keyring, the CLI).
+swift test --skip-build --filter PortalAuthUnitTests
+scripts/with-keyring.sh swift test --skip-build --skip PortalAuthUnitTests "$@"
 # With arguments (a filter), only the Swift tests run. Otherwise also the Python adapter's tests
 # (pytest, against the debug build) and the packages': built, installed with dpkg, used, purged.
 if [ $# -eq 0 ]; then

@@ -15,9 +15,15 @@ struct EmulatorURLs: Sendable, Equatable {
     var claimantServerURL: String { baseURL + "/claimant" }
     /// "https://127.0.0.1:PROXYPORT" when the application proxy runs.
     var proxyBaseURL: String?
+    /// "https://127.0.0.1:LOCATIONPORT" when the location services run.
+    var locationServicesBaseURL: String?
 
     /// The same addresses as seen through the application proxy.
-    var throughProxy: EmulatorURLs { EmulatorURLs(baseURL: proxyBaseURL ?? baseURL, proxyBaseURL: proxyBaseURL) }
+    var throughProxy: EmulatorURLs {
+        EmulatorURLs(
+            baseURL: proxyBaseURL ?? baseURL, proxyBaseURL: proxyBaseURL,
+            locationServicesBaseURL: locationServicesBaseURL)
+    }
 }
 
 /// State shared by every request handler: configuration, tokens, counters, faults.
@@ -28,6 +34,8 @@ final class EmulatorContext: Sendable {
     let clock: EmulatorClock
     /// Issued tokens.
     let tokens: TokenStore
+    /// The API keys from the configuration and those added at run time.
+    let apiKeys: APIKeyStore
     /// OAuth authorization codes and refresh tokens.
     let grants: OAuthGrants
     /// The emulated Entra ID's tokens, codes and refresh tokens.
@@ -49,6 +57,7 @@ final class EmulatorContext: Sendable {
         self.logger = logger
         self.clock = EmulatorClock()
         self.tokens = TokenStore(clock: clock)
+        self.apiKeys = APIKeyStore(keys: configuration.apiKeys, clock: clock)
         self.grants = OAuthGrants(clock: clock)
         self.entra = EntraTokens(clock: clock)
         self.accessTokenLifetime = NIOLockedValueBox(configuration.oauthAccessTokenLifetimeSeconds)

@@ -13,6 +13,7 @@ public final class PortalEmulator: Sendable {
     private let https: Listener
     private let http: Listener?
     private let proxy: Listener?
+    private let location: Listener?
     private let temporaryDirectory: String?
 
     /// The HTTPS port.
@@ -36,6 +37,19 @@ public final class PortalEmulator: Sendable {
     /// "https://HOST:PROXYPORT": the portal and servers as seen through the emulated Microsoft
     /// Entra Application Proxy (every request needs an Entra bearer token), when it runs.
     public var proxyBaseURL: String? { context.urls.proxyBaseURL }
+    /// The location services' port, when they run (``EmulatorConfiguration/locationServicesPort``).
+    public var locationServicesPort: Int? { location?.port }
+    /// "https://HOST:LOCATIONPORT": the location services, a host:port of their own as
+    /// geocode-api.arcgis.com is in ArcGIS Online; `portals/self` lists them in `helperServices`.
+    public var locationServicesBaseURL: String? { context.urls.locationServicesBaseURL }
+    /// The geocoding service (`.../arcgis/rest/services/World/GeocodeServer`), when the location services run.
+    public var geocodeServiceURL: String? {
+        locationServicesBaseURL.map { $0 + LocationServicesRoutes.geocodePath }
+    }
+    /// The routing service (`.../arcgis/rest/services/World/Route/NAServer/Route_World`), when they run.
+    public var routeServiceURL: String? { locationServicesBaseURL.map { $0 + LocationServicesRoutes.routePath } }
+    /// The basemap styles service (`.../arcgis/rest/services/styles/v2/styles`), when they run.
+    public var basemapStylesURL: String? { locationServicesBaseURL.map { $0 + LocationServicesRoutes.stylesPath } }
     /// The emulated Entra ID's v2.0 endpoints: `{entraBaseURL}/authorize`, `/token`, `/logout`.
     public var entraBaseURL: String { EntraIdentityProvider(context: context).endpointsURL }
     /// Where the CA certificate (PEM) was written.
@@ -44,13 +58,14 @@ public final class PortalEmulator: Sendable {
     public let caCertificatePEM: String
 
     private init(
-        context: EmulatorContext, https: Listener, http: Listener?, proxy: Listener?, caCertificatePath: String,
-        caCertificatePEM: String, temporaryDirectory: String?
+        context: EmulatorContext, https: Listener, http: Listener?, proxy: Listener?, location: Listener?,
+        caCertificatePath: String, caCertificatePEM: String, temporaryDirectory: String?
     ) {
         self.context = context
         self.https = https
         self.http = http
         self.proxy = proxy
+        self.location = location
         self.caCertificatePath = caCertificatePath
         self.caCertificatePEM = caCertificatePEM
         self.temporaryDirectory = temporaryDirectory
@@ -119,9 +134,26 @@ public final class PortalEmulator: Sendable {
                 throw error
             }
         }
+        var location: Listener?
+        if let locationPort = configuration.locationServicesPort {
+            do {
+                var services = handler
+                services.locationServices = true
+                location = try await Listener.start(
+                    host: configuration.host, port: locationPort, tls: tls, handler: services, logger: logger)
+                var urls = context.urls
+                urls.locationServicesBaseURL = "https://\(urlHost(configuration.host)):\(location!.port)"
+                context.setURLs(urls)
+            } catch {
+                await https.shutdown()
+                await http?.shutdown()
+                await proxy?.shutdown()
+                throw error
+            }
+        }
         logger.info("portal-emulator listening", metadata: ["baseURL": "\(context.urls.baseURL)"])
         return PortalEmulator(
-            context: context, https: https, http: http, proxy: proxy, caCertificatePath: caPath,
+            context: context, https: https, http: http, proxy: proxy, location: location, caCertificatePath: caPath,
             caCertificatePEM: authority.caCertificatePEM, temporaryDirectory: temporaryDirectory)
     }
 
@@ -194,14 +226,24 @@ public final class PortalEmulator: Sendable {
     /// Makes every Entra access and ID token expired: the proxy answers 401 until the client refreshes.
     public func expireEntraTokens() { context.entra.expireAll() }
 
+    /// Adds an API key (or replaces the one with the same value); a ``EmulatorAPIKey/lifetimeSeconds``
+    /// counts from now, by the emulator's clock.
+    public func addAPIKey(_ key: EmulatorAPIKey) { context.apiKeys.add(key) }
+
+    /// Invalidates an API key, as `oauth2/revokeToken` with `apiToken` does: its next use gets 498.
+    /// - Returns: false when no such key was configured or added.
+    @discardableResult
+    public func invalidateAPIKey(_ key: String) -> Bool { context.apiKeys.invalidate(key: key) }
+
     /// Makes every token issued so far expired: its next use gets 498.
     public func expireAllTokens() { context.tokens.expireAll() }
 
-    /// Stops both listeners and removes the temporary CA directory (if the emulator made one).
+    /// Stops every listener and removes the temporary CA directory (if the emulator made one).
     public func shutdown() async throws {
         await https.shutdown()
         await http?.shutdown()
         await proxy?.shutdown()
+        await location?.shutdown()
         if let temporaryDirectory { try? FileManager.default.removeItem(atPath: temporaryDirectory) }
     }
 }

@@ -1,4 +1,5 @@
-// Reading option and argument values: URLs (in their one strict reading), sizes, dates.
+// Reading option and argument values: URLs (in their one strict reading), sizes, durations.
+import ArgumentParser
 import PortalAuth
 
 #if canImport(FoundationEssentials)
@@ -41,7 +42,25 @@ func parseURL(_ string: String) throws -> URL {
     return try StrictURL.parse(string).url
 }
 
-extension Date {
-    /// ISO 8601 in UTC, for people and JSON.
-    var iso8601: String { formatted(.iso8601) }
+/// A length of time typed as a whole number and a unit: `90s`, `30m`, `12h`, `7d`, `2w`.
+struct DurationArgument: ExpressibleByArgument, Sendable, Equatable {
+    /// The seconds each unit stands for.
+    static let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604_800]
+
+    /// The duration as typed (`7d`).
+    let text: String
+    /// The duration in seconds.
+    let seconds: Int
+
+    /// Nil when `argument` is not a positive whole number followed by one of s, m, h, d, w.
+    init?(argument: String) {
+        guard let unit = argument.last, let scale = Self.units[unit],
+            argument.dropLast().allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(argument.dropLast()),
+            count > 0
+        else { return nil }
+        let (seconds, overflow) = count.multipliedReportingOverflow(by: scale)
+        guard !overflow else { return nil }
+        self.text = argument
+        self.seconds = seconds
+    }
 }

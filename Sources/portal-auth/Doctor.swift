@@ -67,6 +67,7 @@ struct Doctor: AsyncParsableCommand {
             } else {
                 output("[info]   Kerberos: no ticket (Negotiate servers use a stored password, or run kinit)")
             }
+            if let environment = EnvironmentCredentials.report() { output("[info]   \(environment)") }
             let env = ProcessInfo.processInfo.environment
             for name in ["https_proxy", "HTTPS_PROXY", "http_proxy", "no_proxy", "NO_PROXY"] {
                 if let value = env[name], !value.isEmpty { output("[info]   \(name)=\(redactProxy(value))") }

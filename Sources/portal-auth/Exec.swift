@@ -61,8 +61,7 @@ struct Exec: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let manager = try global.makeManager()
-            let target = try await resolveTarget(url, manager: manager)
+            let (manager, target) = try await global.managerAndTarget(url)
             var live = try await LiveCredentials.fetch(for: target, manager: manager)
             live.renewBefore = renewBefore.map(TimeInterval.init)
             PrivateFolder.removeStale()

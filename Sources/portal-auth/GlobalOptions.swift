@@ -1,25 +1,13 @@
 import ArgumentParser
-import Logging
 import PortalAuth
-import PortalAuthCertificate
-import PortalAuthIAP
-import PortalAuthOAuthApplication
-import PortalAuthOAuthUser
-import PortalAuthPassword
-import PortalAuthPregeneratedToken
-import PortalAuthServerTrust
-import PortalAuthToken
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// Options every subcommand takes.
+/// Options every subcommand takes, and what they mean: the CA bundle and the store in effect.
 struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
@@ -65,82 +53,8 @@ struct GlobalOptions: ParsableArguments {
         return (.keyring, "the default")
     }
 
-    /// Whether ``bootstrapLogging(verbose:)`` ran: swift-log allows one bootstrap per process,
-    /// and a command that the `token` fast path hands on makes its manager a second time.
-    private static let loggingBootstrapped = Locked(false)
-
-    /// Logs to stderr at the level `-v` asks for (warnings without it); once per process.
-    static func bootstrapLogging(verbose: Int) {
-        guard
-            loggingBootstrapped.withLock({ done in
-                defer { done = true }; return !done
-            })
-        else { return }
-        let level: Logger.Level = verbose >= 2 ? .trace : (verbose == 1 ? .debug : .warning)
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-    }
-
-    /// Builds the manager with every plugin registered. Nothing is loaded that the command does
-    /// not use: libcurl is loaded by the transport on its first request.
-    func makeManager(transport: CurlTransport? = nil) throws -> AuthenticationManager {
-        try Self.makeManager(store: store, verbose: verbose, transport: transport ?? makeTransport())
-    }
-
-    /// The transport the manager sends through (`login --url` probes with it directly).
-    func makeTransport() -> CurlTransport {
-        Self.makeTransport(cacert: cacert)
-    }
-
-    static func makeTransport(cacert: String?) -> CurlTransport {
-        CurlTransport(configuration: TransportConfiguration(caBundlePath: caBundlePath(cacert: cacert)))
-    }
-
     /// The transport configuration these options make (a command may raise its limits).
     var transportConfiguration: TransportConfiguration {
         TransportConfiguration(caBundlePath: caBundlePath)
     }
-
-    /// ``makeManager(transport:)`` from the option values (`nil`: not given), for the `token`
-    /// fast path too, which reads them without the argument parser.
-    static func makeManager(store: String?, verbose: Int, transport: CurlTransport) throws -> AuthenticationManager {
-        bootstrapLogging(verbose: verbose)
-        let choice = try storeChoice(store: store)
-        let backend = choice.kind.makeBackend()
-        let logger = Logger(label: "portal-auth")
-        if verbose > 0 {
-            logger.debug(
-                "credential store",
-                metadata: ["store": "\(choice.kind.rawValue)", "chosen by": "\(choice.reason)"])
-        }
-        // On a terminal, a request that takes more than a second says so (WaitNotice).
-        let noticing: any HTTPTransport =
-            WaitNotice.shared.enabled ? NoticingTransport(base: transport) : transport
-        let manager = AuthenticationManager(backend: backend, transport: noticing, logger: logger)
-        // Network credentials: trust decisions first (a changed key must stop everything), then
-        // client certificates (stored ones are presented; new ones come from login --p12), then passwords.
-        manager.register(ServerTrustHandler(decider: stdinIsTerminal ? TerminalServerTrustDecider() : nil))
-        manager.register(CertificateHandler())
-        manager.register(PasswordHandler(provider: TerminalNetworkPasswordProvider()))
-        manager.register(PregeneratedTokenHandler())
-        manager.register(TokenAuthenticationHandler(provider: TerminalPasswordProvider()))
-        // Stored OAuth credentials renew themselves; a new browser sign-in only starts on a terminal.
-        manager.register(
-            OAuthUserHandler(
-                userAgent: TerminalAuthorizationUserAgent(
-                    allowed: stdinIsTerminal, hint: "portal-auth login --portal URL --client-id ID")))
-        manager.register(OAuthApplicationHandler())
-        // IAP credentials are read back and renewed; new proxy sign-ins go through login --config.
-        manager.iapCredentialStore.register(IAPCredential.self)
-        return manager
-    }
-}
-
-/// An environment variable's value (getenv: ProcessInfo's environment copies every variable
-/// into a dictionary first, which `portal-auth token` can do without).
-func environmentVariable(_ name: String) -> String? {
-    getenv(name).map { String(cString: $0) }
 }

@@ -60,6 +60,7 @@ struct Logout: AsyncParsableCommand {
             if all {
                 let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true, purpose: .signOut)
                 let report = try await manager.signOut(userAgent: agent)
+                try RememberedPassword.remove(for: nil, in: manager.arcGISCredentialStore.backend)
                 printReports(report.revocations)
                 report.invalidatedIAPCredentials.forEach(printSignedOut)
                 let removed = report.removedCredentialCount
@@ -88,6 +89,7 @@ struct Logout: AsyncParsableCommand {
             let reports = try await manager.revokeOAuthTokens(for: context)
             printReports(reports)
             var removed = try await manager.arcGISCredentialStore.remove(context)
+            try RememberedPassword.remove(for: context, in: manager.arcGISCredentialStore.backend)
             let host = try ServerContext.host(of: target)
             for kind in [PasswordCredential.kind, CertificateCredential.kind] {
                 removed += try await manager.networkCredentialStore.remove(host, kind: kind)

@@ -49,6 +49,11 @@ func report(_ error: PortalAuthError) -> Int32 {
     return exitCode(for: error.code)
 }
 
+/// The exit status of `status --check` when a credential that cannot renew itself expires within
+/// the window or has expired (docs/exit-codes.md).
+let credentialsExpiringExitCode: Int32 = 6
+
+/// The exit status for an error code (docs/exit-codes.md).
 func exitCode(for code: PortalAuthError.Code) -> Int32 {
     switch code {
     case .noCredential, .credentialExpired, .authenticationRequired, .authenticationFailed, .invalidToken, .cancelled,
@@ -91,4 +96,9 @@ func writeAll(_ fd: Int32, _ text: inout String) {
             offset += n
         }
     }
+}
+
+extension Date {
+    /// ISO 8601 in UTC, for people and JSON.
+    var iso8601: String { formatted(.iso8601) }
 }

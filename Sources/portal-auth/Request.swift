@@ -78,14 +78,13 @@ struct Request: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let target = try parseURL(url)
+            let (manager, target) = try await global.managerAndTarget(url, transport: makeTransport())
             let parameters = try fields.map { field -> (String, String) in
                 guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
                     throw PortalAuthError(.invalidArgument, "-f expects key=value, got '\(field)'")
                 }
                 return (String(field[..<equals]), String(field[field.index(after: equals)...]))
             }
-            let manager = try global.makeManager(transport: makeTransport())
             let response = try await manager.send(
                 ArcGISRequest(url: target, parameters: parameters, method: post ? .post : .automatic))
             if raw || response.json == nil {

@@ -12,16 +12,34 @@ struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List every stored credential (kind, server, user, expiry, store); never a secret.",
         discussion: """
+            With --check, exit 6 when a credential that cannot renew itself (a pregenerated token, an \
+            OAuth refresh token, a client certificate) expires within --within (default 7d) or has \
+            expired, and name each on stderr.
+
             Examples:
               portal-auth status
               portal-auth status --json
               portal-auth status --store file
+              portal-auth status --check --within 14d > /dev/null
+              portal-auth status --check --json
             """)
 
     @OptionGroup var global: GlobalOptions
 
     @Flag(help: "Print JSON.")
     var json = false
+
+    @Flag(help: "Exit 6 when a credential that cannot renew itself expires within --within, or has expired.")
+    var check = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --check: how far ahead to look (a number and s, m, h, d or w; default 7d).", valueName: "duration"))
+    var within: DurationArgument?
+
+    func validate() throws {
+        if within != nil, !check { throw ValidationError("--within goes with --check") }
+    }
 
     func run() async throws {
         try await runReportingErrors {
@@ -31,37 +49,65 @@ struct Status: AsyncParsableCommand {
                 + manager.iapCredentialStore.summaries()
             let sorted = all.sorted { ($0.server, $0.kind) < ($1.server, $1.kind) }
             let now = Date()
-            if json {
-                let items = sorted.map { s -> JSONValue in
-                    .object([
-                        "store": .string(s.store), "kind": .string(s.kind), "server": .string(s.server),
-                        "username": s.username.map(JSONValue.string) ?? .null,
-                        "expires": s.expirationDate.map { .string($0.iso8601) } ?? .null,
-                        "expired": s.expirationDate.map { .bool($0 < now) } ?? .bool(false),
-                        "backend": .string(s.backend),
-                    ])
+            if check {
+                try await checkExpiry(sorted, manager: manager, now: now)
+            } else if json {
+                output(try Self.json(sorted, now: now).jsonText(pretty: true))
+            } else {
+                if let environment = EnvironmentCredentials.report() { output("Environment: \(environment).") }
+                if sorted.isEmpty {
+                    output(
+                        "No stored credentials (\(manager.arcGISCredentialStore.backend.name) store). Sign in with: portal-auth login --portal URL --username USER"
+                    )
+                } else {
+                    Self.printTable(sorted, now: now)
                 }
-                output(try JSONValue.array(items).jsonText(pretty: true))
-                return
+                try RememberedPassword.statusLines(in: manager.arcGISCredentialStore.backend).forEach { output($0) }
             }
-            guard !sorted.isEmpty else {
-                output(
-                    "No stored credentials (\(manager.arcGISCredentialStore.backend.name) store). Sign in with: portal-auth login --portal URL --username USER"
-                )
-                return
-            }
-            var rows = [["KIND", "SERVER", "USER", "EXPIRES", "STORE"]]
-            for s in sorted {
-                let expiry = s.expirationDate.map { $0 < now ? "expired \($0.iso8601)" : $0.iso8601 } ?? "-"
-                rows.append([s.kind, s.server, s.username ?? "-", expiry, s.backend])
-            }
-            let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
-            for row in rows {
-                output(
-                    row.enumerated().map {
-                        $0.offset == 4 ? $0.element : $0.element.padding(toLength: widths[$0.offset])
-                    }.joined(separator: "  "))
-            }
+        }
+    }
+
+    /// `--check`: the table (or the JSON report), each credential that lapses on stderr, and exit 6 if any does.
+    func checkExpiry(_ summaries: [CredentialSummary], manager: AuthenticationManager, now: Date) async throws {
+        let window = within ?? DurationArgument(argument: "7d")!
+        let deadline = now.addingTimeInterval(TimeInterval(window.seconds))
+        let lapses = try await ExpiryCheck.lapses(in: summaries, before: deadline, manager: manager)
+        if json {
+            output(try ExpiryCheck.json(lapses, within: window, now: now).jsonText(pretty: true))
+        } else if !summaries.isEmpty {
+            Self.printTable(summaries, now: now)
+        }
+        for lapse in lapses { printError(ExpiryCheck.line(lapse, now: now)) }
+        if !lapses.isEmpty { throw ExitCode(credentialsExpiringExitCode) }
+    }
+
+    /// The JSON of `status --json`: one object a credential.
+    static func json(_ summaries: [CredentialSummary], now: Date) -> JSONValue {
+        .array(
+            summaries.map { s -> JSONValue in
+                .object([
+                    "store": .string(s.store), "kind": .string(s.kind), "server": .string(s.server),
+                    "username": s.username.map(JSONValue.string) ?? .null,
+                    "expires": s.expirationDate.map { .string($0.iso8601) } ?? .null,
+                    "expired": s.expirationDate.map { .bool($0 < now) } ?? .bool(false),
+                    "backend": .string(s.backend),
+                ])
+            })
+    }
+
+    /// The table of `status`: kind, server, user, expiry, store.
+    static func printTable(_ summaries: [CredentialSummary], now: Date) {
+        var rows = [["KIND", "SERVER", "USER", "EXPIRES", "STORE"]]
+        for s in summaries {
+            let expiry = s.expirationDate.map { $0 < now ? "expired \($0.iso8601)" : $0.iso8601 } ?? "-"
+            rows.append([s.kind, s.server, s.username ?? "-", expiry, s.backend])
+        }
+        let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            output(
+                row.enumerated().map {
+                    $0.offset == 4 ? $0.element : $0.element.padding(toLength: widths[$0.offset])
+                }.joined(separator: "  "))
         }
     }
 }

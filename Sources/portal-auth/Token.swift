@@ -43,8 +43,7 @@ struct Token: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let manager = try global.makeManager()
-            let target = try await resolveTarget(url, manager: manager)
+            let (manager, target) = try await global.managerAndTarget(url)
             let (credential, proxy) = try await Self.credentials(for: target, manager: manager, format: format)
             Self.print(credential, proxy: proxy, format: format)
         }

@@ -86,6 +86,8 @@ enum TokenFastPath {
     static func answer(_ arguments: [String]) -> Bool {
         if let off = environmentVariable("PORTAL_AUTH_NO_FAST_PATH"), !off.isEmpty { return false }
         guard let request = parse(arguments) else { return false }
+        // (A credential from the environment is the full command's: it signs in in memory.)
+        if EnvironmentCredentials.anyVariableSet { return false }
         do {
             let manager = try GlobalOptions.makeManager(
                 store: request.store, verbose: 0, transport: GlobalOptions.makeTransport(cacert: nil))

@@ -36,8 +36,7 @@ struct WhoAmI: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let manager = try global.makeManager()
-            let target = try await resolveTarget(portal, manager: manager)
+            let (manager, target) = try await global.managerAndTarget(portal)
             let context = try ServerContext(url: target)
             let rest = context.portalRESTURL
             let selfInfo =

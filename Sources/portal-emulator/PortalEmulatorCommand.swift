@@ -46,6 +46,12 @@ struct PortalEmulatorCommand: AsyncParsableCommand {
     )
     var proxyPort: Int?
 
+    @Option(
+        name: .customLong("location-services-port"),
+        help: "HTTPS port of the location services (geocode, route, basemap styles); 0 = a free port (the default)."
+    )
+    var locationServicesPort: Int?
+
     @Option(name: .customLong("oauth-access-token-lifetime"), help: "Lifetime of OAuth access tokens, in seconds.")
     var oauthAccessTokenLifetime: Int?
 
@@ -79,6 +85,7 @@ struct PortalEmulatorCommand: AsyncParsableCommand {
         if let port { configuration.port = port }
         if let httpPort { configuration.httpPort = httpPort }
         if let proxyPort { configuration.proxyPort = proxyPort }
+        if let locationServicesPort { configuration.locationServicesPort = locationServicesPort }
         if let caOut { configuration.caCertificatePath = caOut }
         if let tokenLifetime { configuration.tokenLifetimeMinutes = tokenLifetime }
         if let oauthAccessTokenLifetime { configuration.oauthAccessTokenLifetimeSeconds = oauthAccessTokenLifetime }

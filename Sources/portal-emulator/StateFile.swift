@@ -14,6 +14,8 @@ struct StateFile: Codable, Equatable {
     var proxyPort: Int?
     var proxyBaseURL: String?
     var entraBaseURL: String
+    var locationServicesPort: Int?
+    var locationServicesBaseURL: String?
 
     init(emulator: PortalEmulator) {
         pid = ProcessInfo.processInfo.processIdentifier
@@ -27,6 +29,8 @@ struct StateFile: Codable, Equatable {
         proxyPort = emulator.proxyPort
         proxyBaseURL = emulator.proxyBaseURL
         entraBaseURL = emulator.entraBaseURL
+        locationServicesPort = emulator.locationServicesPort
+        locationServicesBaseURL = emulator.locationServicesBaseURL
     }
 
     /// Writes the file atomically (a temporary file renamed into place).

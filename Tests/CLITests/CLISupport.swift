@@ -99,16 +99,21 @@ extension CLIResult {
 
 /// Rewrites the pregenerated token stored for `url` in the keyring of `environment` with an expiry in
 /// 1970 (the item replaced with `secret-tool`, the credential JSON otherwise unchanged).
-func expireStoredToken(_ url: String, environment: [String: String]) async throws {
+///
+/// - Parameter attributes: the item's `kind` and any other attributes, as `secret-tool` takes them.
+func expireStoredToken(
+    _ url: String, environment: [String: String], attributes: [String] = ["kind", "pregenerated-token"]
+) async throws {
     let script = #"""
-        s=$(secret-tool lookup application portal-auth store arcgis server "$1") || exit 10
+        u=$1; shift
+        s=$(secret-tool lookup application portal-auth store arcgis server "$u") || exit 10
         case "$s" in *'"expirationDate":'*) ;; *) exit 11 ;; esac
-        secret-tool clear application portal-auth store arcgis server "$1" || exit 12
+        secret-tool clear application portal-auth store arcgis server "$u" || exit 12
         printf %s "$s" | sed 's/"expirationDate":[0-9.e+]*/"expirationDate":1000/' |
-          secret-tool store --label="portal-auth: expired @ $1" application portal-auth store arcgis server "$1" \
-            kind pregenerated-token || exit 13
+          secret-tool store --label="portal-auth: expired @ $u" application portal-auth store arcgis server "$u" \
+            "$@" || exit 13
         """#
     let r = try await Subprocess.run(
-        "/bin/sh", ["-c", script, "sh", url], environment: Subprocess.environment(environment))
+        "/bin/sh", ["-c", script, "sh", url] + attributes, environment: Subprocess.environment(environment))
     #expect(r.status == 0, "\(r.stderr)")
 }

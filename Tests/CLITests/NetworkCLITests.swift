@@ -186,6 +186,25 @@ struct NetworkCLITests {
         }
     }
 
+    /// `status --check` reads a client certificate's end of validity (the test PKI signs for 825 days).
+    @Test func statusCheckWarnsBeforeAClientCertificateEnds() async throws {
+        try await withPrivateKeyring { keyring in
+            let stored = try await pa(
+                [
+                    "login", "--url", url(tier.clientCertificateURL), "--p12", tier.pki.clientP12Path,
+                    "--password-stdin",
+                ],
+                keyring, stdin: tier.pki.p12Password)
+            #expect(stored.status == 0, "\(stored.stderr)")
+            let week = try await pa(["status", "--check"], keyring)
+            #expect(week.status == 0, "\(week.stderr)")
+            let years = try await pa(["status", "--check", "--within", "156w"], keyring)
+            #expect(years.status == 6, "\(years.stderr)")
+            #expect(years.stderr.hasPrefix("portal-auth: client-certificate for https://"), "\(years.stderr)")
+            #expect(!years.stderr.contains(tier.pki.p12Password))
+        }
+    }
+
     @Test func anExpiredCertificateIsStoredWithAWarningAndTheServerRefusesIt() async throws {
         try await withPrivateKeyring { keyring in
             let pki = tier.pki

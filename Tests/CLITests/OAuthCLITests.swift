@@ -3,24 +3,16 @@ import PortalEmulator
 import TestSupport
 import Testing
 
-/// The repository's scripts/ folder (the scripted browser lives there).
-let repositoryScripts: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    while url.path != "/" {
-        url = url.deletingLastPathComponent()
-        let candidate = url.appendingPathComponent("scripts/scripted-browser.py").path
-        if FileManager.default.fileExists(atPath: candidate) { return url.appendingPathComponent("scripts").path }
-    }
-    return "scripts"
-}()
+/// The repository's Tests/Clients folder (the scripted browser lives there).
+let testClientsFolder = RealClients.scripts
 
-/// The environment that makes `portal-auth` sign in through scripts/scripted-browser.py.
+/// The environment that makes `portal-auth` sign in through Tests/Clients/scripted-browser.py.
 func scriptedBrowser(
     _ emulator: PortalEmulator, action: String = "approve", state: String? = nil,
     log: String? = nil, oobOut: String? = nil
 ) -> [String: String] {
     var env = [
-        "BROWSER": repositoryScripts + "/scripted-browser.py", "SCRIPTED_BROWSER_CA": emulator.caCertificatePath,
+        "BROWSER": testClientsFolder + "/scripted-browser.py", "SCRIPTED_BROWSER_CA": emulator.caCertificatePath,
         "SCRIPTED_BROWSER_ACTION": action,
     ]
     if let state { env["SCRIPTED_BROWSER_STATE"] = state }
@@ -186,7 +178,7 @@ extension CLIResult {
             for printed in [unknown.stderr, unregistered.stderr] {
                 let url = try #require(authorizationURL(in: printed, emulator), "\(printed)")
                 let browser = try await CLI.run(
-                    "/usr/bin/python3", [repositoryScripts + "/scripted-browser.py", url],
+                    "/usr/bin/python3", [testClientsFolder + "/scripted-browser.py", url],
                     environment: scriptedBrowser(emulator, log: log))
                 #expect(browser.status == 0, "\(browser.stderr)")
             }
@@ -348,7 +340,7 @@ extension CLIResult {
         // config/oauth-user.example.json points at the emulator's default address; only its
         // shape is checked here (a sign-in needs the port).
         for name in ["oauth-user.example.json", "oauth-application.example.json"] {
-            let path = (repositoryScripts as NSString).deletingLastPathComponent + "/config/" + name
+            let path = RealClients.repositoryRoot + "/config/" + name
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
             #expect(object["client_id"] is String, "\(name)")

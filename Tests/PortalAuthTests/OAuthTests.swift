@@ -7,19 +7,10 @@ import PortalEmulator
 import TestSupport
 import Testing
 
-/// The repository's scripts/ folder.
-let scriptsDirectory: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    while url.path != "/" {
-        url = url.deletingLastPathComponent()
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("scripts/scripted-browser.py").path) {
-            return url.appendingPathComponent("scripts").path
-        }
-    }
-    return "scripts"
-}()
+/// The repository's Tests/Clients folder (the scripted browser lives there).
+let testClientsFolder = RealClients.scripts
 
-/// A user agent that drives scripts/scripted-browser.py (a real HTTP client submitting the
+/// A user agent that drives Tests/Clients/scripted-browser.py (a real HTTP client submitting the
 /// emulator's real sign-in form) and reads the out-of-band code it scrapes.
 final class ScriptedBrowser: AuthorizationUserAgent {
     let environment: [String: String]
@@ -72,7 +63,7 @@ final class ScriptedBrowser: AuthorizationUserAgent {
         let env = Subprocess.environment(environment)
         let task = Task {
             try await Subprocess.run(
-                "/usr/bin/python3", [scriptsDirectory + "/scripted-browser.py", url.absoluteString], environment: env,
+                "/usr/bin/python3", [testClientsFolder + "/scripted-browser.py", url.absoluteString], environment: env,
                 timeout: 60)
         }
         launches.withLock { $0.append(task) }

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// What a server sends is bounded: real libcurl over real HTTPS on loopback against
-/// scripts/hostile-https-server.py. Each answer that never fits or never ends stops with the error
+/// Tests/Fixtures/hostile-https-server.py. Each answer that never fits or never ends stops with the error
 /// that names its limit, well within the request's deadline. (Peak memory is measured in a child
 /// process, by the CLI tests: a test process's own RSS says nothing clean.)
 @Suite("Transport limits")

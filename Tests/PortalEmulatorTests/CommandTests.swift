@@ -70,6 +70,9 @@ struct CommandTests {
             #expect(state["serverURL"] as? String == "https://127.0.0.1:\(port)/server")
             #expect(state["standaloneServerURL"] as? String == "https://127.0.0.1:\(port)/standalone")
             #expect(state["caCertificatePath"] as? String == caFile.path)
+            let locationPort = try #require(state["locationServicesPort"] as? Int)
+            #expect(locationPort != port)
+            #expect(state["locationServicesBaseURL"] as? String == "https://127.0.0.1:\(locationPort)")
 
             let line = await process.nextLine(timeout: 10)
             #expect(

@@ -56,10 +56,10 @@ struct PortalTests {
             #expect(anonymous["user"] == nil)
             let helpers = try #require(anonymous["helperServices"] as? [String: Any])
             let geocode = try #require((helpers["geocode"] as? [[String: Any]])?.first)
-            #expect(geocode["url"] as? String == emulator.serverURL + "/rest/services/World/GeocodeServer")
+            #expect(geocode["url"] as? String == emulator.geocodeServiceURL)
             #expect(geocode["batch"] as? Bool == true)
             let route = try #require(helpers["route"] as? [String: Any])
-            #expect(route["url"] as? String == emulator.serverURL + "/rest/services/World/Route/NAServer/Route_World")
+            #expect(route["url"] as? String == emulator.routeServiceURL)
 
             let token = try await emulator.portalToken()
             let signedIn = try await Curl.get(

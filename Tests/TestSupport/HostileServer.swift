@@ -1,6 +1,6 @@
 public import Foundation
 
-/// scripts/hostile-https-server.py as a child process: an HTTPS server on 127.0.0.1 whose
+/// Tests/Fixtures/hostile-https-server.py as a child process: an HTTPS server on 127.0.0.1 whose
 /// answers never end or never fit (a 512 MiB body, an endless body, a gzip bomb, endless headers,
 /// a trickle), for the transport's limit tests. Its certificate comes from a ``TestPKI``.
 public final class HostileServer: Sendable {
@@ -42,14 +42,6 @@ public final class HostileServer: Sendable {
         }
     }
 
-    /// The repository's scripts/hostile-https-server.py.
-    static let script: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url = url.deletingLastPathComponent()
-            let candidate = url.appendingPathComponent("scripts/hostile-https-server.py").path
-            if FileManager.default.fileExists(atPath: candidate) { return candidate }
-        }
-        return "scripts/hostile-https-server.py"
-    }()
+    /// The repository's Tests/Fixtures/hostile-https-server.py.
+    static let script = RealClients.repositoryRoot + "/Tests/Fixtures/hostile-https-server.py"
 }

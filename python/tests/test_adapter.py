@@ -169,7 +169,7 @@ def test_a_host_behind_the_identity_aware_proxy(session, folder, monkeypatch):
     path = os.path.join(folder, "iap.json")
     with open(path, "w") as f:
         json.dump(config, f)
-    monkeypatch.setenv("BROWSER", os.path.join(ROOT, "scripts", "scripted-browser.py"))
+    monkeypatch.setenv("BROWSER", os.path.join(ROOT, "Tests", "Clients", "scripted-browser.py"))
     monkeypatch.setenv("SCRIPTED_BROWSER_CA", em.ca)
     cli("login", "--config", path)  # Entra ID's sign-in, in the scripted browser
 

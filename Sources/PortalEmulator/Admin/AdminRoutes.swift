@@ -5,7 +5,8 @@ struct AdminRoutes: Sendable {
     let context: EmulatorContext
 
     /// Answers the control endpoints (`counters`, `reset`, `faults`, `expire-tokens`,
-    /// `expire-codes`, `revoke-refresh-tokens`, `oauth-tokens`, `oauth-access-token-lifetime`), which
+    /// `expire-codes`, `revoke-refresh-tokens`, `oauth-tokens`, `oauth-access-token-lifetime`,
+    /// `api-keys`, `invalidate-api-key`), which
     /// are neither counted nor subject to faults; nil for every other path.
     func control(_ request: IncomingRequest) -> OutgoingResponse? {
         let lower = request.components.map { $0.lowercased() }
@@ -51,6 +52,13 @@ struct AdminRoutes: Sendable {
             return .json(.object([("success", .bool(true))]))
         case ("oauth-tokens", "POST"):
             return issueOAuthTokens(request)
+        case ("api-keys", "POST"):
+            return addAPIKeys(request)
+        case ("invalidate-api-key", "POST"):
+            guard let key = request.parameter("key"), context.apiKeys.invalidate(key: key) else {
+                return .json(ArcGISError.invalidInput(["key must name a configured API key"]).json, status: 400)
+            }
+            return .json(.object([("success", .bool(true))]))
         case ("oauth-access-token-lifetime", "POST"):
             guard let seconds = request.parameter("seconds").flatMap(Int.init), seconds > 0 else {
                 return .json(ArcGISError.invalidInput(["seconds must be a positive number"]).json, status: 400)
@@ -59,7 +67,7 @@ struct AdminRoutes: Sendable {
             return .json(.object([("success", .bool(true)), ("seconds", .number(seconds))]))
         case ("counters", _), ("reset", _), ("faults", _), ("expire-tokens", _), ("expire-codes", _),
             ("revoke-refresh-tokens", _), ("oauth-tokens", _), ("oauth-access-token-lifetime", _),
-            ("expire-entra-tokens", _):
+            ("expire-entra-tokens", _), ("api-keys", _), ("invalidate-api-key", _):
             return .text("Method \(request.method) not allowed on \(request.path)\n", status: 405)
         default:
             return nil
@@ -91,6 +99,25 @@ struct AdminRoutes: Sendable {
                 ("success", .bool(true)), ("now", .int(context.nowMilliseconds)),
                 ("offsetSeconds", .int(context.clock.offset.components.seconds)),
             ]))
+    }
+
+    /// `POST /emulator/api-keys` with a JSON ``EmulatorAPIKey`` (or an array of them) as the body:
+    /// adds the keys at run time (lifetimes count from now).
+    private func addAPIKeys(_ request: IncomingRequest) -> OutgoingResponse {
+        let data = Data(request.body)
+        let decoder = JSONDecoder()
+        let keys: [EmulatorAPIKey]
+        if let list = try? decoder.decode([EmulatorAPIKey].self, from: data) {
+            keys = list
+        } else if let one = try? decoder.decode(EmulatorAPIKey.self, from: data) {
+            keys = [one]
+        } else {
+            return .json(
+                ArcGISError.invalidInput(["Body must be an API key (with key AAPT…) or an array of them."]).json,
+                status: 400)
+        }
+        for key in keys { context.apiKeys.add(key) }
+        return .json(.object([("success", .bool(true)), ("added", .number(keys.count))]))
     }
 
     /// `POST /emulator/oauth-tokens` (form or query: `username`, `clientId`, optional

@@ -40,7 +40,7 @@ struct ServerRoutes: Sendable {
         switch realm {
         case .standalone:
             tokenServicesURL = urls.standaloneServerURL + "/tokens/generateToken"
-        case .server, .portal, .claimant:
+        case .server, .portal, .claimant, .locationServices:
             members.append(("owningSystemUrl", .string(urls.portalURL)))
             tokenServicesURL = urls.portalURL + "/sharing/rest/generateToken"
         }

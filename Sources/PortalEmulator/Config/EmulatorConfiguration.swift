@@ -49,6 +49,12 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     public var entraApps: [EmulatorApp]
     /// Lifetime of Entra access and ID tokens, in seconds (one hour by default).
     public var entraTokenLifetimeSeconds: Int
+    /// The HTTPS port of the location services (geocoding, routing, basemap styles), a host:port of
+    /// their own as in ArcGIS Online; 0 (the default) picks a free port, nil runs none.
+    public var locationServicesPort: Int?
+    /// API keys the portal, the federated server and the location services accept, each as far as
+    /// its privileges reach.
+    public var apiKeys: [EmulatorAPIKey]
 
     /// Creates a configuration; every argument has the default value.
     public init(
@@ -71,7 +77,9 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         proxyPort: Int? = nil,
         entraTenant: String = "emulated-tenant",
         entraApps: [EmulatorApp] = [.iapClient],
-        entraTokenLifetimeSeconds: Int = 3600
+        entraTokenLifetimeSeconds: Int = 3600,
+        locationServicesPort: Int? = 0,
+        apiKeys: [EmulatorAPIKey] = []
     ) {
         self.host = host
         self.port = port
@@ -93,13 +101,16 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         self.entraTenant = entraTenant
         self.entraApps = entraApps
         self.entraTokenLifetimeSeconds = entraTokenLifetimeSeconds
+        self.locationServicesPort = locationServicesPort
+        self.apiKeys = apiKeys
     }
 
     /// The defaults: 127.0.0.1, a free port, no plain listener, users alice and bob,
     /// 60-minute tokens capped at 20160 minutes, a federated server that accepts portal tokens,
     /// 1000 features per query page, the OAuth apps `portal-auth-cli` and
     /// `portal-auth-app`, 30-minute OAuth access tokens, two-week refresh tokens and
-    /// 60-second authorization codes; no application proxy, and the Entra app `iap-client`.
+    /// 60-second authorization codes; no application proxy, and the Entra app `iap-client`;
+    /// location services on a free port, and no API keys.
     public static var `default`: EmulatorConfiguration { EmulatorConfiguration() }
 
     /// Reads a JSON configuration file.
@@ -114,6 +125,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         case latencyMilliseconds
         case apps, oauthAccessTokenLifetimeSeconds, refreshTokenLifetimeSeconds, authorizationCodeLifetimeSeconds
         case proxyPort, entraTenant, entraApps, entraTokenLifetimeSeconds
+        case locationServicesPort, apiKeys
     }
 
     /// Decodes a configuration, taking defaults for absent keys.
@@ -147,7 +159,10 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
             entraTenant: try c.decodeIfPresent(String.self, forKey: .entraTenant) ?? d.entraTenant,
             entraApps: try c.decodeIfPresent([EmulatorApp].self, forKey: .entraApps) ?? d.entraApps,
             entraTokenLifetimeSeconds: try c.decodeIfPresent(Int.self, forKey: .entraTokenLifetimeSeconds)
-                ?? d.entraTokenLifetimeSeconds
+                ?? d.entraTokenLifetimeSeconds,
+            locationServicesPort: c.contains(.locationServicesPort)
+                ? try c.decodeIfPresent(Int.self, forKey: .locationServicesPort) : d.locationServicesPort,
+            apiKeys: try c.decodeIfPresent([EmulatorAPIKey].self, forKey: .apiKeys) ?? d.apiKeys
         )
     }
 
@@ -174,5 +189,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         try c.encode(entraTenant, forKey: .entraTenant)
         try c.encode(entraApps, forKey: .entraApps)
         try c.encode(entraTokenLifetimeSeconds, forKey: .entraTokenLifetimeSeconds)
+        try c.encode(locationServicesPort, forKey: .locationServicesPort)
+        try c.encode(apiKeys, forKey: .apiKeys)
     }
 }

@@ -19,6 +19,9 @@ public struct EmulatorUser: Codable, Sendable, Equatable {
     public var role: String
     /// File name of the profile picture under `community/users/{u}/info/`, nil for none.
     public var thumbnail: String?
+    /// The member's privileges that matter to the emulator (`premium:user:geocode`, …); nil grants
+    /// every one in ``EmulatorAPIKey/allPrivileges``, as ArcGIS Online's default roles do.
+    public var privileges: [String]?
 
     /// Creates a user; names default from the username.
     public init(
@@ -30,7 +33,8 @@ public struct EmulatorUser: Codable, Sendable, Equatable {
         email: String? = nil,
         created: Int64 = 1_700_000_000_000,
         role: String = "org_user",
-        thumbnail: String? = nil
+        thumbnail: String? = nil,
+        privileges: [String]? = nil
     ) {
         self.username = username
         self.password = password
@@ -41,6 +45,12 @@ public struct EmulatorUser: Codable, Sendable, Equatable {
         self.created = created
         self.role = role
         self.thumbnail = thumbnail
+        self.privileges = privileges
+    }
+
+    /// Whether the member holds `privilege`.
+    func holds(_ privilege: String) -> Bool {
+        (privileges ?? EmulatorAPIKey.allPrivileges).contains(privilege)
     }
 
     /// alice: an administrator with a thumbnail.
@@ -55,7 +65,7 @@ public struct EmulatorUser: Codable, Sendable, Equatable {
         email: "bob@example.com", created: 1_710_000_000_000, role: "org_user", thumbnail: nil)
 
     private enum CodingKeys: String, CodingKey {
-        case username, password, fullName, firstName, lastName, email, created, role, thumbnail
+        case username, password, fullName, firstName, lastName, email, created, role, thumbnail, privileges
     }
 
     /// Decodes a user; only `username` and `password` are required.
@@ -70,11 +80,12 @@ public struct EmulatorUser: Codable, Sendable, Equatable {
             email: try c.decodeIfPresent(String.self, forKey: .email),
             created: try c.decodeIfPresent(Int64.self, forKey: .created) ?? 1_700_000_000_000,
             role: try c.decodeIfPresent(String.self, forKey: .role) ?? "org_user",
-            thumbnail: try c.decodeIfPresent(String.self, forKey: .thumbnail)
+            thumbnail: try c.decodeIfPresent(String.self, forKey: .thumbnail),
+            privileges: try c.decodeIfPresent([String].self, forKey: .privileges)
         )
     }
 
-    /// Encodes every field (`thumbnail` as null when absent).
+    /// Encodes every field (`thumbnail` as null when absent; `privileges` only when set).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(username, forKey: .username)
@@ -86,5 +97,6 @@ public struct EmulatorUser: Codable, Sendable, Equatable {
         try c.encode(created, forKey: .created)
         try c.encode(role, forKey: .role)
         try c.encode(thumbnail, forKey: .thumbnail)
+        try c.encodeIfPresent(privileges, forKey: .privileges)
     }
 }

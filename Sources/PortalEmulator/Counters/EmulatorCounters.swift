@@ -59,6 +59,19 @@ public struct EmulatorCounters: Codable, Sendable, Equatable {
     /// Requests on the portal's own listener (not the proxy) that carried an Entra token in
     /// `Authorization`: a client sending the proxy's token to another host.
     public var entraTokensOutsideProxy: Int = 0
+    /// Origin (`https://HOST:PORT` as the request's `Host` header named it) → API key label (its
+    /// `name`, else the key) → requests that carried that configured API key in any header or
+    /// parameter, whether it was accepted or not: "the key never reached this host" is the
+    /// origin's absence.
+    public var apiKeyRequestsByOrigin: [String: [String: Int]] = [:]
+    /// Origin (`https://HOST:PORT`, as for ``apiKeyRequestsByOrigin``) → requests that carried any
+    /// token (X-Esri-Authorization, Authorization or a token parameter): tells the portal's
+    /// listener from the location services' and the proxy's, which share a host.
+    public var tokenBearingRequestsByOrigin: [String: Int] = [:]
+    /// `oauth2/revokeToken` requests with `apiToken` that invalidated API keys.
+    public var apiKeyInvalidations: Int = 0
+    /// `oauth2/token` requests with `apiToken` that issued a new API key.
+    public var apiKeyRegenerations: Int = 0
 
     /// Creates counters, all zero.
     public init() {}

@@ -134,6 +134,25 @@ struct IncomingRequest: Sendable {
         return parameter("token") != nil
     }
 
+    /// Every token-like value the request carries, wherever it sits: `X-Esri-Authorization`,
+    /// `Authorization` (even when it is not read as an ArcGIS token) and the `token` parameter.
+    var presentedTokens: [String] {
+        var found: [String] = []
+        for name in ["x-esri-authorization", "authorization"] {
+            if let header = headers[name], let value = Self.bearer(header) { found.append(value) }
+        }
+        if let value = parameter("token") { found.append(value) }
+        return found
+    }
+
+    /// `https://HOST:PORT` (or `http://`) as the client addressed this listener: the scheme and
+    /// the `Host` header, lower-cased ("(none)" without one, "(long)" past 255 characters).
+    var origin: String {
+        let host = headers["host"]?.lowercased().trimmingWhitespace() ?? ""
+        let shown = host.isEmpty ? "(none)" : host.count > 255 ? "(long)" : host
+        return (isSecure ? "https://" : "http://") + shown
+    }
+
     /// The value after `Bearer ` (case-insensitive scheme), nil when empty.
     static func bearer(_ header: String) -> String? {
         let trimmed = header.trimmingWhitespace()

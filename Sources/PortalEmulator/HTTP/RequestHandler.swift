@@ -5,6 +5,8 @@ struct RequestHandler: Sendable {
     let context: EmulatorContext
     /// True for the application proxy's listener: every request passes its gate first.
     var behindProxy = false
+    /// True for the location services' listener: it answers only the location services.
+    var locationServices = false
 
     /// The answer to one request, logged at info level (``RequestLog``).
     func respond(_ incoming: IncomingRequest) async -> OutgoingResponse {
@@ -23,9 +25,11 @@ struct RequestHandler: Sendable {
     /// The answer: control endpoints, counting, the proxy gate, latency, faults, then routing.
     private func answer(_ request: IncomingRequest) async -> OutgoingResponse {
         let admin = AdminRoutes(context: context)
-        if !behindProxy, let answer = admin.control(request) { return answer }
+        if !behindProxy, !locationServices, let answer = admin.control(request) { return answer }
         let carriesToken = request.carriesAnyToken
         context.counters.countRequest(path: request.path, host: request.host, carriesToken: carriesToken)
+        if carriesToken { context.counters.update { $0.tokenBearingRequestsByOrigin[request.origin, default: 0] += 1 } }
+        countAPIKeys(request)
         if behindProxy {
             if let refused = ApplicationProxyGate(context: context).check(request) { return refused }
         } else if request.authorizationIsEntraToken {
@@ -41,8 +45,19 @@ struct RequestHandler: Sendable {
         return route(request)
     }
 
+    /// Counts the configured API keys the request carries (in any header or parameter), by origin.
+    private func countAPIKeys(_ request: IncomingRequest) {
+        let labels = request.presentedTokens.compactMap { context.apiKeys.record(for: $0)?.key.label }
+        guard !labels.isEmpty else { return }
+        let origin = request.origin
+        context.counters.update { c in
+            for label in Set(labels) { c.apiKeyRequestsByOrigin[origin, default: [:]][label, default: 0] += 1 }
+        }
+    }
+
     /// Dispatches by the first path components.
     func route(_ request: IncomingRequest) -> OutgoingResponse {
+        if locationServices { return LocationServicesRoutes(context: context).handle(request) }
         let components = request.components
         let lower = components.map { $0.lowercased() }
         switch lower.first {

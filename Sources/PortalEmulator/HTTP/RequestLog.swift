@@ -19,13 +19,16 @@ struct RequestLog: Sendable {
 
     /// The kinds of credential the request carries, joined with `+`, or `none`: where an ArcGIS
     /// token travels (`x-esri-authorization`, `bearer`, `token`) with the kind of token it is
-    /// (`portal`, `server`, `standalone`, `oauth`, `app`, or `unknown`), `proxy` for the
+    /// (`portal`, `server`, `standalone`, `oauth`, `app`, `apiKey`, or `unknown`), `proxy` for the
     /// application proxy's Entra token, `basic`, and what a form posts to sign in (`password`,
     /// `oauth-code`, `refresh-token`, `app-secret`).
     func credential(_ request: IncomingRequest) -> String {
         var kinds: [String] = []
         if let carrier = request.tokenCarrier, let token = request.token {
-            kinds.append("\(carrier):\(context.tokens.record(for: token)?.kind.rawValue ?? "unknown")")
+            let kind =
+                context.tokens.record(for: token)?.kind.rawValue
+                ?? (context.apiKeys.record(for: token) != nil ? TokenKind.apiKey.rawValue : "unknown")
+            kinds.append("\(carrier):\(kind)")
         }
         if let header = request.headers["authorization"]?.trimmingWhitespace().lowercased() {
             if request.viaProxy || request.authorizationIsEntraToken {

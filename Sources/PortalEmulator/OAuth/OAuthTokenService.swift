@@ -51,6 +51,7 @@ struct OAuthTokenService: Sendable {
         case "authorization_code": result = authorizationCode(request)
         case "refresh_token": result = refresh(request, exchange: false)
         case "exchange_refresh_token": result = refresh(request, exchange: true)
+        case "client_credentials" where request.parameter("apitoken") != nil: result = regenerateAPIKey(request)
         case "client_credentials": result = clientCredentials(request)
         case nil: result = .failure(.invalidRequest("grant_type is required"))
         case let other?:
@@ -79,6 +80,7 @@ struct OAuthTokenService: Sendable {
                     code: 405, message: "Method not supported.",
                     details: ["oauth2/revokeToken only accepts POST requests."]), for: request)
         }
+        if request.parameter("apitoken") != nil { return revokeAPIKey(request) }
         guard let clientID = request.parameter("client_id"), context.app(clientID: clientID) != nil else {
             return .json(OAuthError.invalidClientID.json)
         }

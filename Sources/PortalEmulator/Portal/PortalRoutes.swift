@@ -71,7 +71,7 @@ struct PortalRoutes: Sendable {
 
     private func portalSelf(_ request: IncomingRequest) -> OutgoingResponse {
         let viewer: EmulatorUser?
-        switch context.optionalToken(request, realm: .portal) {
+        switch context.optionalToken(request, realm: .portal, apiKeys: .any) {
         case .failure(let error): return Rendering.error(error, for: request)
         case .success(let record): viewer = record.flatMap { context.user(named: $0.username) }
         }
@@ -112,20 +112,29 @@ struct PortalRoutes: Sendable {
         return Rendering.resource(.object(members), for: request)
     }
 
-    /// `portals/self.helperServices`: a geocoder and a route service on the federated server.
+    /// `portals/self.helperServices`: the location services' geocoder and route service, shaped as
+    /// ArcGIS Online lists them (on the federated server when no location services run).
     private func helperServices(_ urls: EmulatorURLs) -> JSONValue {
-        .object([
+        let base = urls.locationServicesBaseURL
+        let geocodeURL =
+            base.map { $0 + LocationServicesRoutes.geocodePath }
+            ?? urls.serverURL + "/rest/services/World/GeocodeServer"
+        let routeURL =
+            base.map { $0 + LocationServicesRoutes.routePath }
+            ?? urls.serverURL + "/rest/services/World/Route/NAServer/Route_World"
+        return .object([
             (
                 "geocode",
                 .array([
                     .object([
-                        ("url", .string(urls.serverURL + "/rest/services/World/GeocodeServer")),
+                        ("url", .string(geocodeURL)), ("northLat", .string("Ymax")), ("southLat", .string("Ymin")),
+                        ("eastLon", .string("Xmax")), ("westLon", .string("Xmin")),
                         ("name", .string("ArcGIS World Geocoding Service")), ("batch", .bool(true)),
-                        ("suggest", .bool(true)),
+                        ("placefinding", .bool(true)), ("suggest", .bool(true)),
                     ])
                 ])
             ),
-            ("route", .object([("url", .string(urls.serverURL + "/rest/services/World/Route/NAServer/Route_World"))])),
+            ("route", .object([("url", .string(routeURL))])),
         ])
     }
 

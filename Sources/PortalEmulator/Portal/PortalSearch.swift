@@ -11,7 +11,7 @@ struct PortalSearch: Sendable {
 
     /// `/sharing/rest/search?q=`: items whose fields match every term of `q`.
     func items(_ request: IncomingRequest) -> OutgoingResponse {
-        signedIn(request) { _ in
+        signedIn(request, apiKeys: .needs(EmulatorAPIKey.viewOrgItems)) { _ in
             let terms = SearchTerms(request.parameter("q") ?? "")
             let items = [parcelsItem(for: request)].filter { terms.matches(item: $0) }
             return page(request, key: "results", of: items.map(\.json), extra: [("query", .string(terms.text))])
@@ -20,7 +20,7 @@ struct PortalSearch: Sendable {
 
     /// `/sharing/rest/content/items/{id}`: one item by id.
     func item(_ request: IncomingRequest, id: String) -> OutgoingResponse {
-        signedIn(request) { _ in
+        signedIn(request, apiKeys: .needs(EmulatorAPIKey.viewOrgItems)) { _ in
             let item = parcelsItem(for: request)
             guard id.lowercased() == item.id else {
                 return Rendering.error(
@@ -48,9 +48,11 @@ struct PortalSearch: Sendable {
         signedIn(request) { _ in page(request, key: "roles", of: [], extra: []) }
     }
 
-    /// Runs `body` for a signed-in member; 499 or 498 otherwise.
-    private func signedIn(_ request: IncomingRequest, _ body: (TokenRecord) -> OutgoingResponse) -> OutgoingResponse {
-        switch context.requireToken(request, realm: .portal) {
+    /// Runs `body` for a signed-in member (or an API key `apiKeys` admits); 499, 498 or 403 otherwise.
+    private func signedIn(
+        _ request: IncomingRequest, apiKeys: APIKeyAccess = .refused, _ body: (TokenRecord) -> OutgoingResponse
+    ) -> OutgoingResponse {
+        switch context.requireToken(request, realm: .portal, apiKeys: apiKeys) {
         case .failure(let error): return Rendering.error(error, for: request)
         case .success(let record): return body(record)
         }

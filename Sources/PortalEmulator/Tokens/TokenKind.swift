@@ -12,4 +12,7 @@ public enum TokenKind: String, Codable, Sendable, CaseIterable {
     case oauth
     /// An OAuth 2.0 application token (`client_credentials`): valid on the portal.
     case app
+    /// An API key access token (`AAPT…`/`AAPK…`) from the configuration's `apiKeys`: valid where its
+    /// privileges reach (the portal's items, the federated feature service, the location services).
+    case apiKey
 }

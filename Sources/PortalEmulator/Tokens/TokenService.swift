@@ -15,7 +15,7 @@ struct TokenService: Sendable {
         context.counters.update { c in
             switch kind {
             case .standalone: c.standaloneTokenRequests += 1
-            case .portal, .server, .oauth, .app:
+            case .portal, .server, .oauth, .app, .apiKey:
                 if wantsServerToken { c.serverTokenRequests += 1 } else { c.generateTokenRequests += 1 }
             }
         }

@@ -17,6 +17,8 @@ struct TokenRecord: Sendable, Equatable {
     var ip: String?
     /// For OAuth access tokens: the refresh token they came from (revoking it revokes them).
     var refreshToken: String? = nil
+    /// For API keys: the key's privileges.
+    var privileges: [String]? = nil
 }
 
 /// Why a presented token was not accepted.

@@ -1,0 +1,40 @@
+// Which manager a command on a URL works with: the environment's, in memory, or the stored credentials'.
+import PortalAuth
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension GlobalOptions {
+    /// The manager a command on `url` works with, and the URL (when not given: the environment's
+    /// portal, or the only signed-in one).
+    ///
+    /// When the environment supplies a credential for the URL, it wins over the stored ones: the
+    /// manager keeps everything in memory and signs in to the environment's portal at once.
+    /// `storedAccount` is the hook for choosing a stored credential over it (an account named on
+    /// the command line); no command passes one yet. Otherwise the stored credentials apply, and a
+    /// token sign-in whose password is remembered gets a new token first if its own is expiring.
+    func managerAndTarget(
+        _ url: String?, transport: CurlTransport? = nil, storedAccount: String? = nil
+    ) async throws -> (AuthenticationManager, URL) {
+        let transport = transport ?? makeTransport()
+        if storedAccount == nil, let environment = try EnvironmentCredentials.read() {
+            let target = try url.map(parseURL) ?? URL(string: environment.portal.url)!
+            if await environment.covers(target, transport: transport) {
+                let manager = try Self.makeManager(
+                    store: store, verbose: verbose, transport: transport, environment: environment)
+                if let key = environment.apiKeyCredential { try await manager.arcGISCredentialStore.add(key) }
+                // Signed in at the start, as a stored credential would be there: the commands that
+                // never prompt without a terminal find it, and federate or renew from it.
+                _ = try await manager.credential(for: URL(string: environment.portal.url)!, interactive: true)
+                return (manager, target)
+            }
+        }
+        let manager = try makeManager(transport: transport)
+        let target = try await resolveTarget(url, manager: manager)
+        try await RememberedPassword.renewIfExpiring(for: target, manager: manager)
+        return (manager, target)
+    }
+}

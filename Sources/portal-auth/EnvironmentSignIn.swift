@@ -1,0 +1,108 @@
+import Logging
+import PortalAuth
+import PortalAuthOAuthApplication
+import PortalAuthPregeneratedToken
+import PortalAuthToken
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Answers the ArcGIS challenges of the environment's portal (and of the servers federated with
+/// it, whose challenges name the portal) with the environment's credentials, in a manager whose
+/// store is memory: nothing is written anywhere.
+struct EnvironmentSignInHandler: AuthenticationChallengeHandler {
+    let credentials: EnvironmentCredentials
+
+    /// What the environment's sign-ins make.
+    var arcGISCredentialTypes: [any ArcGISCredential.Type] {
+        [TokenCredential.self, OAuthApplicationCredential.self, PregeneratedTokenCredential.self]
+    }
+
+    /// ArcGIS challenges for the environment's portal.
+    func canHandle(_ challenge: AuthenticationChallenge) -> Bool {
+        guard case .arcGIS(let arcGIS) = challenge else { return false }
+        return credentials.isPortal(arcGIS.serverContext)
+    }
+
+    /// Signs in as the environment says: a password at the token service, or the app's client
+    /// credentials at `oauth2/token`. Both renew themselves in this process when they expire.
+    func handle(
+        _ challenge: AuthenticationChallenge, services: AuthenticationServices
+    ) async throws -> AuthenticationChallenge.Disposition {
+        do {
+            return try await signIn(challenge, services: services)
+        } catch let error as PortalAuthError where error.code == .authenticationFailed {
+            // Signing in again with login would not help: the variables are what to fix.
+            let variables = credentials.source.variables.joined(separator: " and ")
+            throw PortalAuthError(
+                .authenticationFailed, "\(credentials.portal) refused the credentials in \(variables): check them",
+                remedy: .none, cause: error.cause)
+        }
+    }
+
+    /// Signs in with the environment's credential.
+    private func signIn(
+        _ challenge: AuthenticationChallenge, services: AuthenticationServices
+    ) async throws -> AuthenticationChallenge.Disposition {
+        switch credentials.source {
+        case .password(let username, let password):
+            let provider = StaticUsernamePasswordProvider(username: username, password: password)
+            return try await TokenAuthenticationHandler(provider: provider).handle(challenge, services: services)
+        case .clientCredentials(let clientID, let clientSecret):
+            let credential = try await OAuthApplicationCredential.credential(
+                for: credentials.portal, clientID: clientID, clientSecret: clientSecret, services: services)
+            return .continueWithCredential(.arcGIS(credential))
+        case .apiKey:
+            // The key was in the store from the start: asked again, the server refused it.
+            throw PortalAuthError(
+                .authenticationFailed, "\(credentials.portal) refused the API key in ARCGIS_API_KEY",
+                remedy: .none)
+        }
+    }
+}
+
+extension EnvironmentCredentials {
+    /// Whether `context` is the environment's portal (as `ARCGIS_HOST` names it: ArcGIS Online's
+    /// www.arcgis.com and an organization's URL are two portals here).
+    func isPortal(_ context: ServerContext) -> Bool { context == portal }
+
+    /// Whether the environment's credential is for `url`: a URL of the portal, or of an ArcGIS
+    /// Server that names the portal as its owner (`rest/info`). Whether that server is federated
+    /// is still the portal's word, as the manager decides it (a server token the portal issues,
+    /// or its list of servers); an unreadable `rest/info` is no claim.
+    func covers(_ url: URL, transport: any HTTPTransport) async -> Bool {
+        guard url.scheme?.lowercased() == "https" else { return false }
+        guard let root = ServerContext.arcGISServerRoot(of: url) else {
+            guard let context = try? ServerContext(url: url) else { return false }
+            return isPortal(context) || portal.contains(url)
+        }
+        let services = AuthenticationServices(transport: transport, logger: Logger(label: "portal-auth"))
+        guard let info = try? await services.getJSON(URL(string: root.url + "/rest/info")!),
+            let owner = info["owningSystemUrl"]?.stringValue.flatMap(URL.init(string:)),
+            let context = try? ServerContext(url: owner)
+        else { return false }
+        return isPortal(context)
+    }
+
+    /// The API key as the token of the portal's context (it does not expire on its own).
+    var apiKeyCredential: PregeneratedTokenCredential? {
+        guard case .apiKey(let key) = source else { return nil }
+        return PregeneratedTokenCredential(
+            serverContext: portal, tokenInfo: TokenInfo(accessToken: key, expirationDate: nil, isSSLRequired: true))
+    }
+
+    /// What `doctor` and `status` say of the environment: the variables and the portal, or why
+    /// they cannot be used; nil when no credential variable is set.
+    static func report() -> String? {
+        do {
+            return try read()?.summary
+        } catch let error as PortalAuthError {
+            return "the environment's credential cannot be used: \(error.message)"
+        } catch {
+            return "the environment's credential cannot be used: \(error)"
+        }
+    }
+}

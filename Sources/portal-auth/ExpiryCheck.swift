@@ -1,0 +1,94 @@
+import PortalAuth
+import PortalAuthCertificate
+import PortalAuthOAuthUser
+import PortalAuthPregeneratedToken
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `status --check`: the stored credentials that stop working within a window and cannot renew
+/// themselves, so that someone has to sign in again.
+struct ExpiryCheck: Sendable {
+    /// Where a kind's lasting expiry is read.
+    enum Source: Sendable {
+        /// The stored expiry (the token's or key's own).
+        case summary
+        /// The refresh token's: the access token renews itself until the refresh token expires.
+        case refreshToken
+        /// The certificate's end of validity.
+        case certificate
+    }
+
+    /// The kinds that cannot renew themselves, and where their expiry is read. A kind not listed
+    /// renews itself (an ArcGIS token signs in again on the terminal; an app with its secret) or never
+    /// expires. #22 adds `api-key` (read from `.summary`); a remembered password renews unattended.
+    static let kinds: [String: Source] = [
+        PregeneratedTokenCredential.kind: .summary, "api-key": .summary,
+        OAuthUserCredential.kind: .refreshToken, CertificateCredential.kind: .certificate,
+    ]
+
+    /// A credential that stops working within the window (or has).
+    struct Lapse: Sendable {
+        let summary: CredentialSummary
+        let expires: Date
+    }
+
+    /// The credentials of `summaries` that stop working before `deadline`, soonest first.
+    static func lapses(
+        in summaries: [CredentialSummary], before deadline: Date, manager: AuthenticationManager
+    ) async throws -> [Lapse] {
+        var lapses: [Lapse] = []
+        for summary in summaries {
+            guard let source = kinds[summary.kind],
+                let expires = try await expiry(of: summary, from: source, manager: manager), expires < deadline
+            else { continue }
+            lapses.append(Lapse(summary: summary, expires: expires))
+        }
+        return lapses.sorted { $0.expires < $1.expires }
+    }
+
+    /// When the credential `summary` names stops working, read from `source`.
+    static func expiry(
+        of summary: CredentialSummary, from source: Source, manager: AuthenticationManager
+    ) async throws -> Date? {
+        switch source {
+        case .summary:
+            return summary.expirationDate
+        case .refreshToken:
+            let stored = try await manager.arcGISCredentialStore.allCredentials()
+            let oauth = stored.compactMap { $0 as? OAuthUserCredential }
+            return oauth.first { $0.serverContext.url == summary.server }?.refreshTokenExpirationDate
+        case .certificate:
+            guard let url = URL(string: summary.server) else { return nil }
+            let stored = try await manager.networkCredentialStore.credentials(for: try ServerContext.host(of: url))
+            return stored.compactMap { $0 as? CertificateCredential }.first?.certificate.notAfter
+        }
+    }
+
+    /// One line on stderr for a lapse: kind, server, user, when.
+    static func line(_ lapse: Lapse, now: Date) -> String {
+        let user = lapse.summary.username.map { " as \($0)" } ?? ""
+        let when = lapse.expires < now ? "expired \(lapse.expires.iso8601)" : "expires \(lapse.expires.iso8601)"
+        return "\(lapse.summary.kind) for \(lapse.summary.server)\(user) \(when)"
+    }
+
+    /// The JSON `status --check --json` prints.
+    static func json(_ lapses: [Lapse], within: DurationArgument, now: Date) -> JSONValue {
+        .object([
+            "checked": .string(now.iso8601), "within": .string(within.text),
+            "withinSeconds": .number(Double(within.seconds)),
+            "expiring": .array(
+                lapses.map { lapse in
+                    .object([
+                        "kind": .string(lapse.summary.kind), "server": .string(lapse.summary.server),
+                        "username": lapse.summary.username.map(JSONValue.string) ?? .null,
+                        "expires": .string(lapse.expires.iso8601), "expired": .bool(lapse.expires < now),
+                        "store": .string(lapse.summary.store), "backend": .string(lapse.summary.backend),
+                    ])
+                }),
+        ])
+    }
+}

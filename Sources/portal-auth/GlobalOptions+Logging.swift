@@ -1,0 +1,24 @@
+import Logging
+import PortalAuth
+
+/// What `-v` makes: swift-log's handlers, on stderr, once per process.
+extension GlobalOptions {
+    /// Whether ``bootstrapLogging(verbose:)`` ran: swift-log allows one bootstrap per process,
+    /// and a command that the `token` fast path hands on makes its manager a second time.
+    private static let loggingBootstrapped = Locked(false)
+
+    /// Logs to stderr at the level `-v` asks for (warnings without it); once per process.
+    static func bootstrapLogging(verbose: Int) {
+        guard
+            loggingBootstrapped.withLock({ done in
+                defer { done = true }; return !done
+            })
+        else { return }
+        let level: Logger.Level = verbose >= 2 ? .trace : (verbose == 1 ? .debug : .warning)
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}

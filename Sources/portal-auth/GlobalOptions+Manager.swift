@@ -1,0 +1,71 @@
+import Logging
+import PortalAuth
+import PortalAuthCertificate
+import PortalAuthIAP
+import PortalAuthOAuthApplication
+import PortalAuthOAuthUser
+import PortalAuthPassword
+import PortalAuthPregeneratedToken
+import PortalAuthServerTrust
+import PortalAuthToken
+
+/// What the global options make: the manager, with every plugin registered, and its transport.
+extension GlobalOptions {
+    /// Builds the manager with every plugin registered. Nothing is loaded that the command does
+    /// not use: libcurl is loaded by the transport on its first request.
+    func makeManager(transport: CurlTransport? = nil) throws -> AuthenticationManager {
+        try Self.makeManager(store: store, verbose: verbose, transport: transport ?? makeTransport())
+    }
+
+    /// The transport the manager sends through (`login --url` probes with it directly).
+    func makeTransport() -> CurlTransport {
+        Self.makeTransport(cacert: cacert)
+    }
+
+    /// ``makeTransport()`` from the option's value (`nil`: not given).
+    static func makeTransport(cacert: String?) -> CurlTransport {
+        CurlTransport(configuration: TransportConfiguration(caBundlePath: caBundlePath(cacert: cacert)))
+    }
+
+    /// ``makeManager(transport:)`` from the option values (`nil`: not given), for the `token`
+    /// fast path too, which reads them without the argument parser. With `environment`, the
+    /// manager keeps everything in memory and signs in to the environment's portal from it.
+    static func makeManager(
+        store: String?, verbose: Int, transport: CurlTransport, environment: EnvironmentCredentials? = nil
+    ) throws -> AuthenticationManager {
+        bootstrapLogging(verbose: verbose)
+        let choice = try storeChoice(store: store)
+        let backend: any CredentialStorageBackend =
+            environment == nil ? choice.kind.makeBackend() : MemoryCredentialBackend()
+        let logger = Logger(label: "portal-auth")
+        if verbose > 0 {
+            logger.debug(
+                "credential store",
+                metadata: ["store": "\(choice.kind.rawValue)", "chosen by": "\(choice.reason)"])
+        }
+        // On a terminal, a request that takes more than a second says so (WaitNotice).
+        let noticing: any HTTPTransport =
+            WaitNotice.shared.enabled ? NoticingTransport(base: transport) : transport
+        let manager = AuthenticationManager(backend: backend, transport: noticing, logger: logger)
+        // Network credentials: trust decisions first (a changed key must stop everything), then
+        // client certificates (stored ones are presented; new ones come from login --p12), then passwords.
+        manager.register(ServerTrustHandler(decider: stdinIsTerminal ? TerminalServerTrustDecider() : nil))
+        manager.register(CertificateHandler())
+        manager.register(PasswordHandler(provider: TerminalNetworkPasswordProvider()))
+        if let environment { manager.register(EnvironmentSignInHandler(credentials: environment)) }
+        manager.register(PregeneratedTokenHandler())
+        // A remembered password (login --remember-password) answers before the terminal is asked.
+        manager.register(
+            TokenAuthenticationHandler(
+                provider: RememberedPasswordProvider(backend: backend, fallback: TerminalPasswordProvider())))
+        // Stored OAuth credentials renew themselves; a new browser sign-in only starts on a terminal.
+        manager.register(
+            OAuthUserHandler(
+                userAgent: TerminalAuthorizationUserAgent(
+                    allowed: stdinIsTerminal, hint: "portal-auth login --portal URL --client-id ID")))
+        manager.register(OAuthApplicationHandler())
+        // IAP credentials are read back and renewed; new proxy sign-ins go through login --config.
+        manager.iapCredentialStore.register(IAPCredential.self)
+        return manager
+    }
+}

@@ -1,0 +1,25 @@
+import PortalAuth
+import PortalAuthPregeneratedToken
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `login --url URL --token-stdin`: a token made elsewhere.
+extension Login {
+    func loginWithPregeneratedToken() async throws {
+        let target = try parseURL(place.url ?? place.portal!)
+        let manager = try global.makeManager()
+        try manager.arcGISCredentialStore.backend.checkAvailable()
+        let token = try readSecretFromStdin(what: "token", flag: "--token-stdin")
+        let credential = try PregeneratedTokenCredential(
+            url: target, token: token, expiresIn: pregenerated.expiresIn.map(Double.init), referer: credentials.referer,
+            username: credentials.username)
+        try await manager.arcGISCredentialStore.add(credential)
+        output(
+            "Stored a pregenerated token for \(credential.serverContext)\(credential.tokenInfo.expirationDate.map { "; it expires \($0.iso8601)" } ?? " with no expiry") (in \(manager.arcGISCredentialStore.backend.name))."
+        )
+    }
+}

@@ -1,0 +1,106 @@
+// A password kept for unattended renewal (`login --remember-password`), in an item of its own.
+import PortalAuth
+import PortalAuthToken
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The password of a token sign-in, kept in the keyring or the file store so that an expired
+/// token is generated again in any later process, with no prompt.
+///
+/// Its item is not a credential: its `store` attribute is `arcgis-password` (older versions read
+/// only `arcgis`, `network` and `proxy` items) and its `kind` `remembered-password`; `server` is
+/// the server context and `username` the user. The password is only in the item's secret.
+enum RememberedPassword {
+    /// The `store` attribute of remembered passwords.
+    static let storeName = "arcgis-password"
+    /// The `kind` attribute of remembered passwords.
+    static let kind = "remembered-password"
+
+    /// The item's secret: the password (and a version, for later readers).
+    struct Secret: Codable {
+        var version = 1
+        var password: String
+    }
+
+    /// Keeps `password` for `username` at `context`, replacing any password kept there before.
+    static func save(
+        _ password: String, for context: ServerContext, username: String, in backend: any CredentialStorageBackend
+    ) throws {
+        let secret = String(decoding: try JSONEncoder().encode(Secret(password: password)), as: UTF8.self)
+        let attributes = CredentialAttributes(store: storeName, server: context.url, kind: kind, username: username)
+        try backend.store(attributes, secret: secret, replacing: CredentialQuery(store: storeName, server: context.url))
+    }
+
+    /// The password kept for `username` at `context` (any user's when `username` is nil).
+    static func read(
+        for context: ServerContext, username: String?, in backend: any CredentialStorageBackend
+    ) throws -> (username: String, password: String)? {
+        let items = try backend.search(
+            CredentialQuery(store: storeName, server: context.url, kind: kind), withSecrets: true)
+        for item in items where username == nil || item.attributes.username == username {
+            guard let user = item.attributes.username, let text = item.secret,
+                let secret = try? JSONDecoder().decode(Secret.self, from: Data(text.utf8))
+            else { continue }
+            return (user, secret.password)
+        }
+        return nil
+    }
+
+    /// Removes the password kept for `context` (every kept password when nil); how many were removed.
+    @discardableResult
+    static func remove(for context: ServerContext?, in backend: any CredentialStorageBackend) throws -> Int {
+        try backend.delete(CredentialQuery(store: storeName, server: context?.url, kind: kind))
+    }
+
+    /// The server contexts and users whose passwords are kept (never a secret).
+    static func kept(in backend: any CredentialStorageBackend) throws -> [(server: String, username: String?)] {
+        try backend.search(CredentialQuery(store: storeName, kind: kind), withSecrets: false).map {
+            ($0.attributes.server, $0.attributes.username)
+        }
+    }
+
+    /// `status`'s lines for the kept passwords: each such sign-in renews unattended.
+    static func statusLines(in backend: any CredentialStorageBackend) throws -> [String] {
+        try kept(in: backend).sorted { $0.server < $1.server }.map {
+            "\($0.server) (\($0.username ?? "?")): renews unattended (password kept in the \(backend.name) store)"
+        }
+    }
+}
+
+extension RememberedPassword {
+    /// Refuses `--remember-password` with a store that forgets it (memory), before the password is read.
+    static func checkStore(_ backend: any CredentialStorageBackend) throws {
+        guard backend.isPersistent else {
+            throw PortalAuthError(
+                .invalidArgument,
+                "--remember-password keeps the password in the keyring or the file store, and the memory store forgets it when the command ends: choose --store keyring or file, or drop --remember-password"
+            )
+        }
+    }
+
+    /// The error for `--remember-password` at a server secured at the web tier.
+    static let webTierError = PortalAuthError(
+        .invalidArgument,
+        "--remember-password is for token sign-ins: this server asks for HTTP authentication, whose password is stored with its credential already; drop --remember-password"
+    )
+
+    /// After a token sign-in: keeps the password when `remember`, else forgets any password kept
+    /// for `context` before (a new sign-in without the flag does not renew unattended). Returns
+    /// the line that says the password is kept, if it is.
+    static func update(
+        remember: Bool, password: String, for context: ServerContext, username: String,
+        in backend: any CredentialStorageBackend
+    ) throws -> String? {
+        guard remember else {
+            try remove(for: context, in: backend)
+            return nil
+        }
+        try save(password, for: context, username: username, in: backend)
+        return
+            "The password is kept in the \(backend.name) store: the token renews unattended (portal-auth logout forgets it)."
+    }
+}

@@ -1,0 +1,52 @@
+import Logging
+import PortalAuth
+import PortalAuthToken
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension RememberedPassword {
+    /// Generates the token of `target`'s sign-in again when it is about to expire and its
+    /// password is remembered, and stores it (the password stays in memory for this process's
+    /// own renewals). For a federated server, the portal's token is renewed; the server's follows
+    /// from it as usual. Nothing happens for any other credential.
+    static func renewIfExpiring(for target: URL, manager: AuthenticationManager) async throws {
+        let store = manager.arcGISCredentialStore
+        guard var credential = try await store.credential(for: target) else { return }
+        if let portal = credential.derivedFrom {
+            guard let owner = try await store.credential(for: portal) else { return }
+            credential = owner
+        }
+        guard let token = credential as? TokenCredential, !token.hasPassword,
+            token.tokenInfo.expires(within: token.renewalLeeway),
+            let (username, password) = try read(for: token.serverContext, username: token.username, in: store.backend)
+        else { return }
+        manager.logger.debug("renewing with the remembered password", metadata: ["server": "\(token.serverContext)"])
+        let renewed = try await TokenCredential.credential(
+            for: token.serverContext, tokenServiceURL: token.tokenServiceURL, username: username, password: password,
+            referer: token.referer, expirationMinutes: token.expirationMinutes, services: manager.services)
+        try await store.add(renewed)
+    }
+}
+
+/// Answers a token challenge with the remembered password of its server context when there is
+/// one (a token the server refused before it expired), and asks `fallback` otherwise.
+struct RememberedPasswordProvider: UsernamePasswordProvider {
+    let backend: any CredentialStorageBackend
+    let fallback: any UsernamePasswordProvider
+
+    func usernameAndPassword(
+        for challenge: ArcGISAuthenticationChallenge
+    ) async throws -> (username: String, password: String)? {
+        if backend.isPersistent,
+            let kept = try RememberedPassword.read(
+                for: challenge.serverContext, username: challenge.previousCredential?.username, in: backend)
+        {
+            return kept
+        }
+        return try await fallback.usernameAndPassword(for: challenge)
+    }
+}
