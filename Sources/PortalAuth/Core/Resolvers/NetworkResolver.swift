@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Answers network challenges (server trust, client certificates, HTTP authentication): one
 /// plugin call per host and kind however many requests are challenged at once, and each host's
 /// most recent answer, not yet accepted by a server, so that requests challenged just after it
@@ -125,5 +119,4 @@ final class NetworkResolver: Sendable {
     ) -> (any NetworkCredential)? {
         credentials.last { NetworkCredentialCategory.of($0).contains(kind.category) }
     }
-
 }
