@@ -86,7 +86,8 @@ struct PortalAuthCommand: AsyncParsableCommand {
             """,
         version: BuildInfo.versionLine,
         subcommands: [
-            Login.self, Token.self, Exec.self, Request.self, WhoAmI.self, Status.self, Logout.self, Trust.self,
+            Login.self, Token.self, Exec.self, Request.self, WhoAmI.self, Status.self, Switch.self, Logout.self,
+            Trust.self,
             Untrust.self,
             Doctor.self, Completion.self,
         ]

@@ -51,8 +51,11 @@ struct Status: AsyncParsableCommand {
             let now = Date()
             if check {
                 try await checkExpiry(sorted, manager: manager, now: now)
-            } else if json {
-                output(try Self.json(sorted, now: now).jsonText(pretty: true))
+                return
+            }
+            let marked = Self.marked(all, inactive: try await Self.inactiveSummaries(manager))
+            if json {
+                output(try Self.json(marked, now: now).jsonText(pretty: true))
             } else {
                 if let environment = EnvironmentCredentials.report() { output("Environment: \(environment).") }
                 if sorted.isEmpty {
@@ -60,7 +63,7 @@ struct Status: AsyncParsableCommand {
                         "No stored credentials (\(manager.arcGISCredentialStore.backend.name) store). Sign in with: portal-auth login --portal URL --username USER"
                     )
                 } else {
-                    Self.printTable(sorted, now: now)
+                    Self.printTable(marked, now: now)
                 }
                 try RememberedPassword.statusLines(in: manager.arcGISCredentialStore.backend).forEach { output($0) }
             }
@@ -75,32 +78,35 @@ struct Status: AsyncParsableCommand {
         if json {
             output(try ExpiryCheck.json(lapses, within: window, now: now).jsonText(pretty: true))
         } else if !summaries.isEmpty {
-            Self.printTable(summaries, now: now)
+            Self.printTable(summaries.map { ($0, nil) }, now: now)
         }
         for lapse in lapses { printError(ExpiryCheck.line(lapse, now: now)) }
         if !lapses.isEmpty { throw ExitCode(credentialsExpiringExitCode) }
     }
 
-    /// The JSON of `status --json`: one object a credential.
-    static func json(_ summaries: [CredentialSummary], now: Date) -> JSONValue {
+    /// The JSON of `status --json`: one object a credential (`active` for the accounts of a portal
+    /// with several).
+    static func json(_ summaries: [(summary: CredentialSummary, active: Bool?)], now: Date) -> JSONValue {
         .array(
-            summaries.map { s -> JSONValue in
-                .object([
+            summaries.map { s, active -> JSONValue in
+                var object: [String: JSONValue] = [
                     "store": .string(s.store), "kind": .string(s.kind), "server": .string(s.server),
                     "username": s.username.map(JSONValue.string) ?? .null,
                     "expires": s.expirationDate.map { .string($0.iso8601) } ?? .null,
                     "expired": s.expirationDate.map { .bool($0 < now) } ?? .bool(false),
                     "backend": .string(s.backend),
-                ])
+                ]
+                if let active { object["active"] = .bool(active) }
+                return .object(object)
             })
     }
 
     /// The table of `status`: kind, server, user, expiry, store.
-    static func printTable(_ summaries: [CredentialSummary], now: Date) {
+    static func printTable(_ summaries: [(summary: CredentialSummary, active: Bool?)], now: Date) {
         var rows = [["KIND", "SERVER", "USER", "EXPIRES", "STORE"]]
-        for s in summaries {
+        for (s, active) in summaries {
             let expiry = s.expirationDate.map { $0 < now ? "expired \($0.iso8601)" : $0.iso8601 } ?? "-"
-            rows.append([s.kind, s.server, s.username ?? "-", expiry, s.backend])
+            rows.append([s.kind, s.server, userColumn(s, active: active), expiry, s.backend])
         }
         let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {

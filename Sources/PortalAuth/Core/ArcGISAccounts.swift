@@ -135,6 +135,15 @@ extension CredentialStore where Credential == any ArcGISCredential {
         }
     }
 
+    /// Removes every inactive account's items; returns how many were removed.
+    @discardableResult
+    public func removeAllAccounts() async throws -> Int {
+        let backend = self.backend
+        let query = CredentialQuery(store: Self.accountStoreName)
+        defer { invalidateCache() }
+        return try await BlockingIO.run(backend.isBlocking) { try backend.delete(query) }
+    }
+
     /// A store of `username`'s inactive credentials (its accounts' items and the federated server
     /// tokens derived from them): a manager over ``accountBackend(username:)`` reads, renews and
     /// federates through one.
@@ -190,6 +199,12 @@ extension CredentialStore where Credential == any ArcGISCredential {
 package struct AccountCredentialBackend: CredentialStorageBackend {
     let base: any CredentialStorageBackend
     let username: String
+
+    /// `base`'s items, with `username`'s inactive ArcGIS credentials as its ArcGIS items.
+    package init(base: any CredentialStorageBackend, username: String) {
+        self.base = base
+        self.username = username
+    }
 
     package var name: String { base.name }
     package var location: String { base.location }
