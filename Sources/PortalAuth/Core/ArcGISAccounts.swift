@@ -105,9 +105,7 @@ extension CredentialStore where Credential == any ArcGISCredential {
                 try await parked.add(active)
                 for token in try await derivedTokens(of: context, in: self) { try await parked.add(token) }
             }
-            try await add(credential)
-            try await removeDerivedTokens(of: context, in: self)
-            try await chosen.remove(context)
+            try await promote(credential, from: chosen)
         }
     }
 
@@ -128,10 +126,7 @@ extension CredentialStore where Credential == any ArcGISCredential {
             guard let credential = try await chosen.credential(for: context, reload: true) else {
                 return (try await remove(context), nil)
             }
-            let removed = try await removeDerivedTokens(of: context, in: self)
-            try await add(credential)
-            try await chosen.remove(context)
-            return (removed + 1, next)
+            return (try await promote(credential, from: chosen) + 1, next)
         }
     }
 
@@ -158,6 +153,19 @@ extension CredentialStore where Credential == any ArcGISCredential {
         let backend = self.backend
         let query = CredentialQuery(store: Self.accountStoreName, server: server, username: username)
         return try await BlockingIO.run(backend.isBlocking) { try backend.search(query, withSecrets: false) }
+    }
+
+    /// Makes `credential`, of the inactive account `chosen`, the active one: it replaces the active
+    /// credential in one change, the federated tokens derived from the context follow it, then
+    /// its inactive copy goes. Returns how many of the former active account's tokens went.
+    @discardableResult
+    private func promote(_ credential: any ArcGISCredential, from chosen: ArcGISCredentialStore) async throws -> Int {
+        let context = credential.serverContext
+        try await add(credential)
+        let removed = try await removeDerivedTokens(of: context, in: self)
+        for token in try await derivedTokens(of: context, in: chosen) { try await add(token) }
+        try await chosen.remove(context)
+        return removed
     }
 
     private func unknownAccount(_ username: String, in context: ServerContext) async throws -> PortalAuthError {
