@@ -17,13 +17,6 @@ public struct ArcGISAccount: Sendable, Hashable {
     public var serverContext: ServerContext
     /// Whether it is the context's active account.
     public var isActive: Bool
-
-    /// Creates an account description.
-    public init(username: String, serverContext: ServerContext, isActive: Bool) {
-        self.username = username
-        self.serverContext = serverContext
-        self.isActive = isActive
-    }
 }
 
 /// What ``ArcGISCredentialStore/addAccount(_:)`` did with a credential.
@@ -228,11 +221,10 @@ package struct AccountCredentialBackend: CredentialStorageBackend {
     }
 
     private func mapped(_ attributes: CredentialAttributes) -> CredentialAttributes {
-        guard attributes.store == ArcGISCredentialStore.storeName else { return attributes }
-        var attributes = attributes
-        attributes.store = ArcGISCredentialStore.accountStoreName
-        attributes.username = username
-        return attributes
+        let place = mapped(CredentialQuery(store: attributes.store))
+        return CredentialAttributes(
+            store: place.store ?? attributes.store, server: attributes.server, kind: attributes.kind,
+            username: place.username ?? attributes.username)
     }
 
     package func lookup(_ query: CredentialQuery) throws -> String? { try base.lookup(mapped(query)) }
