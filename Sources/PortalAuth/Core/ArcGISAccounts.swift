@@ -133,8 +133,8 @@ extension CredentialStore where Credential == any ArcGISCredential {
     }
 
     /// A store of `username`'s inactive credentials (its accounts' items and the federated server
-    /// tokens derived from them): a manager over ``accountBackend(username:)`` reads, renews and
-    /// federates through one.
+    /// tokens derived from them): a manager over an ``AccountCredentialBackend`` reads, renews
+    /// and federates through one.
     package func accountStore(username: String) -> ArcGISCredentialStore {
         let store = ArcGISCredentialStore(backend: AccountCredentialBackend(base: backend, username: username))
         store.engine.registerDecoders(of: engine)
