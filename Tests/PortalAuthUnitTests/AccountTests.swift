@@ -1,7 +1,8 @@
 import Foundation
-import PortalAuth
 import PortalAuthToken
 import Testing
+
+@testable import PortalAuth
 
 /// Named accounts: where a new sign-in goes, and the store's switch over a memory backend (no I/O).
 @Suite struct AccountTests {
@@ -94,5 +95,17 @@ import Testing
         #expect(try await bobs.credential(for: portal, reload: true)?.tokenInfo.accessToken == "b2")
         #expect(try await store.credential(for: portal, reload: true)?.tokenInfo.accessToken == "a")
         #expect(try backend.search(CredentialQuery(), withSecrets: false).count == 2)
+    }
+}
+
+extension AccountTests {
+    @Test func aFederatedTokenOfAnotherAccountThanThePortalsIsNotUsed() {
+        let info = TokenInfo(accessToken: "f", expirationDate: nil, isSSLRequired: true)
+        let alices = FederatedTokenCredential(
+            serverContext: server, portal: portal, tokenInfo: info, username: "alice", referer: nil)
+        #expect(ArcGISResolver.isOwnFederatedToken(alices, portal: token("alice", "a")))
+        #expect(!ArcGISResolver.isOwnFederatedToken(alices, portal: token("bob", "b")))
+        // Kept when the portal's credential is gone (the server may still accept it until it expires).
+        #expect(ArcGISResolver.isOwnFederatedToken(alices, portal: nil))
     }
 }
