@@ -65,6 +65,10 @@ import Testing
                 #expect(try await Self.token(emulator, environment: env) == tokens.alice)
                 #expect(try await Self.whoami(emulator, environment: env) == "alice")
                 #expect(try await Self.whoami(emulator, ["--account", "bob"], environment: env) == "bob")
+                let request = try await CLI.portalAuth(
+                    ["request", emulator.portalURL + "/sharing/rest/community/self", "--account", "bob"],
+                    emulator: emulator, environment: env)
+                #expect(request.status == 0 && request.stdout.contains("\"bob\""), "\(request.stderr)")
                 var withEnv = env
                 withEnv["PORTAL_AUTH_ACCOUNT"] = "bob"
                 #expect(try await Self.token(emulator, environment: withEnv) == tokens.bob)
