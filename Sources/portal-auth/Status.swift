@@ -49,11 +49,12 @@ struct Status: AsyncParsableCommand {
                 + manager.iapCredentialStore.summaries()
             let sorted = all.sorted { ($0.server, $0.kind) < ($1.server, $1.kind) }
             let now = Date()
+            let inactive = try await Self.inactiveSummaries(manager)
             if check {
-                try await checkExpiry(sorted, manager: manager, now: now)
+                try await checkExpiry(sorted + inactive, manager: manager, now: now)
                 return
             }
-            let marked = Self.marked(all, inactive: try await Self.inactiveSummaries(manager))
+            let marked = Self.marked(all, inactive: inactive)
             if json {
                 output(try Self.json(marked, now: now).jsonText(pretty: true))
             } else {
