@@ -41,12 +41,15 @@ public struct CredentialQuery: Hashable, Sendable {
     public var server: String?
     /// The kind attribute.
     public var kind: String?
+    /// The username attribute (items without one never match a query that names one).
+    public var username: String?
 
     /// Creates a query.
-    public init(store: String? = nil, server: String? = nil, kind: String? = nil) {
+    public init(store: String? = nil, server: String? = nil, kind: String? = nil, username: String? = nil) {
         self.store = store
         self.server = server
         self.kind = kind
+        self.username = username
     }
 
     /// The items a store of `attributes` replaces: the same store, server and kind.
@@ -62,6 +65,7 @@ public struct CredentialQuery: Hashable, Sendable {
         (store == nil || store == attributes.store)
             && (server == nil || server == attributes.server)
             && (kind == nil || kind == attributes.kind)
+            && (username == nil || username == attributes.username)
     }
 }
 

@@ -13,14 +13,17 @@ extension GlobalOptions {
     ///
     /// When the environment supplies a credential for the URL, it wins over the stored ones: the
     /// manager keeps everything in memory and signs in to the environment's portal at once.
-    /// `storedAccount` is the hook for choosing a stored credential over it (an account named on
-    /// the command line); no command passes one yet. Otherwise the stored credentials apply, and a
-    /// token sign-in whose password is remembered gets a new token first if its own is expiring.
+    /// `storedAccount` (an account named with `--account`) chooses that stored account over it.
+    /// Otherwise the stored credentials apply, and a token sign-in whose password is remembered
+    /// gets a new token first if its own is expiring.
     func managerAndTarget(
         _ url: String?, transport: CurlTransport? = nil, storedAccount: String? = nil
     ) async throws -> (AuthenticationManager, URL) {
         let transport = transport ?? makeTransport()
-        if storedAccount == nil, let environment = try EnvironmentCredentials.read() {
+        if let storedAccount {
+            return try await accountManagerAndTarget(url, account: storedAccount, transport: transport)
+        }
+        if let environment = try EnvironmentCredentials.read() {
             let target = try url.map(parseURL) ?? URL(string: environment.portal.url)!
             // An API key's scope is the portal and its helper services (read with the key, once).
             let key = try await environment.apiKeyCredential(transport: transport)

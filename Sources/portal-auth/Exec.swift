@@ -39,6 +39,7 @@ struct Exec: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var account: AccountOption
 
     @Option(
         help: ArgumentHelp(
@@ -62,7 +63,7 @@ struct Exec: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let (manager, target) = try await global.managerAndTarget(url)
+            let (manager, target) = try await global.managerAndTarget(url, storedAccount: account.name)
             var live = try await LiveCredentials.fetch(for: target, manager: manager)
             live.renewBefore = renewBefore.map(TimeInterval.init)
             PrivateFolder.removeStale()

@@ -58,9 +58,15 @@ struct ExpiryCheck: Sendable {
         case .summary:
             return summary.expirationDate
         case .refreshToken:
-            let stored = try await manager.arcGISCredentialStore.allCredentials()
+            var stored = try await manager.arcGISCredentialStore.allCredentials()
+            // (An inactive account's, too: see Switch.)
+            if let user = summary.username {
+                stored += try await manager.arcGISCredentialStore.accountStore(username: user).allCredentials()
+            }
             let oauth = stored.compactMap { $0 as? OAuthUserCredential }
-            return oauth.first { $0.serverContext.url == summary.server }?.refreshTokenExpirationDate
+            return oauth.first {
+                $0.serverContext.url == summary.server && $0.username == summary.username
+            }?.refreshTokenExpirationDate
         case .certificate:
             guard let url = URL(string: summary.server) else { return nil }
             let stored = try await manager.networkCredentialStore.credentials(for: try ServerContext.host(of: url))

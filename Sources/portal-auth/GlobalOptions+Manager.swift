@@ -29,14 +29,17 @@ extension GlobalOptions {
 
     /// ``makeManager(transport:)`` from the option values (`nil`: not given), for the `token`
     /// fast path too, which reads them without the argument parser. With `environment`, the
-    /// manager keeps everything in memory and signs in to the environment's portal from it.
+    /// manager keeps everything in memory and signs in to the environment's portal from it. With
+    /// `account`, its ArcGIS credentials are that inactive account's (renewed and federated there).
     static func makeManager(
-        store: String?, verbose: Int, transport: CurlTransport, environment: EnvironmentCredentials? = nil
+        store: String?, verbose: Int, transport: CurlTransport, environment: EnvironmentCredentials? = nil,
+        account: String? = nil
     ) throws -> AuthenticationManager {
         bootstrapLogging(verbose: verbose)
         let choice = try storeChoice(store: store)
-        let backend: any CredentialStorageBackend =
+        var backend: any CredentialStorageBackend =
             environment == nil ? choice.kind.makeBackend() : MemoryCredentialBackend()
+        if let account { backend = AccountCredentialBackend(base: backend, username: account) }
         let logger = Logger(label: "portal-auth")
         if verbose > 0 {
             logger.debug(

@@ -29,11 +29,14 @@ extension Login {
         agent.outOfBandHint = place.config == nil ? "press Ctrl-C and run the same login with --oob" : nil
         let credential = try await OAuthUserCredential.credential(
             for: configuration, userAgent: agent, services: manager.services)
-        try await manager.arcGISCredentialStore.add(credential)
+        let addition = try await manager.arcGISCredentialStore.addAccount(credential)
         output(
             "Signed in to \(credential.serverContext) as \(credential.username ?? "?") with OAuth (app "
                 + "\(credential.clientID))\(credential.refreshTokenExpirationDate.map { "; the refresh token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
         )
+        if let note = accountNote(addition, user: credential.username ?? "?", context: credential.serverContext) {
+            output(note)
+        }
     }
 
     func loginWithIAP(_ configuration: IAPConfiguration) async throws {

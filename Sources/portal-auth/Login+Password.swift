@@ -42,15 +42,22 @@ extension Login {
             for: target, username: credentials.username!, password: password,
             tokenExpirationMinutes: credentials.expiration ?? 60, referer: credentials.referer,
             keepPassword: false, services: manager.services)
-        try await manager.arcGISCredentialStore.add(credential)
-        let kept = try RememberedPassword.update(
-            remember: credentials.rememberPassword, password: password, for: context, username: credentials.username!,
-            in: manager.arcGISCredentialStore.backend)
+        let addition = try await manager.arcGISCredentialStore.addAccount(credential)
+        // (A second account leaves the password kept for the active one alone unless told to keep its own.)
+        let remembers = addition == .active || credentials.rememberPassword
+        let kept =
+            try !remembers
+            ? nil
+            : RememberedPassword.update(
+                remember: credentials.rememberPassword, password: password, for: context,
+                username: credentials.username!,
+                in: manager.arcGISCredentialStore.backend)
         output(
             "Signed in to \(context) as "
                 + "\(credentials.username!)\(credential.tokenInfo.expirationDate.map { "; the token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."
         )
         if let kept { output(kept) }
+        if let note = accountNote(addition, user: credentials.username!, context: context) { output(note) }
     }
 
     func loginWithNetworkPassword(

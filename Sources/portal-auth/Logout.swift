@@ -14,7 +14,8 @@ struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign out: revoke OAuth tokens where possible and remove stored credentials.",
         discussion: """
-            Without options, signs out of the only signed-in portal. --iap also signs out of the \
+            Without options, signs out of the only signed-in portal: of its active account, when \
+            several are signed in (the next, by name, becomes active), or of --account USER. --iap also signs out of the \
             identity-aware proxy (Entra Application Proxy) in front of it: its sign-out page opens \
             in the browser (printed with --no-browser) and its credential is removed. --all signs \
             out of everything, identity-aware proxies included. The HTTP password and client certificate stored for \
@@ -25,12 +26,14 @@ struct Logout: AsyncParsableCommand {
             Examples:
               portal-auth logout
               portal-auth logout --portal https://host/portal
+              portal-auth logout --account publisher
               portal-auth logout --portal https://host/portal --iap --no-browser
               portal-auth logout --all
             """
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var account: AccountOption
 
     @Option(
         name: [.customLong("portal"), .customLong("url")],
@@ -52,6 +55,7 @@ struct Logout: AsyncParsableCommand {
 
     func validate() throws {
         if all && portal != nil { throw ValidationError("--all and --portal/--url cannot be used together") }
+        if all && account.given != nil { throw ValidationError("--all and --account cannot be used together") }
     }
 
     func run() async throws {
@@ -59,6 +63,7 @@ struct Logout: AsyncParsableCommand {
             let manager = try global.makeManager()
             if all {
                 let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true, purpose: .signOut)
+                try await revokeInactiveAccounts(manager)
                 let report = try await manager.signOut(userAgent: agent)
                 try RememberedPassword.remove(for: nil, in: manager.arcGISCredentialStore.backend)
                 printReports(report.revocations)
@@ -85,10 +90,16 @@ struct Logout: AsyncParsableCommand {
                     "No portal is signed in (\(manager.arcGISCredentialStore.backend.name) store); nothing to remove.")
                 return
             }
+            if let user = account.name, try await signOutOfInactiveAccount(user, manager: manager) { return }
             let target = try await resolveTarget(portal, manager: manager)
             let context = try ServerContext(url: target)
             let reports = try await manager.revokeOAuthTokens(for: context)
             printReports(reports)
+            if let user = try await manager.arcGISCredentialStore.credential(for: context, reload: true)?.username,
+                try await signOutOfActiveAccount(user, of: context, manager: manager)
+            {
+                return
+            }
             var removed = try await manager.arcGISCredentialStore.remove(context)
             try RememberedPassword.remove(for: context, in: manager.arcGISCredentialStore.backend)
             removed += try await manager.arcGISCredentialStore.remove(.apiKey(portal: context))  // API key (#22)
@@ -120,7 +131,7 @@ struct Logout: AsyncParsableCommand {
         )
     }
 
-    private func printReports(_ reports: [RevocationReport]) {
+    func printReports(_ reports: [RevocationReport]) {
         for report in reports {
             switch report.outcome {
             case .revoked: output("Revoked the OAuth tokens of \(report.username ?? "?") @ \(report.serverContext).")

@@ -74,7 +74,7 @@ struct PortalAuthCommand: AsyncParsableCommand {
         discussion: """
             Secrets never come from the command line: use --password-stdin, --token-stdin, or the prompt.
             Environment: PORTAL_AUTH_STORE (keyring|file|memory), PORTAL_AUTH_CA_BUNDLE (PEM file), \
-            PORTAL_AUTH_FILE_STORE (file store path), PORTAL_AUTH_MAX_RESPONSE_SIZE (request), \
+            PORTAL_AUTH_FILE_STORE (file store path), PORTAL_AUTH_ACCOUNT (an account for one command), PORTAL_AUTH_MAX_RESPONSE_SIZE (request), \
             http_proxy/https_proxy/no_proxy.
             Global options (--cacert, --store, -v) go before or after the subcommand.
             Exit codes: 0 ok, 1 error, 2 usage, 3 sign-in needed or refused, 4 network or TLS, 5 credential store.
@@ -86,7 +86,8 @@ struct PortalAuthCommand: AsyncParsableCommand {
             """,
         version: BuildInfo.versionLine,
         subcommands: [
-            Login.self, Token.self, Exec.self, Request.self, WhoAmI.self, Status.self, Logout.self, Trust.self,
+            Login.self, Token.self, Exec.self, Request.self, WhoAmI.self, Status.self, Switch.self, Logout.self,
+            Trust.self,
             Untrust.self,
             Doctor.self, Completion.self,
         ]

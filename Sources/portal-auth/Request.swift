@@ -23,6 +23,7 @@ struct Request: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var account: AccountOption
 
     @Argument(help: "The ArcGIS REST URL.")
     var url: String
@@ -79,7 +80,8 @@ struct Request: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let (manager, target) = try await global.managerAndTarget(url, transport: makeTransport())
+            let (manager, target) = try await global.managerAndTarget(
+                url, transport: makeTransport(), storedAccount: account.name)
             let parameters = try fields.map { field -> (String, String) in
                 guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
                     throw PortalAuthError(.invalidArgument, "-f expects key=value, got '\(field)'")

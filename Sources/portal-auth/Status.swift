@@ -49,20 +49,23 @@ struct Status: AsyncParsableCommand {
                 + manager.iapCredentialStore.summaries()
             let sorted = all.sorted { ($0.server, $0.kind) < ($1.server, $1.kind) }
             let now = Date()
+            let inactive = try await Self.inactiveSummaries(manager)
             let keys = try await APIKeyLogin.keysByStoreKey(in: manager.arcGISCredentialStore)  // API key (#22)
             if check {
-                try await checkExpiry(sorted, manager: manager, now: now, keys: keys)
-            } else if json {
-                output(try Self.json(sorted, now: now, keys: keys).jsonText(pretty: true))
+                try await checkExpiry(sorted + inactive, manager: manager, now: now, keys: keys)
+                return
+            }
+            let marked = Self.marked(all, inactive: inactive)
+            if json {
+                output(try Self.json(marked, now: now, keys: keys).jsonText(pretty: true))
             } else {
                 if let environment = EnvironmentCredentials.report() { output("Environment: \(environment).") }
                 if sorted.isEmpty {
                     output(
-                        "No stored credentials (\(manager.arcGISCredentialStore.backend.name) store). Sign in with: "
-                            + "portal-auth login --portal URL --username USER"
+                        "No stored credentials (\(manager.arcGISCredentialStore.backend.name) store). Sign in with: portal-auth login --portal URL --username USER"
                     )
                 } else {
-                    Self.printTable(sorted, now: now, keys: keys)
+                    Self.printTable(marked, now: now, keys: keys)
                 }
                 try RememberedPassword.statusLines(in: manager.arcGISCredentialStore.backend).forEach { output($0) }
             }
@@ -79,34 +82,41 @@ struct Status: AsyncParsableCommand {
         if json {
             output(try ExpiryCheck.json(lapses, within: window, now: now).jsonText(pretty: true))
         } else if !summaries.isEmpty {
-            Self.printTable(summaries, now: now, keys: keys)
+            Self.printTable(summaries.map { ($0, nil) }, now: now, keys: keys)
         }
         for lapse in lapses { printError(ExpiryCheck.line(lapse, now: now)) }
         if !lapses.isEmpty { throw ExitCode(credentialsExpiringExitCode) }
     }
 
-    /// The JSON of `status --json`: one object a credential.
-    static func json(_ summaries: [CredentialSummary], now: Date, keys: [String: APIKeyCredential]) -> JSONValue {
+    /// The JSON of `status --json`: one object a credential (`active` for the accounts of a portal
+    /// with several).
+    static func json(
+        _ summaries: [(summary: CredentialSummary, active: Bool?)], now: Date, keys: [String: APIKeyCredential]
+    ) -> JSONValue {
         .array(
-            summaries.map { s -> JSONValue in
-                APIKeyLogin.statusJSON(s, key: keys[s.server])
-                    ?? .object([
-                        "store": .string(s.store), "kind": .string(s.kind), "server": .string(s.server),
-                        "username": s.username.map(JSONValue.string) ?? .null,
-                        "expires": s.expirationDate.map { .string($0.iso8601) } ?? .null,
-                        "expired": s.expirationDate.map { .bool($0 < now) } ?? .bool(false),
-                        "backend": .string(s.backend),
-                    ])
+            summaries.map { s, active -> JSONValue in
+                if let key = APIKeyLogin.statusJSON(s, key: keys[s.server]) { return key }
+                var object: [String: JSONValue] = [
+                    "store": .string(s.store), "kind": .string(s.kind), "server": .string(s.server),
+                    "username": s.username.map(JSONValue.string) ?? .null,
+                    "expires": s.expirationDate.map { .string($0.iso8601) } ?? .null,
+                    "expired": s.expirationDate.map { .bool($0 < now) } ?? .bool(false),
+                    "backend": .string(s.backend),
+                ]
+                if let active { object["active"] = .bool(active) }
+                return .object(object)
             })
     }
 
     /// The table of `status`: kind, server, user, expiry, store.
-    static func printTable(_ summaries: [CredentialSummary], now: Date, keys: [String: APIKeyCredential]) {
+    static func printTable(
+        _ summaries: [(summary: CredentialSummary, active: Bool?)], now: Date, keys: [String: APIKeyCredential]
+    ) {
         var rows = [["KIND", "SERVER", "USER", "EXPIRES", "STORE"]]
-        for s in summaries {
+        for (s, active) in summaries {
             let expiry = s.expirationDate.map { $0 < now ? "expired \($0.iso8601)" : $0.iso8601 } ?? "-"
             let server = keys[s.server].map(APIKeyLogin.describeScope) ?? s.server
-            rows.append([s.kind, server, s.username ?? "-", expiry, s.backend])
+            rows.append([s.kind, server, userColumn(s, active: active), expiry, s.backend])
         }
         let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {

@@ -31,6 +31,7 @@ struct Token: AsyncParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable { case plain, json, header, gdal, env }
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var account: AccountOption
 
     @Argument(help: "The URL the token is for.")
     var url: String?
@@ -43,7 +44,7 @@ struct Token: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let (manager, target) = try await global.managerAndTarget(url)
+            let (manager, target) = try await global.managerAndTarget(url, storedAccount: account.name)
             let (credential, proxy) = try await Self.credentials(for: target, manager: manager, format: format)
             Self.print(credential, proxy: proxy, format: format)
             APIKeyLogin.warnIfExpiring(credential)  // API key (#22)

@@ -88,6 +88,8 @@ enum TokenFastPath {
         guard let request = parse(arguments) else { return false }
         // (A credential from the environment is the full command's: it signs in in memory.)
         if EnvironmentCredentials.anyVariableSet { return false }
+        // (So is a named account: the active one's is the single lookup here.)
+        if AccountOption.fromEnvironment != nil { return false }
         do {
             let manager = try GlobalOptions.makeManager(
                 store: request.store, verbose: 0, transport: GlobalOptions.makeTransport(cacert: nil))

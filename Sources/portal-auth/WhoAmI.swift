@@ -24,6 +24,7 @@ struct WhoAmI: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var account: AccountOption
 
     @Option(help: ArgumentHelp("The portal (the only signed-in one by default).", valueName: "url"))
     var portal: String?
@@ -36,7 +37,7 @@ struct WhoAmI: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let (manager, target) = try await global.managerAndTarget(portal)
+            let (manager, target) = try await global.managerAndTarget(portal, storedAccount: account.name)
             let context = try ServerContext(url: target)
             if try await APIKeyLogin.whoAmI(target, manager: manager, json: json) { return }  // API key (#22)
             let rest = context.portalRESTURL

@@ -112,6 +112,23 @@ import Testing
         }
     }
 
+    @Test func anInactiveAccountsRefreshTokenIsCheckedToo() async throws {
+        try await withEmulator { emulator in
+            let (_, folder, env) = Self.fileStore()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            #expect(try await oauthLogin(emulator, ["--expiration", "180"], environment: env).status == 0)
+            let bob = try await CLI.portalAuth(
+                ["login", "--portal", emulator.portalURL, "--username", "bob", "--password-stdin"],
+                emulator: emulator, stdin: "bob-pass-456", environment: env)
+            #expect(bob.stdout.contains("alice stays active"), "\(bob.stdout) \(bob.stderr)")
+            #expect(try await CLI.portalAuth(["switch", "bob"], emulator: emulator, environment: env).status == 0)
+            let day = try await CLI.portalAuth(
+                ["status", "--check", "--within", "1d"], emulator: emulator, environment: env)
+            #expect(day.status == 6, "\(day.stderr)")
+            #expect(day.stderr.contains("oauth-user for \(emulator.portalURL) as alice expires 20"), "\(day.stderr)")
+        }
+    }
+
     @Test func withoutCheckNothingChangesAndWithinNeedsCheck() async throws {
         let (_, folder, env) = Self.fileStore()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -140,6 +140,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
 
     private static func pairs(_ query: CredentialQuery) -> [(String, String?)] {
         [("store", query.store), ("server", query.server), ("kind", query.kind)]
+            + (query.username.map { [("username", $0)] } ?? [])
     }
 
     /// The cross-process lock of this keyring (one per D-Bus session bus): held shared while

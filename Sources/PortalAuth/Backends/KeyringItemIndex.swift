@@ -49,7 +49,8 @@ package struct KeyringItemIndex: Equatable {
 
     private static func key(_ query: CredentialQuery, item: Bool) -> String {
         var bytes: [UInt8] = []
-        for field in [query.store, query.server, query.kind] {
+        // (A username only where the query names one: the keys of earlier versions stay the same.)
+        for field in [query.store, query.server, query.kind] + (query.username.map { [$0] } ?? []) {
             if let field {
                 bytes.append(UInt8(ascii: "=")); bytes += field.utf8
             } else {

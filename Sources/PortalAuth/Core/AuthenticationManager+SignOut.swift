@@ -48,12 +48,12 @@ extension AuthenticationManager {
             revocations: revocations, invalidatedIAPCredentials: invalidated, removedCredentialCount: removed)
     }
 
-    /// Removes every portal-auth credential from the three stores (all kinds, all servers),
-    /// IAP credentials included, without opening their sign-out pages (see
+    /// Removes every portal-auth credential from the three stores (all kinds, all servers, every
+    /// account), IAP credentials included, without opening their sign-out pages (see
     /// ``invalidateIAPCredentials(for:userAgent:)``).
     @discardableResult
     public func clearCredentialStores() async throws -> Int {
-        let arcGIS = try await arcGISCredentialStore.removeAll()
+        let arcGIS = try await arcGISCredentialStore.removeAll() + arcGISCredentialStore.removeAllAccounts()
         let network = try await networkCredentialStore.removeAll()
         let iap = try await iapCredentialStore.removeAll()
         return arcGIS + network + iap

@@ -70,6 +70,12 @@ package final class CredentialStoreEngine: Sendable {
         }
     }
 
+    /// Lets the engine read back every type `other` reads.
+    package func registerDecoders(of other: CredentialStoreEngine) {
+        let theirs = other.decoders.withLock { $0 }
+        decoders.withLock { $0.merge(theirs) { mine, _ in mine } }
+    }
+
     /// The JSON form kept as an item's secret.
     package func encode<C: StorableCredential>(_ credential: C) throws -> String {
         let data = try JSONEncoder.portalAuth.encode(CredentialEnvelope(kind: C.kind, credential: credential))

@@ -47,7 +47,11 @@ protocol RenewalStore: Sendable {
 extension CredentialStore: RenewalStore {
     func storedCopy(of credential: any StoredCredential, reload: Bool) async throws -> (any StoredCredential)? {
         try await credentials(in: credential.scope, reload: reload).lazy.compactMap { $0 as? any StoredCredential }
-            .first { type(of: $0).kind == type(of: credential).kind || self.family.onePerScope }
+            .first {
+                // (Another user's credential, made active by a switch of accounts, is not this one's renewal.)
+                $0.username == credential.username
+                    && (type(of: $0).kind == type(of: credential).kind || self.family.onePerScope)
+            }
     }
 
     func save(_ credential: any StoredCredential) async throws {

@@ -13,6 +13,11 @@ extension ArcGISResolver {
     /// when it is close to expiry. `nil` when there is none or it expired and cannot be renewed.
     func credentialForUse(_ url: URL) async throws -> (any ArcGISCredential)? {
         guard let credential = try await arcGISCredentialStore.credential(for: url) else { return nil }
+        if let portal = credential.derivedFrom,
+            !Self.isOwnFederatedToken(credential, portal: try await arcGISCredentialStore.credential(for: portal))
+        {
+            return nil
+        }
         if credential.tokenInfo.isSSLRequired, url.scheme?.lowercased() != "https" {
             throw PortalAuthError(
                 .insecureTransport,
@@ -22,6 +27,14 @@ extension ArcGISResolver {
         }
         guard credential.tokenInfo.expires(within: credential.renewalLeeway) else { return credential }
         return try await renew(credential)
+    }
+
+    /// Whether a federated server token belongs to the account its portal's credential is: one
+    /// obtained for another account while the accounts were switched is not used (and is obtained
+    /// again for this one).
+    static func isOwnFederatedToken(_ token: any ArcGISCredential, portal: (any ArcGISCredential)?) -> Bool {
+        guard let portal else { return true }
+        return portal.username == token.username
     }
 
     /// Renews a credential close to expiry, once across tasks and processes (``RenewOnce``).
