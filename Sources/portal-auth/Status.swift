@@ -62,7 +62,8 @@ struct Status: AsyncParsableCommand {
                 if let environment = EnvironmentCredentials.report() { output("Environment: \(environment).") }
                 if sorted.isEmpty {
                     output(
-                        "No stored credentials (\(manager.arcGISCredentialStore.backend.name) store). Sign in with: portal-auth login --portal URL --username USER"
+                        "No stored credentials (\(manager.arcGISCredentialStore.backend.name) store). Sign in with: "
+                            + "portal-auth login --portal URL --username USER"
                     )
                 } else {
                     Self.printTable(marked, now: now, keys: keys)
