@@ -122,7 +122,7 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
     }
 
     /// The redirect, classified.
-    public var redirect: AuthorizationRedirect {
+    package var redirect: AuthorizationRedirect {
         (try? AuthorizationRedirect(redirectURL.absoluteString))
             ?? .loopback(host: "127.0.0.1", port: nil, path: "/iap/callback")
     }

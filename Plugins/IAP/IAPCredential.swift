@@ -71,7 +71,7 @@ public struct IAPCredential: IAPAuthorizationCredential, Equatable {
         try await store.invalidate(self, userAgent: userAgent)
     }
 
-    /// Signs a user in at Entra ID: the browser part through ``AuthorizationCodeFlow`` (PKCE,
+    /// Signs a user in at Entra ID: the browser part through the authorization code flow (PKCE,
     /// the configured scopes and prompt), then the code is redeemed at `token_url`.
     public static func credential(
         for configuration: IAPConfiguration, userAgent: any AuthorizationUserAgent,

@@ -65,7 +65,7 @@ public struct OAuthUserConfiguration: Sendable, Equatable {
     public var portalContext: ServerContext { get throws { try ServerContext(url: portalURL) } }
 
     /// The redirect, classified.
-    public var redirect: AuthorizationRedirect {
+    package var redirect: AuthorizationRedirect {
         (try? AuthorizationRedirect(redirectURL.absoluteString)) ?? .defaultLoopback
     }
 }

@@ -60,7 +60,7 @@ public struct OAuthUserCredential: RevocableCredential, Equatable {
         PortalAuthError.SignIn(kind: Self.kind, serverContext: serverContext, username: username, clientID: clientID)
     }
 
-    /// Signs a user in: the browser part through ``AuthorizationCodeFlow``, then the code is
+    /// Signs a user in: the browser part through the authorization code flow, then the code is
     /// exchanged at the portal's token endpoint. Nothing is stored here.
     public static func credential(
         for configuration: OAuthUserConfiguration, userAgent: any AuthorizationUserAgent,

@@ -10,24 +10,24 @@ public import Foundation
 ///
 /// Shared by every plugin that signs a user in through a browser: OAuth user credentials
 /// (ArcGIS portals) and IAP credentials (Microsoft Entra ID).
-public struct AuthorizationCodeRequest: Sendable {
+package struct AuthorizationCodeRequest: Sendable {
     /// The authorization endpoint, for example `{portal}/sharing/rest/oauth2/authorize`.
-    public var authorizeURL: URL
+    package var authorizeURL: URL
     /// The registered client (app) ID.
-    public var clientID: String
+    package var clientID: String
     /// Where the browser comes back to.
-    public var redirect: AuthorizationRedirect
+    package var redirect: AuthorizationRedirect
     /// Scopes, sent space-separated as `scope` when not empty.
-    public var scopes: [String]
+    package var scopes: [String]
     /// The OpenID Connect `prompt` (`login`, `consent`, …); nil or empty sends none.
-    public var prompt: String?
+    package var prompt: String?
     /// Further parameters (ArcGIS's `expiration`, for example).
-    public var extraParameters: [(String, String)]
+    package var extraParameters: [(String, String)]
     /// How long to wait for the browser to come back, in seconds.
-    public var timeout: TimeInterval
+    package var timeout: TimeInterval
 
     /// Creates a request.
-    public init(
+    package init(
         authorizeURL: URL, clientID: String, redirect: AuthorizationRedirect, scopes: [String] = [],
         prompt: String? = nil,
         extraParameters: [(String, String)] = [], timeout: TimeInterval = 300
@@ -43,16 +43,16 @@ public struct AuthorizationCodeRequest: Sendable {
 }
 
 /// An authorization code and what the token request needs with it.
-public struct AuthorizationCodeGrant: Sendable {
+package struct AuthorizationCodeGrant: Sendable {
     /// The code (single use, short-lived; never logged).
-    public var code: String
+    package var code: String
     /// The exact `redirect_uri` the code was issued for.
-    public var redirectURI: String
+    package var redirectURI: String
     /// The PKCE verifier matching the challenge that was sent.
-    public var codeVerifier: String
+    package var codeVerifier: String
 
     /// The token request's form parameters for this grant.
-    public func tokenParameters(clientID: String) -> [(String, String)] {
+    package func tokenParameters(clientID: String) -> [(String, String)] {
         [
             ("grant_type", "authorization_code"), ("client_id", clientID), ("code", code),
             ("redirect_uri", redirectURI), ("code_verifier", codeVerifier),
@@ -63,9 +63,9 @@ public struct AuthorizationCodeGrant: Sendable {
 /// The browser part of the authorization-code flow with PKCE: builds the authorization URL with a
 /// fresh verifier and state, shows it through an ``AuthorizationUserAgent``, gets the code back
 /// (loopback listener, pasted code, or pasted URL) and checks the state.
-public enum AuthorizationCodeFlow {
+package enum AuthorizationCodeFlow {
     /// Runs the flow up to the code. Nothing is stored; the caller exchanges the code.
-    public static func authorize(
+    package static func authorize(
         _ request: AuthorizationCodeRequest, userAgent: any AuthorizationUserAgent, logger: Logger
     ) async throws -> AuthorizationCodeGrant {
         let pkce = try PKCE()
