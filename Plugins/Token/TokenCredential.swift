@@ -157,12 +157,12 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     ///
     /// - Parameters:
     ///   - url: the portal, the server, or a URL on it.
-    ///   - tokenExpirationMinutes: the token lifetime to ask for (servers cap it).
     ///   - referer: the referer to bind the token to; nil binds it to the requesting IP address.
+    ///   - tokenExpirationMinutes: the token lifetime to ask for (servers cap it).
     ///   - keepPassword: keep the password in memory so the token is regenerated before expiry.
     ///   - services: the manager's ``AuthenticationManager/services``.
     public static func credential(
-        for url: URL, username: String, password: String, tokenExpirationMinutes: Int = 60, referer: String? = nil,
+        for url: URL, username: String, password: String, referer: String? = nil, tokenExpirationMinutes: Int = 60,
         keepPassword: Bool = true, services: AuthenticationServices
     ) async throws -> TokenCredential {
         let serverContext = try ServerContext(url: url)

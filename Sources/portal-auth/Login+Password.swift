@@ -40,7 +40,7 @@ extension Login {
         let password = try readPassword(for: context.description, who: credentials.username!)
         let credential = try await TokenCredential.credential(
             for: target, username: credentials.username!, password: password,
-            tokenExpirationMinutes: credentials.expiration ?? 60, referer: credentials.referer,
+            referer: credentials.referer, tokenExpirationMinutes: credentials.expiration ?? 60,
             keepPassword: false, services: manager.services)
         let addition = try await manager.arcGISCredentialStore.addAccount(credential)
         // (A second account leaves the password kept for the active one alone unless told to keep its own.)

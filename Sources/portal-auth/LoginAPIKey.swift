@@ -149,7 +149,7 @@ enum APIKeyLogin {
 
     /// Every place the key goes to: the portal, its services, the hosts.
     static func scopeList(_ key: APIKeyCredential) -> [String] {
-        [key.portal.url] + key.services.map(\.url) + key.hosts.map { "\($0.host):\($0.port)" }
+        [key.portal.url] + key.serviceContexts.map(\.url) + key.hosts.map { "\($0.host):\($0.port)" }
     }
 }
 

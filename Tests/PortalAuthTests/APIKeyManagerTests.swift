@@ -55,8 +55,8 @@ import Testing
             let e = f.emulator
             let geocode = try #require(e.geocodeServiceURL)
             let route = try #require(e.routeServiceURL)
-            #expect(key.services.map(\.url).contains(geocode))
-            #expect(key.services.map(\.url).contains(route))
+            #expect(key.serviceContexts.map(\.url).contains(geocode))
+            #expect(key.serviceContexts.map(\.url).contains(route))
             // Inside the scope: answered.
             let found = try await get(f, geocode + "/findAddressCandidates?SingleLine=380%20New%20York%20St")
             #expect(found.json?["candidates"]?[0]?["score"]?.doubleValue == 100)
@@ -126,7 +126,7 @@ import Testing
         try await withKey { f, key in
             f.manager.apiKey = try APIKeyCredential(
                 apiKey: Self.keyValue, portalURL: f.portal, expirationDate: Date(timeIntervalSinceNow: -60),
-                serviceURLs: key.services.map { URL(string: $0.url)! })
+                serviceURLs: key.serviceContexts.map { URL(string: $0.url)! })
             let geocode = try #require(f.emulator.geocodeServiceURL) + "/findAddressCandidates?SingleLine=x"
             let error = await expectPortalAuthError(.credentialExpired) { try await get(f, geocode) }
             #expect(error?.remedy == .storeAPIKey(portal: key.portal))

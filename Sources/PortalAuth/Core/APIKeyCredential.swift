@@ -29,9 +29,13 @@ public struct APIKeyCredential: ArcGISCredential, Equatable {
     public var username: String? { nil }
     /// The services the key goes to besides the portal: each one's URL (scheme, host, port and
     /// path prefix), from the portal's `helperServices`.
-    public let services: [ServerContext]
+    public let serviceContexts: [ServerContext]
     /// Extra hosts the key goes to, as `https://host:port` (every path on them).
     public let hosts: [ServerContext]
+    /// The names items are stored under (`services` as the items earlier versions wrote say it).
+    enum CodingKeys: String, CodingKey {
+        case portal, tokenInfo, serviceContexts = "services", hosts
+    }
     /// None: a key is not renewed, only replaced.
     public var renewalLeeway: TimeInterval { 0 }
     /// Storing a new API key for the portal.
@@ -56,7 +60,7 @@ public struct APIKeyCredential: ArcGISCredential, Equatable {
         let key = try Self.checkedKey(apiKey)
         portal = try Self.httpsContext(portalURL, what: "the portal", path: nil)
         tokenInfo = TokenInfo(accessToken: key, expirationDate: expirationDate, isSSLRequired: true)
-        services = try serviceURLs.map { try Self.httpsContext($0, what: "the service", path: $0) }
+        serviceContexts = try serviceURLs.map { try Self.httpsContext($0, what: "the service", path: $0) }
         self.hosts = try hosts.map(Self.hostContext)
     }
 
@@ -98,17 +102,17 @@ public struct APIKeyCredential: ArcGISCredential, Equatable {
     }
 
     /// Whether a request to `url` carries the key: https only, and inside the portal, one of
-    /// ``services`` (its path or below) or on one of ``hosts``. Decided from the URL alone.
+    /// ``serviceContexts`` (its path or below) or on one of ``hosts``. Decided from the URL alone.
     public func applies(to url: URL) -> Bool {
         guard let parts = try? ServerContext.parts(of: url), parts.scheme == "https" else { return false }
         if portal.contains(url) { return true }
-        if services.contains(where: { $0.contains(url) }) { return true }
+        if serviceContexts.contains(where: { $0.contains(url) }) { return true }
         return hosts.contains { $0.host == parts.host && $0.port == parts.port }
     }
 
     /// The error for a request the server refused with this key: a 498 says it expired or was
     /// invalidated; the remedy is to store a new key.
-    public func refusal(_ error: ArcGISError, at url: URL) -> PortalAuthError {
+    package func refusal(_ error: ArcGISError, at url: URL) -> PortalAuthError {
         let what =
             error.code == 498
             ? "has expired or was invalidated" : "was refused (\(error.code) \(error.message))"
@@ -144,11 +148,13 @@ extension APIKeyCredential {
         var request = TransportRequest(url: selfURL, maxResponseSize: TransportRequest.maxJSONResponseSize)
         request.setHeader("X-Esri-Authorization", "Bearer " + bare.tokenInfo.accessToken)
         let response = try await services.sendWithoutCredential(request)
-        if let error = ArcGISError.parse(response.body) {
-            if error.code == 498 || error.code == 499 { throw bare.refusal(error, at: selfURL) }
-            throw PortalAuthError.arcGIS(error, from: selfURL)
+        if let failure = AuthenticationServices.answerFailure(response, from: selfURL) {
+            if let error = failure.arcGIS, error.code == 498 || error.code == 499 {
+                throw bare.refusal(error, at: selfURL)
+            }
+            throw failure.error
         }
-        let info = try AuthenticationServices.checkedJSON(response, from: selfURL)
+        let info = try JSONValue.parse(response.body, source: ServerContext.describeWithScheme(selfURL))
         return try APIKeyCredential(
             apiKey: apiKey, portalURL: portalURL, expirationDate: expirationDate, hosts: hosts,
             serviceURLs: helperServiceURLs(info["helperServices"]))

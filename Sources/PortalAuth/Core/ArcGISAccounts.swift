@@ -28,7 +28,7 @@ public enum ArcGISAccountAddition: Sendable, Equatable {
 
     /// Where a new credential of `username` goes when `activeUser` is the context's active user
     /// (`nil`: none): the active place unless both users are known and differ.
-    public static func decide(username: String?, activeUser: String?) -> Self {
+    package static func decide(username: String?, activeUser: String?) -> Self {
         guard let username, let activeUser, username != activeUser else { return .active }
         return .inactive(activeUser: activeUser)
     }
