@@ -218,6 +218,9 @@ extension PortalAuthError {
         case fixConfiguration(file: String?, key: String?)
         /// Store a new API key for `portal` (the one presented expired or was invalidated).
         case storeAPIKey(portal: ServerContext)
+        /// Fix the environment variables a program read a credential or setting from (`variables`
+        /// names them, as the program reads them), or unset them.
+        case fixEnvironment(variables: [String])
         /// Remove a stored credential that cannot be read (`server` is its `server` attribute).
         case removeStoredCredential(server: String)
         /// Open the sign-in page in a browser yourself (no browser could be started).
@@ -295,6 +298,8 @@ extension PortalAuthError {
             case .fixConfiguration(let file, let key):
                 return "fix " + [key.map { "\"\($0)\"" }, file].compactMap { $0 }.joined(separator: " in ")
             case .storeAPIKey(let portal): return "store a new API key for \(portal)"
+            case .fixEnvironment(let variables):
+                return "fix the environment variables " + variables.joined(separator: " and ")
             case .removeStoredCredential(let server): return "remove the stored credential for \(server)"
             case .openSignInPageYourself: return "open the sign-in page in a browser yourself"
             case .raiseLimit(let limit, let value): return "raise the \(limit) above \(value)"

@@ -1,5 +1,6 @@
 // Which manager a command on a URL works with: the environment's, in memory, or the stored credentials'.
 import PortalAuth
+import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -25,15 +26,17 @@ extension GlobalOptions {
         }
         if let environment = try EnvironmentCredentials.read() {
             let target = try url.map(parseURL) ?? URL(string: environment.portal.url)!
-            // An API key's scope is the portal and its helper services (read with the key, once).
+            // An API key's scope is the portal and its helper services (read with the key, once), and
+            // nothing else: a federated server's URL is left to the stored credentials.
             let key = try await environment.apiKeyCredential(transport: transport)
-            var inScope = key?.applies(to: target) == true
-            if !inScope { inScope = await environment.covers(target, transport: transport) }
+            let inScope =
+                if let key { key.applies(to: target) } else { await environment.covers(target, transport: transport) }
             if inScope {
                 let manager = try Self.makeManager(
                     store: store, verbose: verbose, transport: transport, environment: environment)
                 if let key {
                     manager.apiKey = key
+                    environmentAPIKeyInUse.store(true, ordering: .relaxed)
                 } else {
                     // Signed in at the start, as a stored credential would be there: the commands that
                     // never prompt without a terminal find it, and federate or renew from it.

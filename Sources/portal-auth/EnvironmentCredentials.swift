@@ -65,8 +65,8 @@ struct EnvironmentCredentials: Sendable {
             throw PortalAuthError(
                 .invalidArgument,
                 "\(source.variables.joined(separator: " and ")) \(source.variables.count == 1 ? "is" : "are") set but "
-                    + "ARCGIS_HOST is not: set it to the portal's URL, for example https://www.arcgis.com"
-            )
+                    + "ARCGIS_HOST is not",
+                remedy: .fixEnvironment(variables: ["ARCGIS_HOST"]))
         }
         return EnvironmentCredentials(portal: try portal(from: host), source: source)
     }
@@ -87,7 +87,8 @@ struct EnvironmentCredentials: Sendable {
                 let missing = zip(pair, values).first(where: { $0.1 == nil })
             {
                 throw PortalAuthError(
-                    .invalidArgument, "\(given.0) is set but \(missing.0) is not: set both, or neither")
+                    .invalidArgument, "\(given.0) is set but \(missing.0) is not",
+                    remedy: .fixEnvironment(variables: pair))
             }
         }
         return nil
@@ -109,6 +110,19 @@ struct EnvironmentCredentials: Sendable {
                 remedy: .useHTTPS(url: url))
         }
         return try ServerContext(url: url)
+    }
+
+    /// What to do about the variables an error names (``PortalAuthError/Remedy/fixEnvironment(variables:)``).
+    static func advice(fixing variables: [String]) -> String {
+        switch variables {
+        case ["ARCGIS_HOST"]: return "set ARCGIS_HOST to the portal's URL, for example https://www.arcgis.com"
+        case ["ARCGIS_API_KEY"]:
+            return "set ARCGIS_API_KEY to a valid key, or unset it to use the stored credentials"
+        default:
+            let names = variables.joined(separator: " and ")
+            return variables.count == 1
+                ? "check \(names), or unset it" : "set both \(names) to values that work, or neither"
+        }
     }
 
     /// A variable's value; nil when it is not set or empty.

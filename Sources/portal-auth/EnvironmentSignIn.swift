@@ -2,6 +2,7 @@ import Logging
 import PortalAuth
 import PortalAuthOAuthApplication
 import PortalAuthToken
+import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -35,10 +36,11 @@ struct EnvironmentSignInHandler: AuthenticationChallengeHandler {
             return try await signIn(challenge, services: services)
         } catch let error as PortalAuthError where error.code == .authenticationFailed {
             // Signing in again with login would not help: the variables are what to fix.
-            let variables = credentials.source.variables.joined(separator: " and ")
+            let variables = credentials.source.variables
             throw PortalAuthError(
-                .authenticationFailed, "\(credentials.portal) refused the credentials in \(variables): check them",
-                remedy: .none, cause: error.cause)
+                .authenticationFailed,
+                "\(credentials.portal) refused the credentials in \(variables.joined(separator: " and "))",
+                remedy: .fixEnvironment(variables: variables), cause: error.cause)
         }
     }
 
@@ -58,7 +60,7 @@ struct EnvironmentSignInHandler: AuthenticationChallengeHandler {
             // The key was in the store from the start: asked again, the server refused it.
             throw PortalAuthError(
                 .authenticationFailed, "\(credentials.portal) refused the API key in ARCGIS_API_KEY",
-                remedy: .none)
+                remedy: .fixEnvironment(variables: ["ARCGIS_API_KEY"]))
         }
     }
 }
@@ -91,8 +93,12 @@ extension EnvironmentCredentials {
     func apiKeyCredential(transport: any HTTPTransport) async throws -> APIKeyCredential? {
         guard case .apiKey(let key) = source else { return nil }
         let services = AuthenticationServices(transport: transport, logger: Logger(label: "portal-auth"))
-        return try await APIKeyCredential.credential(
-            apiKey: key, portalURL: URL(string: portal.url)!, services: services)
+        do {
+            return try await APIKeyCredential.credential(
+                apiKey: key, portalURL: URL(string: portal.url)!, services: services)
+        } catch let error as PortalAuthError {
+            throw error.fromEnvironmentKey
+        }
     }
 
     /// What `doctor` and `status` say of the environment: the variables and the portal, or why
@@ -101,9 +107,24 @@ extension EnvironmentCredentials {
         do {
             return try read()?.summary
         } catch let error as PortalAuthError {
-            return "the environment's credential cannot be used: \(error.message)"
+            return "the environment's credential cannot be used: \(error.cliMessage)"
         } catch {
             return "the environment's credential cannot be used: \(error)"
         }
+    }
+}
+
+/// Whether this process presents the API key of `ARCGIS_API_KEY`: a refused key is then the
+/// variable's to fix, not one to store.
+let environmentAPIKeyInUse = Atomic<Bool>(false)
+
+extension PortalAuthError {
+    /// This error with the remedy it has when the API key came from `ARCGIS_API_KEY`: the
+    /// variable is what to fix (storing a key would not replace it).
+    var fromEnvironmentKey: PortalAuthError {
+        guard case .storeAPIKey = remedy else { return self }
+        var error = self
+        error.remedy = .fixEnvironment(variables: ["ARCGIS_API_KEY"])
+        return error
     }
 }

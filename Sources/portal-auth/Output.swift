@@ -1,6 +1,7 @@
 // How every command ends and speaks: stdout, stderr (one line per error), exit codes.
 import ArgumentParser
 import PortalAuth
+import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -44,6 +45,7 @@ func runReportingErrors(_ body: () async throws -> Void) async throws {
 /// Prints an error as every command does (one line: the message and the command that fixes it;
 /// the details too with PORTAL_AUTH_DEBUG_ERRORS) and returns the exit code that goes with it.
 func report(_ error: PortalAuthError) -> Int32 {
+    let error = environmentAPIKeyInUse.load(ordering: .relaxed) ? error.fromEnvironmentKey : error
     printError(error.cliMessage)
     if environmentVariable("PORTAL_AUTH_DEBUG_ERRORS") != nil { printError(error.detailedDescription) }
     return exitCode(for: error.code)

@@ -49,6 +49,7 @@ extension PortalAuthError.Remedy {
             // The message names the file and the key already.
             return key == nil ? nil : "the keys are described in config/README.md"
         case .storeAPIKey(let portal): return APIKeyLogin.storeAdvice(portal: portal.url)
+        case .fixEnvironment(let variables): return EnvironmentCredentials.advice(fixing: variables)
         case .removeStoredCredential: return "remove it with portal-auth logout"
         case .openSignInPageYourself: return "set BROWSER, or use --no-browser and open the URL yourself"
         case .raiseLimit(let limit, let value): return limit.cliAdvice(value: value)

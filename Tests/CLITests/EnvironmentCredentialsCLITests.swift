@@ -190,4 +190,44 @@ import Testing
             }
         }
     }
+
+    @Test func anAPIKeyLeavesAFederatedServerToTheStoredCredential() async throws {
+        let key = EmulatorAPIKey(
+            key: "AAPTenvKeyFederatedServer0000000000000000004xxxxxxxxx", name: "env", lifetimeSeconds: 86_400,
+            privileges: EmulatorAPIKey.allPrivileges)
+        try await withEmulator(configuring: { $0.apiKeys = [key] }) { emulator in
+            try await withPrivateKeyring { keyring in
+                var env = keyring.environment
+                #expect(try await login(emulator, environment: env).status == 0)
+                let query = emulator.serverURL + "/rest/services/Parcels/FeatureServer/0/query"
+                let stored = try await CLI.portalAuth(["token", query], emulator: emulator, environment: env)
+                #expect(stored.status == 0, "\(stored.stderr)")
+                env.merge(["ARCGIS_HOST": emulator.portalURL, "ARCGIS_API_KEY": key.key]) { $1 }
+                // The federated server is outside the key's scope: the stored credential's token answers.
+                let federated = try await CLI.portalAuth(["token", query], emulator: emulator, environment: env)
+                #expect(federated.status == 0, "\(federated.stderr)")
+                #expect(federated.stdout == stored.stdout && !federated.stdout.contains(key.key))
+                let count = try await CLI.portalAuth(
+                    ["request", query, "-f", "where=1=1", "-f", "returnCountOnly=true"], emulator: emulator,
+                    environment: env)
+                #expect(count.status == 0 && count.stdout.contains("\"count\""), "\(count.stderr)")
+                // The portal is inside it: the key answers there.
+                let portal = try await CLI.portalAuth(["token"], emulator: emulator, environment: env)
+                #expect(portal.stdout == key.key + "\n")
+            }
+        }
+    }
+
+    @Test func aRefusedKeyFromTheEnvironmentNamesTheVariableNotLogin() async throws {
+        try await withEmulator { emulator in
+            let env = [
+                "ARCGIS_HOST": emulator.portalURL, "ARCGIS_API_KEY": "AAPTenvKeyUnknown000000000000000000005xxxxxxxxx",
+                "PORTAL_AUTH_STORE": "memory",
+            ]
+            let r = try await CLI.portalAuth(["token"], emulator: emulator, environment: env)
+            #expect(r.status == 3, "\(r.stderr)")
+            #expect(r.oneLineError && r.stderr.contains("set ARCGIS_API_KEY to a valid key"), "\(r.stderr)")
+            #expect(!r.stderr.contains("portal-auth login") && !r.stderr.contains("AAPTenvKeyUnknown"))
+        }
+    }
 }

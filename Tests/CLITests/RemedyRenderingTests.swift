@@ -86,6 +86,18 @@ import Testing
         (.checkCredentialStore, "run portal-auth doctor"),
         (.checkURL, "check the URL"),
         (.retryLater, "try again later"),
+        (
+            .fixEnvironment(variables: ["ARCGIS_API_KEY"]),
+            "set ARCGIS_API_KEY to a valid key, or unset it to use the stored credentials"
+        ),
+        (
+            .fixEnvironment(variables: ["ARCGIS_HOST"]),
+            "set ARCGIS_HOST to the portal's URL, for example https://www.arcgis.com"
+        ),
+        (
+            .fixEnvironment(variables: ["ARCGIS_USER", "ARCGIS_PASSWORD"]),
+            "set both ARCGIS_USER and ARCGIS_PASSWORD to values that work, or neither"
+        ),
         (.checkNetwork, "check the network, the DNS and https_proxy/http_proxy/no_proxy"),
         (.installLibrary(package: "libcurl4"), "install it, for example apt-get install libcurl4"),
         (
