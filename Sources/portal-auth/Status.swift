@@ -12,9 +12,9 @@ struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List every stored credential (kind, server, user, expiry, store); never a secret.",
         discussion: """
-            With --check, exit 6 when a credential that cannot renew itself (a pregenerated token, an \
-            OAuth refresh token, a client certificate) expires within --within (default 7d) or has \
-            expired, and name each on stderr.
+            With --check, exit 6 when a credential that cannot renew itself (an API key, a pregenerated \
+            token, an OAuth refresh token, a client certificate) expires within --within (default 7d) \
+            or has expired, and name each on stderr.
 
             Examples:
               portal-auth status
@@ -29,7 +29,10 @@ struct Status: AsyncParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
-    @Flag(help: "Exit 6 when a credential that cannot renew itself expires within --within, or has expired.")
+    @Flag(
+        help: ArgumentHelp(
+            "Exit 6 when a credential that cannot renew itself (API key, pregenerated token, refresh token, "
+                + "certificate) expires within --within, or has expired."))
     var check = false
 
     @Option(
