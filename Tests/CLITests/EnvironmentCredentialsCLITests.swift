@@ -156,65 +156,69 @@ import Testing
         }
     }
 
+    /// The key the emulator accepts in the API key tests.
+    static let key = EmulatorAPIKey(
+        key: "AAPTenvKeyEveryPrivilege000000000000000000003xxxxxxxxx", name: "env", lifetimeSeconds: 86_400,
+        privileges: EmulatorAPIKey.allPrivileges)
+
+    /// An emulator that accepts ``key`` and a private keyring's environment.
+    func withKey(_ body: (PortalEmulator, [String: String]) async throws -> Void) async throws {
+        try await withEmulator(configuring: { $0.apiKeys = [Self.key] }) { emulator in
+            try await withPrivateKeyring { keyring in try await body(emulator, keyring.environment) }
+        }
+    }
+
     @Test func anAPIKeyGoesToThePortalAndItsServicesFromMemoryOnly() async throws {
-        let key = EmulatorAPIKey(
-            key: "AAPTenvKeyEveryPrivilege000000000000000000003xxxxxxxxx", name: "env", lifetimeSeconds: 86_400,
-            privileges: EmulatorAPIKey.allPrivileges)
-        try await withEmulator(configuring: { $0.apiKeys = [key] }) { emulator in
-            try await withPrivateKeyring { keyring in
-                let env = keyring.environment.merging([
-                    "ARCGIS_HOST": emulator.portalURL, "ARCGIS_API_KEY": key.key,
-                ]) { $1 }
-                let token = try await CLI.portalAuth(["token"], emulator: emulator, environment: env)
-                #expect(token.status == 0, "\(token.stderr)")
-                #expect(token.stdout == key.key + "\n")
-                // The portal's helper services are in the key's scope: the geocoder answers with it.
-                let geocode = try #require(emulator.geocodeServiceURL)
-                let found = try await CLI.portalAuth(
-                    ["request", geocode + "/findAddressCandidates?SingleLine=380%20New%20York%20St"],
-                    emulator: emulator, environment: env)
-                #expect(found.status == 0, "\(found.stderr)")
-                #expect(found.stdout.contains("\"score\""))
-                // Another server is outside it: no stored credential there, so no token at all.
-                let claimant = try await CLI.portalAuth(
-                    ["token", emulator.claimantServerURL + "/rest/services"], emulator: emulator, environment: env)
-                #expect(claimant.status != 0 && !claimant.stdout.contains(key.key))
-                let portalOrigin = "https://" + URL(string: emulator.portalURL)!.host()! + ":\(emulator.port)"
-                let locationOrigin =
-                    "https://" + URL(string: geocode)!.host()! + ":\(emulator.locationServicesPort!)"
-                #expect(Set(emulator.counters().apiKeyRequestsByOrigin.keys) == [portalOrigin, locationOrigin])
-                #expect(emulator.counters().tokensSentToClaimant == 0)
-                #expect(try await Self.keyringIsEmpty(emulator, env))
-                let status = try await CLI.portalAuth(["status"], emulator: emulator, environment: env)
-                #expect(status.stdout.contains("ARCGIS_HOST, ARCGIS_API_KEY") && !status.stdout.contains(key.key))
-            }
+        let key = Self.key
+        try await withKey { emulator, keyringEnvironment in
+            let env = keyringEnvironment.merging([
+                "ARCGIS_HOST": emulator.portalURL, "ARCGIS_API_KEY": key.key,
+            ]) { $1 }
+            let token = try await CLI.portalAuth(["token"], emulator: emulator, environment: env)
+            #expect(token.status == 0, "\(token.stderr)")
+            #expect(token.stdout == key.key + "\n")
+            // The portal's helper services are in the key's scope: the geocoder answers with it.
+            let geocode = try #require(emulator.geocodeServiceURL)
+            let found = try await CLI.portalAuth(
+                ["request", geocode + "/findAddressCandidates?SingleLine=380%20New%20York%20St"],
+                emulator: emulator, environment: env)
+            #expect(found.status == 0, "\(found.stderr)")
+            #expect(found.stdout.contains("\"score\""))
+            // Another server is outside it: no stored credential there, so no token at all.
+            let claimant = try await CLI.portalAuth(
+                ["token", emulator.claimantServerURL + "/rest/services"], emulator: emulator, environment: env)
+            #expect(claimant.status != 0 && !claimant.stdout.contains(key.key))
+            let portalOrigin = "https://" + URL(string: emulator.portalURL)!.host()! + ":\(emulator.port)"
+            let locationOrigin =
+                "https://" + URL(string: geocode)!.host()! + ":\(emulator.locationServicesPort!)"
+            #expect(Set(emulator.counters().apiKeyRequestsByOrigin.keys) == [portalOrigin, locationOrigin])
+            #expect(emulator.counters().tokensSentToClaimant == 0)
+            #expect(try await Self.keyringIsEmpty(emulator, env))
+            let status = try await CLI.portalAuth(["status"], emulator: emulator, environment: env)
+            #expect(status.stdout.contains("ARCGIS_HOST, ARCGIS_API_KEY") && !status.stdout.contains(key.key))
         }
     }
 
     @Test func anAPIKeyLeavesAFederatedServerToTheStoredCredential() async throws {
-        let key = EmulatorAPIKey(
-            key: "AAPTenvKeyFederatedServer0000000000000000004xxxxxxxxx", name: "env", lifetimeSeconds: 86_400,
-            privileges: EmulatorAPIKey.allPrivileges)
-        try await withEmulator(configuring: { $0.apiKeys = [key] }) { emulator in
-            try await withPrivateKeyring { keyring in
-                var env = keyring.environment
-                #expect(try await login(emulator, environment: env).status == 0)
-                let query = emulator.serverURL + "/rest/services/Parcels/FeatureServer/0/query"
-                let stored = try await CLI.portalAuth(["token", query], emulator: emulator, environment: env)
-                #expect(stored.status == 0, "\(stored.stderr)")
-                env.merge(["ARCGIS_HOST": emulator.portalURL, "ARCGIS_API_KEY": key.key]) { $1 }
-                // The federated server is outside the key's scope: the stored credential's token answers.
-                let federated = try await CLI.portalAuth(["token", query], emulator: emulator, environment: env)
-                #expect(federated.status == 0, "\(federated.stderr)")
-                #expect(federated.stdout == stored.stdout && !federated.stdout.contains(key.key))
-                let count = try await CLI.portalAuth(
-                    ["request", query, "-f", "where=1=1", "-f", "returnCountOnly=true"], emulator: emulator,
-                    environment: env)
-                #expect(count.status == 0 && count.stdout.contains("\"count\""), "\(count.stderr)")
-                // The portal is inside it: the key answers there.
-                let portal = try await CLI.portalAuth(["token"], emulator: emulator, environment: env)
-                #expect(portal.stdout == key.key + "\n")
-            }
+        let key = Self.key
+        try await withKey { emulator, keyringEnvironment in
+            var env = keyringEnvironment
+            #expect(try await login(emulator, environment: env).status == 0)
+            let query = emulator.serverURL + "/rest/services/Parcels/FeatureServer/0/query"
+            let stored = try await CLI.portalAuth(["token", query], emulator: emulator, environment: env)
+            #expect(stored.status == 0, "\(stored.stderr)")
+            env.merge(["ARCGIS_HOST": emulator.portalURL, "ARCGIS_API_KEY": key.key]) { $1 }
+            // The federated server is outside the key's scope: the stored credential's token answers.
+            let federated = try await CLI.portalAuth(["token", query], emulator: emulator, environment: env)
+            #expect(federated.status == 0, "\(federated.stderr)")
+            #expect(federated.stdout == stored.stdout && !federated.stdout.contains(key.key))
+            let count = try await CLI.portalAuth(
+                ["request", query, "-f", "where=1=1", "-f", "returnCountOnly=true"], emulator: emulator,
+                environment: env)
+            #expect(count.status == 0 && count.stdout.contains("\"count\""), "\(count.stderr)")
+            // The portal is inside it: the key answers there.
+            let portal = try await CLI.portalAuth(["token"], emulator: emulator, environment: env)
+            #expect(portal.stdout == key.key + "\n")
         }
     }
 
