@@ -12,13 +12,14 @@ extension Logout {
     /// and those derived from it, and nothing else. False when USER is the active account (the
     /// ordinary sign-out's business); throws, listing the accounts, when USER has none.
     func signOutOfInactiveAccount(_ user: String, manager: AuthenticationManager) async throws -> Bool {
-        let url = try portal.map(parseURL)
-        guard try await AccountPlace.find(user, url: url, store: manager.arcGISCredentialStore) == .inactive else {
+        let url = try await resolveTarget(portal, manager: manager)
+        let (place, context) = try await AccountPlace.find(user, url: url, manager: manager)
+        guard place == .inactive else {
+            try await AccountPlace.requireActive(user, of: context, store: manager.arcGISCredentialStore)
             return false
         }
         let own = try GlobalOptions.makeManager(
             store: global.store, verbose: global.verbose, transport: global.makeTransport(), account: user)
-        let context = try ServerContext(url: try await resolveTarget(portal, manager: own))
         printReports(try await own.revokeOAuthTokens(for: context))
         let (removed, _) = try await manager.arcGISCredentialStore.removeAccount(context, username: user)
         output(signedOutLine(user, context: context, removed: removed, store: manager))
