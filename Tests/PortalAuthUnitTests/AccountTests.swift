@@ -109,3 +109,20 @@ extension AccountTests {
         #expect(ArcGISResolver.isOwnFederatedToken(alices, portal: nil))
     }
 }
+
+extension AccountTests {
+    @Test func aServerTokenIsStoredOnlyWhileItsUserIsActiveOnThePortal() async throws {
+        let (store, _) = store()
+        store.register(FederatedTokenCredential.self)
+        try await store.addAccount(token("alice", "a"))
+        try await store.addAccount(token("bob", "b"))
+        let info = TokenInfo(accessToken: "fb", expirationDate: nil, isSSLRequired: true)
+        let bobs = FederatedTokenCredential(
+            serverContext: server, portal: portal, tokenInfo: info, username: "bob", referer: nil)
+        #expect(try await !store.addDerivedToken(bobs))
+        #expect(try await store.credential(for: server, reload: true) == nil)
+        try await store.switchAccount(portal, to: "bob")
+        #expect(try await store.addDerivedToken(bobs))
+        #expect(try await store.credential(for: server, reload: true)?.tokenInfo.accessToken == "fb")
+    }
+}
