@@ -8,8 +8,8 @@ import Foundation
 
 /// `logout` of one of several accounts of a portal (see ``Switch``).
 extension Logout {
-    /// `--account USER` where USER is an inactive account: revokes and removes its credentials
-    /// and those derived from it, and nothing else. False when USER is the active account (the
+    /// `--account USER` where USER is an inactive account: revokes and removes its credentials,
+    /// those derived from it and its remembered password, and nothing else. False when USER is the active account (the
     /// ordinary sign-out's business); throws, listing the accounts, when USER has none.
     func signOutOfInactiveAccount(_ user: String, manager: AuthenticationManager) async throws -> Bool {
         let url = try await resolveTarget(portal, manager: manager)
@@ -22,6 +22,7 @@ extension Logout {
             store: global.store, verbose: global.verbose, transport: global.makeTransport(), account: user)
         printReports(try await own.revokeOAuthTokens(for: context))
         let (removed, _) = try await manager.arcGISCredentialStore.removeAccount(context, username: user)
+        try RememberedPassword.remove(for: context, username: user, in: manager.arcGISCredentialStore.backend)
         output(signedOutLine(user, context: context, removed: removed, store: manager))
         return true
     }
@@ -35,9 +36,7 @@ extension Logout {
         let store = manager.arcGISCredentialStore
         guard try await store.accounts(for: context).count > 1 else { return false }
         let (removed, next) = try await store.removeAccount(context, username: user)
-        if try RememberedPassword.read(for: context, username: user, in: store.backend) != nil {
-            try RememberedPassword.remove(for: context, in: store.backend)
-        }
+        try RememberedPassword.remove(for: context, username: user, in: store.backend)
         output(signedOutLine(user, context: context, removed: removed, store: manager))
         if let next { output("\(next) is now the active account of \(context).") }
         return true

@@ -220,4 +220,23 @@ import Testing
             }
         }
     }
+
+    /// With the environment's credentials set for the portal, `--account` still uses the stored one.
+    @Test func anAccountNamedWithEnvironmentCredentialsSetIsTheStoredOne() async throws {
+        try await withEmulator { emulator in
+            try await withPrivateKeyring { keyring in
+                var env = keyring.environment
+                let tokens = try await Self.signInBoth(emulator, environment: env)
+                env["ARCGIS_HOST"] = emulator.portalURL
+                env["ARCGIS_USER"] = "alice"
+                env["ARCGIS_PASSWORD"] = alicePassword
+                let before = emulator.counters().generateTokenRequests
+                let r = try await CLI.portalAuth(
+                    ["token", emulator.portalURL, "--account", "bob"], emulator: emulator, environment: env)
+                #expect(r.status == 0, "\(r.stderr)")
+                #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == tokens.bob)
+                #expect(emulator.counters().generateTokenRequests == before)
+            }
+        }
+    }
 }

@@ -96,6 +96,21 @@ extension CredentialStore where Credential == any ArcGISCredential {
         }
     }
 
+    /// Stores a credential renewed outside a renewal's lock (a remembered password's, say) where
+    /// its account lives now, with ``addAccount(_:)``'s lock and user check: the active
+    /// credential when its user is still active, else that user's inactive one. A store of one
+    /// account's items (``accountStore(username:)``) stores it in the store it is part of.
+    package func addRenewedAccount(_ credential: any ArcGISCredential) async throws {
+        guard let account = backend as? AccountCredentialBackend else {
+            try await addAccount(credential)
+            return
+        }
+        let base = ArcGISCredentialStore(backend: account.base)
+        base.engine.registerDecoders(of: engine)
+        try await base.addAccount(credential)
+        invalidateCache()
+    }
+
     /// Makes `username` the active account of `context`. The steps keep exactly one active
     /// credential for every reader: the active one is copied among the inactive ones, replaced
     /// in one change, and the chosen one's inactive copy removed. Federated server tokens derived
