@@ -206,33 +206,10 @@ import Testing
             #expect(app.status == 0, "\(app.stderr)")
             // COMMAND notes the first token, waits (bounded) until the file holds another, and
             // uses that one.
-            // COMMAND moves the stored token's expiry to 1970 at once: when the renewal is due, the
-            // token has expired, and only the remembered password can get another.
-            let expire = use.directory + "/expire.py"
-            try """
-            import json, sys
-            path = sys.argv[1]
-            contents = json.load(open(path))
-            def expire(value):
-                if isinstance(value, dict):
-                    for key, inner in value.items():
-                        if key == "secret" and isinstance(inner, str) and '"expirationDate"' in inner:
-                            secret = json.loads(inner)
-                            secret["expirationDate"] = 1000
-                            value[key] = json.dumps(secret)
-                        else:
-                            expire(inner)
-                elif isinstance(value, list):
-                    for inner in value:
-                        expire(inner)
-            expire(contents)
-            json.dump(contents, open(path, "w"))
-            """.write(toFile: expire, atomically: true, encoding: .utf8)
             let result = try await use.bash(
                 #"""
                 portal-auth exec "$PORTAL" --renew-before 59 -- sh -c '
                   first=$(cat "$GDAL_HTTP_HEADER_FILE"); echo "first $first"
-                  python3 expire.py "$PORTAL_AUTH_FILE_STORE"
                   for i in $(seq 1200); do
                     now=$(cat "$GDAL_HTTP_HEADER_FILE")
                     [ "$now" != "$first" ] && break
@@ -248,59 +225,6 @@ import Testing
             #expect(first.dropFirst(6) != then.dropFirst(5), "the header file was not renewed")
             #expect(result.stdout.contains("\"name\"") && !result.stdout.contains("\"error\""), "\(result.stdout)")
             #expect(use.emulator.counters().clientCredentialsGrants >= 2)
-        }
-    }
-
-    @Test func aRememberedPasswordRenewsTheTokenWhileTheCommandRuns() async throws {
-        try await TokenUse.with { use in
-            // The token lives a minute; --renew-before 59 renews it a second after it was issued.
-            let signIn = try await use.portalAuth(
-                [
-                    "login", "--portal", use.emulator.portalURL, "--username", "alice", "--password-stdin",
-                    "--remember-password", "--expiration", "1",
-                ], stdin: alicePassword)
-            #expect(signIn.status == 0, "\(signIn.stderr)")
-            // COMMAND moves the stored token's expiry to 1970 at once: when the renewal is due, the
-            // token has expired, and only the remembered password can get another.
-            let expire = use.directory + "/expire.py"
-            try """
-            import json, sys
-            path = sys.argv[1]
-            contents = json.load(open(path))
-            def expire(value):
-                if isinstance(value, dict):
-                    for key, inner in value.items():
-                        if key == "secret" and isinstance(inner, str) and '"expirationDate"' in inner:
-                            secret = json.loads(inner)
-                            secret["expirationDate"] = 1000
-                            value[key] = json.dumps(secret)
-                        else:
-                            expire(inner)
-                elif isinstance(value, list):
-                    for inner in value:
-                        expire(inner)
-            expire(contents)
-            json.dump(contents, open(path, "w"))
-            """.write(toFile: expire, atomically: true, encoding: .utf8)
-            let result = try await use.bash(
-                #"""
-                portal-auth exec "$PORTAL" --renew-before 59 -- sh -c '
-                  first=$(cat "$GDAL_HTTP_HEADER_FILE"); echo "first $first"
-                  python3 expire.py "$PORTAL_AUTH_FILE_STORE"
-                  for i in $(seq 1200); do
-                    now=$(cat "$GDAL_HTTP_HEADER_FILE")
-                    [ "$now" != "$first" ] && break
-                    sleep 0.05
-                  done
-                  echo "then $now"'
-                """#)
-            #expect(result.status == 0, "\(result.stderr)")
-            let lines = result.stdout.split(separator: "\n").map(String.init)
-            let first = try #require(lines.first { $0.hasPrefix("first X-Esri-Authorization: Bearer ") })
-            let then = try #require(lines.first { $0.hasPrefix("then X-Esri-Authorization: Bearer ") })
-            #expect(first.dropFirst(6) != then.dropFirst(5), "the header file was not renewed")
-            #expect(!result.stderr.contains("could not renew"), "\(result.stderr)")
-            #expect(use.emulator.counters().generateTokenRequests >= 3)
         }
     }
 }
