@@ -33,38 +33,61 @@ enum AccountPlace: Equatable {
     case inactive
 
     /// Decides from the server contexts where the user is the active and an inactive account and
-    /// the contexts that may hold the URL's credential (`nil`: no URL given): a context of the
-    /// URL's first, then wherever the user is signed in at all (a federated server's portal, or
-    /// the only portal). `nil` when the user has no account.
-    static func decide(candidates: [String]?, active: Set<String>, inactive: Set<String>) -> AccountPlace? {
-        if let candidates {
-            for context in candidates {
-                if inactive.contains(context) { return .inactive }
-                if active.contains(context) { return .active }
-            }
+    /// the contexts that may hold the URL's credential, most specific first: the first of them
+    /// that holds the user's account. `nil` when none does (the user's account elsewhere is never
+    /// used for this URL).
+    static func decide(candidates: [String], active: Set<String>, inactive: Set<String>) -> (Self, String)? {
+        for context in candidates {
+            if inactive.contains(context) { return (.inactive, context) }
+            if active.contains(context) { return (.active, context) }
         }
-        if !active.isEmpty { return .active }
-        return inactive.isEmpty ? nil : .inactive
+        return nil
     }
 
-    /// Where `user`'s account for `url` lives in `store`; throws, listing the accounts, when the
-    /// user has none.
-    static func find(_ user: String, url: URL?, store: ArcGISCredentialStore) async throws -> AccountPlace {
+    /// Where `user`'s account for `url` lives: in a server context of the URL, or, for a server
+    /// federated with a portal, that portal's (read from the server's `rest/info`). Throws,
+    /// listing the accounts there, when the user has none.
+    static func find(
+        _ user: String, url: URL, manager: AuthenticationManager
+    ) async throws -> (place: AccountPlace, context: ServerContext) {
+        let store = manager.arcGISCredentialStore
         let portals = try await store.summaries().filter { $0.kind != FederatedTokenCredential.kind }
         let parked = try await store.inactiveAccountItems(server: nil, username: nil).filter {
             $0.attributes.kind != FederatedTokenCredential.kind
         }
         let active = Set(portals.filter { $0.username == user }.map(\.server))
         let inactive = Set(parked.filter { $0.attributes.username == user }.map(\.attributes.server))
-        let candidates = try url.map { try ServerContext.candidates(for: $0).map(\.url) }
-        if let place = decide(candidates: candidates, active: active, inactive: inactive) { return place }
+        var candidates = try ServerContext.candidates(for: url).map(\.url)
+        var found = decide(candidates: candidates, active: active, inactive: inactive)
+        if found == nil, let root = ServerContext.arcGISServerRoot(of: url),
+            let owning = try? await manager.services.getJSON(URL(string: root.url + "/rest/info")!)["owningSystemUrl"]?
+                .stringValue,
+            let portal = URL(string: owning)
+        {
+            candidates = try ServerContext.candidates(for: portal).map(\.url)
+            found = decide(candidates: candidates, active: active, inactive: inactive)
+        }
+        if let (place, context) = found, let context = URL(string: context) {
+            return (place, try ServerContext(url: context))
+        }
+        let here = Set(candidates)
         let names =
-            portals.compactMap { $0.username.map { "\($0) (active)" } }
-            + parked.compactMap(\.attributes.username)
+            portals.filter { here.contains($0.server) }.compactMap { $0.username.map { "\($0) (active)" } }
+            + parked.filter { here.contains($0.attributes.server) }.compactMap(\.attributes.username)
         throw PortalAuthError(
             .noCredential,
-            "no account \(user) is signed in"
+            "no account \(user) is signed in to \(ServerContext.describe(url))"
                 + (names.isEmpty ? "" : " (accounts: \(Array(Set(names)).sorted().joined(separator: ", ")))"))
+    }
+
+    /// Throws unless `user` is the active account of `context` (checked again after choosing the
+    /// ordinary manager: a switch in another process may have changed it).
+    static func requireActive(_ user: String, of context: ServerContext, store: ArcGISCredentialStore) async throws {
+        let activeUser = try await store.credential(for: context, reload: true)?.username
+        guard activeUser != user else { return }
+        throw PortalAuthError(
+            .noCredential,
+            "\(user) is not the active account of \(context)" + (activeUser.map { " (\($0) is)" } ?? ""))
     }
 }
 
@@ -74,11 +97,13 @@ extension GlobalOptions {
         _ url: String?, account: String, transport: CurlTransport
     ) async throws -> (AuthenticationManager, URL) {
         var manager = try makeManager(transport: transport)
-        let place = try await AccountPlace.find(account, url: url.map(parseURL), store: manager.arcGISCredentialStore)
+        let target = try await resolveTarget(url, manager: manager)
+        let (place, context) = try await AccountPlace.find(account, url: target, manager: manager)
         if place == .inactive {
             manager = try Self.makeManager(store: store, verbose: verbose, transport: transport, account: account)
+        } else {
+            try await AccountPlace.requireActive(account, of: context, store: manager.arcGISCredentialStore)
         }
-        let target = try await resolveTarget(url, manager: manager)
         try await RememberedPassword.renewIfExpiring(for: target, manager: manager)
         return (manager, target)
     }

@@ -82,6 +82,9 @@ struct LiveCredentials: Sendable {
             if Task.isCancelled { return }
             last = Date()
             do {
+                // A token sign-in whose password is remembered gets a new token (no plugin is asked
+                // without a terminal).
+                try await RememberedPassword.renewIfExpiring(for: target, manager: manager)
                 var next = try await Self.fetch(for: target, manager: manager, interactive: false)
                 next.renewBefore = renewBefore
                 if next.headerFile != current.headerFile {

@@ -8,19 +8,21 @@ import Foundation
 
 /// `logout` of one of several accounts of a portal (see ``Switch``).
 extension Logout {
-    /// `--account USER` where USER is an inactive account: revokes and removes its credentials
-    /// and those derived from it, and nothing else. False when USER is the active account (the
+    /// `--account USER` where USER is an inactive account: revokes and removes its credentials,
+    /// those derived from it and its remembered password, and nothing else. False when USER is the active account (the
     /// ordinary sign-out's business); throws, listing the accounts, when USER has none.
     func signOutOfInactiveAccount(_ user: String, manager: AuthenticationManager) async throws -> Bool {
-        let url = try portal.map(parseURL)
-        guard try await AccountPlace.find(user, url: url, store: manager.arcGISCredentialStore) == .inactive else {
+        let url = try await resolveTarget(portal, manager: manager)
+        let (place, context) = try await AccountPlace.find(user, url: url, manager: manager)
+        guard place == .inactive else {
+            try await AccountPlace.requireActive(user, of: context, store: manager.arcGISCredentialStore)
             return false
         }
         let own = try GlobalOptions.makeManager(
             store: global.store, verbose: global.verbose, transport: global.makeTransport(), account: user)
-        let context = try ServerContext(url: try await resolveTarget(portal, manager: own))
         printReports(try await own.revokeOAuthTokens(for: context))
         let (removed, _) = try await manager.arcGISCredentialStore.removeAccount(context, username: user)
+        try RememberedPassword.remove(for: context, username: user, in: manager.arcGISCredentialStore.backend)
         output(signedOutLine(user, context: context, removed: removed, store: manager))
         return true
     }
@@ -34,9 +36,7 @@ extension Logout {
         let store = manager.arcGISCredentialStore
         guard try await store.accounts(for: context).count > 1 else { return false }
         let (removed, next) = try await store.removeAccount(context, username: user)
-        if try RememberedPassword.read(for: context, username: user, in: store.backend) != nil {
-            try RememberedPassword.remove(for: context, in: store.backend)
-        }
+        try RememberedPassword.remove(for: context, username: user, in: store.backend)
         output(signedOutLine(user, context: context, removed: removed, store: manager))
         if let next { output("\(next) is now the active account of \(context).") }
         return true

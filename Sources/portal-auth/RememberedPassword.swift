@@ -26,22 +26,25 @@ enum RememberedPassword {
         var password: String
     }
 
-    /// Keeps `password` for `username` at `context`, replacing any password kept there before.
+    /// Keeps `password` for `username` at `context`, replacing the password kept for that user
+    /// there before (another account's stays).
     static func save(
         _ password: String, for context: ServerContext, username: String, in backend: any CredentialStorageBackend
     ) throws {
         let secret = String(decoding: try JSONEncoder().encode(Secret(password: password)), as: UTF8.self)
         let attributes = CredentialAttributes(store: storeName, server: context.url, kind: kind, username: username)
-        try backend.store(attributes, secret: secret, replacing: CredentialQuery(store: storeName, server: context.url))
+        try backend.store(
+            attributes, secret: secret,
+            replacing: CredentialQuery(store: storeName, server: context.url, kind: kind, username: username))
     }
 
-    /// The password kept for `username` at `context` (any user's when `username` is nil).
+    /// The password kept for `username` at `context` (never another user's).
     static func read(
-        for context: ServerContext, username: String?, in backend: any CredentialStorageBackend
+        for context: ServerContext, username: String, in backend: any CredentialStorageBackend
     ) throws -> (username: String, password: String)? {
         let items = try backend.search(
-            CredentialQuery(store: storeName, server: context.url, kind: kind), withSecrets: true)
-        for item in items where username == nil || item.attributes.username == username {
+            CredentialQuery(store: storeName, server: context.url, kind: kind, username: username), withSecrets: true)
+        for item in items where item.attributes.username == username {
             guard let user = item.attributes.username, let text = item.secret,
                 let secret = try? JSONDecoder().decode(Secret.self, from: Data(text.utf8))
             else { continue }
@@ -50,10 +53,13 @@ enum RememberedPassword {
         return nil
     }
 
-    /// Removes the password kept for `context` (every kept password when nil); how many were removed.
+    /// Removes the password kept for `username` at `context` (every user's when nil; every kept
+    /// password when `context` is nil); how many were removed.
     @discardableResult
-    static func remove(for context: ServerContext?, in backend: any CredentialStorageBackend) throws -> Int {
-        try backend.delete(CredentialQuery(store: storeName, server: context?.url, kind: kind))
+    static func remove(
+        for context: ServerContext?, username: String? = nil, in backend: any CredentialStorageBackend
+    ) throws -> Int {
+        try backend.delete(CredentialQuery(store: storeName, server: context?.url, kind: kind, username: username))
     }
 
     /// The server contexts and users whose passwords are kept (never a secret).
@@ -91,14 +97,14 @@ extension RememberedPassword {
     )
 
     /// After a token sign-in: keeps the password when `remember`, else forgets any password kept
-    /// for `context` before (a new sign-in without the flag does not renew unattended). Returns
+    /// for `username` at `context` before (a new sign-in without the flag does not renew unattended). Returns
     /// the line that says the password is kept, if it is.
     static func update(
         remember: Bool, password: String, for context: ServerContext, username: String,
         in backend: any CredentialStorageBackend
     ) throws -> String? {
         guard remember else {
-            try remove(for: context, in: backend)
+            try remove(for: context, username: username, in: backend)
             return nil
         }
         try save(password, for: context, username: username, in: backend)

@@ -22,13 +22,15 @@ extension RememberedPassword {
         }
         guard let token = credential as? TokenCredential, !token.hasPassword,
             token.tokenInfo.expires(within: token.renewalLeeway),
-            let (username, password) = try read(for: token.serverContext, username: token.username, in: store.backend)
+            let user = token.username,
+            let (username, password) = try read(for: token.serverContext, username: user, in: store.backend)
         else { return }
         manager.logger.debug("renewing with the remembered password", metadata: ["server": "\(token.serverContext)"])
         let renewed = try await TokenCredential.credential(
             for: token.serverContext, tokenServiceURL: token.tokenServiceURL, username: username, password: password,
             referer: token.referer, tokenExpirationMinutes: token.tokenExpirationMinutes, services: manager.services)
-        try await store.add(renewed)
+        // Under the account lock, where the account lives now (another process may have switched).
+        try await store.addRenewedAccount(renewed)
     }
 }
 
@@ -41,9 +43,8 @@ struct RememberedPasswordProvider: UsernamePasswordProvider {
     func usernameAndPassword(
         for challenge: ArcGISAuthenticationChallenge
     ) async throws -> (username: String, password: String)? {
-        if backend.isPersistent,
-            let kept = try RememberedPassword.read(
-                for: challenge.serverContext, username: challenge.previousCredential?.username, in: backend)
+        if backend.isPersistent, let username = challenge.previousCredential?.username,
+            let kept = try RememberedPassword.read(for: challenge.serverContext, username: username, in: backend)
         {
             return kept
         }

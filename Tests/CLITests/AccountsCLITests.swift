@@ -184,11 +184,59 @@ import Testing
 
     @Test func whereANamedAccountLives() {
         let portal = "https://h/portal"
-        #expect(AccountPlace.decide(candidates: [portal], active: [portal], inactive: []) == .active)
-        #expect(AccountPlace.decide(candidates: [portal], active: [], inactive: [portal]) == .inactive)
-        // A federated server: wherever the user is signed in.
-        #expect(AccountPlace.decide(candidates: ["https://h/server"], active: [], inactive: [portal]) == .inactive)
-        #expect(AccountPlace.decide(candidates: nil, active: [portal], inactive: ["https://o/portal"]) == .active)
+        #expect(AccountPlace.decide(candidates: [portal], active: [portal], inactive: [])! == (.active, portal))
+        #expect(AccountPlace.decide(candidates: [portal], active: [], inactive: [portal])! == (.inactive, portal))
+        // Signed in elsewhere only: not this URL's account.
+        #expect(AccountPlace.decide(candidates: ["https://h/server"], active: [], inactive: [portal]) == nil)
+        #expect(AccountPlace.decide(candidates: [portal], active: ["https://o/portal"], inactive: []) == nil)
         #expect(AccountPlace.decide(candidates: [portal], active: [], inactive: []) == nil)
+    }
+
+    /// alice is active on the portal, bob only on the standalone server: `--account bob` for the
+    /// portal neither prints alice's token nor signs alice out.
+    @Test func anAccountSignedInElsewhereIsNeverAnotherUsersCredential() async throws {
+        try await withEmulator { emulator in
+            try await withPrivateKeyring { keyring in
+                let env = keyring.environment
+                #expect(try await login(emulator, environment: env).status == 0)
+                let server = emulator.standaloneServerURL + "/rest/services"
+                let bob = try await CLI.portalAuth(
+                    ["login", "--url", server, "--username", "bob", "--password-stdin"],
+                    emulator: emulator, stdin: Self.bobPassword, environment: env)
+                #expect(bob.status == 0, "\(bob.stderr)")
+                let alice = try await Self.token(emulator, environment: env)
+                let token = try await CLI.portalAuth(
+                    ["token", emulator.portalURL, "--account", "bob"], emulator: emulator, environment: env)
+                #expect(token.status != 0 && token.oneLineError, "\(token.stderr)")
+                #expect(!token.stdout.contains(alice) && token.stderr.contains("alice (active)"), "\(token.stderr)")
+                let logout = try await CLI.portalAuth(
+                    ["logout", "--portal", emulator.portalURL, "--account", "bob"], emulator: emulator,
+                    environment: env)
+                #expect(logout.status != 0 && logout.oneLineError, "\(logout.stderr)")
+                #expect(try await Self.token(emulator, environment: env) == alice)
+                let own = try await CLI.portalAuth(
+                    ["token", server, "--account", "bob"], emulator: emulator, environment: env)
+                #expect(own.status == 0, "\(own.stderr)")
+            }
+        }
+    }
+
+    /// With the environment's credentials set for the portal, `--account` still uses the stored one.
+    @Test func anAccountNamedWithEnvironmentCredentialsSetIsTheStoredOne() async throws {
+        try await withEmulator { emulator in
+            try await withPrivateKeyring { keyring in
+                var env = keyring.environment
+                let tokens = try await Self.signInBoth(emulator, environment: env)
+                env["ARCGIS_HOST"] = emulator.portalURL
+                env["ARCGIS_USER"] = "alice"
+                env["ARCGIS_PASSWORD"] = alicePassword
+                let before = emulator.counters().generateTokenRequests
+                let r = try await CLI.portalAuth(
+                    ["token", emulator.portalURL, "--account", "bob"], emulator: emulator, environment: env)
+                #expect(r.status == 0, "\(r.stderr)")
+                #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == tokens.bob)
+                #expect(emulator.counters().generateTokenRequests == before)
+            }
+        }
     }
 }

@@ -134,4 +134,45 @@ import Testing
             }
         }
     }
+
+    /// alice and bob both keep their passwords at one portal: each renews with their own, and
+    /// signing one out forgets only theirs.
+    @Test func twoAccountsEachRenewWithTheirOwnPassword() async throws {
+        try await withEmulator { emulator in
+            try await withPrivateKeyring { keyring in
+                let env = keyring.environment
+                #expect(try await login(emulator, extra: ["--remember-password"], environment: env).status == 0)
+                let bob = try await CLI.portalAuth(
+                    [
+                        "login", "--portal", emulator.portalURL, "--username", "bob", "--password-stdin",
+                        "--remember-password",
+                    ],
+                    emulator: emulator, stdin: AccountsCLITests.bobPassword, environment: env)
+                #expect(bob.status == 0, "\(bob.stderr)")
+                let status = try await CLI.portalAuth(["status"], emulator: emulator, environment: env)
+                #expect(status.stdout.contains("\(emulator.portalURL) (alice): renews unattended"), "\(status.stdout)")
+                #expect(status.stdout.contains("\(emulator.portalURL) (bob): renews unattended"), "\(status.stdout)")
+
+                let me = emulator.portalURL + "/sharing/rest/community/self"
+                try await Self.expireStoredTokenCredential(emulator.portalURL, environment: env)
+                emulator.clock.advance(by: .seconds(7200))
+                let alice = try await CLI.portalAuth(["request", me], emulator: emulator, environment: env)
+                #expect(alice.status == 0 && alice.stdout.contains("\"alice\""), "\(alice.stderr)")
+                #expect(try await CLI.portalAuth(["switch", "bob"], emulator: emulator, environment: env).status == 0)
+                try await expireStoredToken(
+                    emulator.portalURL, environment: env,
+                    attributes: ["kind", "token", "username", "bob", "xdg:schema", "org.portal-auth.Credential"])
+                let asBob = try await CLI.portalAuth(["request", me], emulator: emulator, environment: env)
+                #expect(asBob.status == 0 && asBob.stdout.contains("\"bob\""), "\(asBob.stderr)")
+                #expect(emulator.counters().generateTokenRequests == 4)
+
+                let logout = try await CLI.portalAuth(
+                    ["logout", "--account", "alice"], emulator: emulator, environment: env)
+                #expect(logout.status == 0, "\(logout.stderr)")
+                let after = try await CLI.portalAuth(["status"], emulator: emulator, environment: env)
+                #expect(!after.stdout.contains("(alice): renews unattended"), "\(after.stdout)")
+                #expect(after.stdout.contains("(bob): renews unattended"), "\(after.stdout)")
+            }
+        }
+    }
 }

@@ -126,3 +126,22 @@ import Testing
         #expect(ArcGISResolver.serverRoots(in: .object(["servers": .string("x")])).isEmpty)
     }
 }
+
+/// A federated server token left by another account (before a switch) is never handed out.
+@Suite struct FederatedTokenOwnerTests {
+    @Test func aStoredServerTokenOfAnotherAccountIsObtainedAgainForTheActiveOne() async throws {
+        try await Fixture.with { f in
+            _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))
+            let server = try ServerContext(f.emulator.serverURL)
+            let info = TokenInfo(accessToken: "bobs-server-token", expirationDate: nil, isSSLRequired: true)
+            try await f.manager.arcGISCredentialStore.add(
+                FederatedTokenCredential(
+                    serverContext: server, portal: f.portalContext, tokenInfo: info, username: "bob", referer: nil))
+            let used = try await f.manager.credential(for: f.layer, interactive: false)
+            #expect(used.tokenInfo.accessToken != "bobs-server-token")
+            #expect(used.username == "alice")
+            let stored = try await f.manager.arcGISCredentialStore.credential(for: server, reload: true)
+            #expect(stored?.username == "alice")
+        }
+    }
+}

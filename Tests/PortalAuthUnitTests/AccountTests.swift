@@ -109,3 +109,39 @@ extension AccountTests {
         #expect(ArcGISResolver.isOwnFederatedToken(alices, portal: nil))
     }
 }
+
+extension AccountTests {
+    @Test func aServerTokenIsStoredOnlyWhileItsUserIsActiveOnThePortal() async throws {
+        let (store, _) = store()
+        store.register(FederatedTokenCredential.self)
+        try await store.addAccount(token("alice", "a"))
+        try await store.addAccount(token("bob", "b"))
+        let info = TokenInfo(accessToken: "fb", expirationDate: nil, isSSLRequired: true)
+        let bobs = FederatedTokenCredential(
+            serverContext: server, portal: portal, tokenInfo: info, username: "bob", referer: nil)
+        #expect(try await !store.addDerivedToken(bobs))
+        #expect(try await store.credential(for: server, reload: true) == nil)
+        try await store.switchAccount(portal, to: "bob")
+        #expect(try await store.addDerivedToken(bobs))
+        #expect(try await store.credential(for: server, reload: true)?.tokenInfo.accessToken == "fb")
+    }
+}
+
+extension AccountTests {
+    /// A token renewed outside a renewal's lock (a remembered password's) while another process
+    /// switched accounts goes where its account is now, and the active account stays.
+    @Test func aRenewedCredentialGoesWhereItsAccountLivesNow() async throws {
+        let (store, _) = store()
+        try await store.addAccount(token("alice", "a"))
+        try await store.addAccount(token("bob", "b"))
+        try await store.switchAccount(portal, to: "bob")
+        try await store.addRenewedAccount(token("alice", "a2"))
+        #expect(try await store.credential(for: portal, reload: true)?.tokenInfo.accessToken == "b")
+        #expect(try await store.credential(for: portal, username: "alice")?.tokenInfo.accessToken == "a2")
+        // Renewed through bob's own store after he became active: his active credential.
+        let bobs = store.accountStore(username: "bob")
+        try await bobs.addRenewedAccount(token("bob", "b2"))
+        #expect(try await store.credential(for: portal, reload: true)?.tokenInfo.accessToken == "b2")
+        #expect(try await store.accounts(for: portal).map(\.username) == ["bob", "alice"])
+    }
+}

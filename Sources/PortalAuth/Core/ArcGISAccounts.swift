@@ -78,6 +78,39 @@ extension CredentialStore where Credential == any ArcGISCredential {
         }
     }
 
+    /// Stores a federated server token derived from a portal credential when the portal's active
+    /// user is still the token's user, read under the lock ``switchAccount(_:to:)`` takes: a token
+    /// obtained for an account that was switched away meanwhile is not stored. Returns whether it
+    /// was stored. Other credentials are stored as they are.
+    @discardableResult
+    package func addDerivedToken(_ token: any ArcGISCredential) async throws -> Bool {
+        guard let portal = token.derivedFrom else {
+            try await add(token)
+            return true
+        }
+        return try await withAccountLock(portal) {
+            let active = try await self.credential(for: portal, reload: true)
+            guard ArcGISResolver.isOwnFederatedToken(token, portal: active) else { return false }
+            try await add(token)
+            return true
+        }
+    }
+
+    /// Stores a credential renewed outside a renewal's lock (a remembered password's, say) where
+    /// its account lives now, with ``addAccount(_:)``'s lock and user check: the active
+    /// credential when its user is still active, else that user's inactive one. A store of one
+    /// account's items (``accountStore(username:)``) stores it in the store it is part of.
+    package func addRenewedAccount(_ credential: any ArcGISCredential) async throws {
+        guard let account = backend as? AccountCredentialBackend else {
+            try await addAccount(credential)
+            return
+        }
+        let base = ArcGISCredentialStore(backend: account.base)
+        base.engine.registerDecoders(of: engine)
+        try await base.addAccount(credential)
+        invalidateCache()
+    }
+
     /// Makes `username` the active account of `context`. The steps keep exactly one active
     /// credential for every reader: the active one is copied among the inactive ones, replaced
     /// in one change, and the chosen one's inactive copy removed. Federated server tokens derived
@@ -148,14 +181,18 @@ extension CredentialStore where Credential == any ArcGISCredential {
         return try await BlockingIO.run(backend.isBlocking) { try backend.search(query, withSecrets: false) }
     }
 
-    /// Makes `credential`, of the inactive account `chosen`, the active one: it replaces the active
-    /// credential in one change, the federated tokens derived from the context follow it, then
+    /// Makes `credential`, of the inactive account `chosen`, the active one: the federated tokens
+    /// derived from the context go, it replaces the active credential in one change, its own
+    /// federated tokens follow it, then
     /// its inactive copy goes. Returns how many of the former active account's tokens went.
     @discardableResult
     private func promote(_ credential: any ArcGISCredential, from chosen: ArcGISCredentialStore) async throws -> Int {
         let context = credential.serverContext
-        try await add(credential)
+        // The former account's server tokens go first: no reader sees the new active credential
+        // beside them (one that sees the former credential without them federates again, and
+        // ``addDerivedToken(_:)`` waits for this switch and then keeps the token out).
         let removed = try await removeDerivedTokens(of: context, in: self)
+        try await add(credential)
         for token in try await derivedTokens(of: context, in: chosen) { try await add(token) }
         try await chosen.remove(context)
         return removed

@@ -136,7 +136,9 @@ public final class AuthenticationManager: Sendable {
     /// the owning portal's credential. With `interactive`, missing or expired credentials are
     /// asked of the plugins; without, they are errors whose remedy says how to sign in.
     public func credential(for url: URL, interactive: Bool) async throws -> any ArcGISCredential {
-        if let stored = try await arcGISCredentialStore.credential(for: url) {
+        if let stored = try await arcGISCredentialStore.credential(for: url),
+            try await arcGIS.isOwnFederatedToken(stored)  // another account's, from before a switch: obtained again
+        {
             if !stored.tokenInfo.expires(within: stored.renewalLeeway) { return stored }
             if let usable = try await arcGIS.renew(stored) { return usable }
             guard interactive else {

@@ -106,7 +106,9 @@ extension ArcGISResolver {
         case .exchange:
             credential = try await exchange(server: server, portal: portal, tokenServiceURL: tokenServiceURL)
         }
-        try await arcGISCredentialStore.add(credential)
+        if try await !arcGISCredentialStore.addDerivedToken(credential) {
+            logger.debug("server token not stored: the portal's account changed", metadata: ["server": "\(server)"])
+        }
         return credential
     }
 

@@ -13,11 +13,7 @@ extension ArcGISResolver {
     /// when it is close to expiry. `nil` when there is none or it expired and cannot be renewed.
     func credentialForUse(_ url: URL) async throws -> (any ArcGISCredential)? {
         guard let credential = try await arcGISCredentialStore.credential(for: url) else { return nil }
-        if let portal = credential.derivedFrom,
-            !Self.isOwnFederatedToken(credential, portal: try await arcGISCredentialStore.credential(for: portal))
-        {
-            return nil
-        }
+        guard try await isOwnFederatedToken(credential) else { return nil }
         if credential.tokenInfo.isSSLRequired, url.scheme?.lowercased() != "https" {
             throw PortalAuthError(
                 .insecureTransport,
@@ -35,6 +31,13 @@ extension ArcGISResolver {
     static func isOwnFederatedToken(_ token: any ArcGISCredential, portal: (any ArcGISCredential)?) -> Bool {
         guard let portal else { return true }
         return portal.username == token.username
+    }
+
+    /// Whether `credential` is no federated server token, or one of the account active on its
+    /// portal in this store (see ``isOwnFederatedToken(_:portal:)``).
+    func isOwnFederatedToken(_ credential: any ArcGISCredential) async throws -> Bool {
+        guard let portal = credential.derivedFrom else { return true }
+        return Self.isOwnFederatedToken(credential, portal: try await arcGISCredentialStore.credential(for: portal))
     }
 
     /// Renews a credential close to expiry, once across tasks and processes (``RenewOnce``).

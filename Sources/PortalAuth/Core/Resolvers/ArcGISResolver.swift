@@ -62,7 +62,8 @@ extension ArcGISResolver {
             try await Self.$insideChallenge.withValue(true) {
                 // A credential stored since this request was sent answers it without asking anyone.
                 if let current = try await arcGISCredentialStore.credential(for: url),
-                    current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired()
+                    current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired(),
+                    try await isOwnFederatedToken(current)
                 {
                     return current
                 }
