@@ -73,7 +73,7 @@ chmod 700 "$many_dir"
 stop_many() {
   [ -s "$many_dir/bus.pid" ] && kill "$(cat "$many_dir/bus.pid")" 2>/dev/null
   for p in $(pgrep -x gnome-keyring-d); do
-    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "XDG_RUNTIME_DIR=$many_dir" && kill "$p" 2>/dev/null
+    { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "XDG_RUNTIME_DIR=$many_dir" && kill "$p" 2>/dev/null
   done
   rm -rf "$many_dir"
 }

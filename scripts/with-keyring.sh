@@ -31,7 +31,8 @@ if [ "${PORTAL_AUTH_KEYRING_STARTED:-}" = 1 ] && [ -z "${PORTAL_AUTH_KEYRING_UNL
   status=0
   "$@" || status=$?
   for pid in $(pgrep -x gnome-keyring-d || true); do
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "XDG_RUNTIME_DIR=$PORTAL_AUTH_KEYRING_DIR"; then
+    # (a daemon that ended meanwhile has no environ: the braces keep bash's own message quiet too)
+    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qxF "XDG_RUNTIME_DIR=$PORTAL_AUTH_KEYRING_DIR"; then
       kill "$pid" 2>/dev/null || true
     fi
   done

@@ -27,6 +27,13 @@ extension GlobalOptions {
         CurlTransport(configuration: TransportConfiguration(caBundlePath: caBundlePath(cacert: cacert)))
     }
 
+    /// The ArcGIS credential types the plugins ``makeManager(transport:)`` registers make (the
+    /// store registers the core's own), for a reader of the store without a manager.
+    static let storedArcGISCredentialTypes: [any ArcGISCredential.Type] = [
+        PregeneratedTokenCredential.self, TokenCredential.self, OAuthUserCredential.self,
+        OAuthApplicationCredential.self,
+    ]
+
     /// ``makeManager(transport:)`` from the option values (`nil`: not given), for the `token`
     /// fast path too, which reads them without the argument parser. With `environment`, the
     /// manager keeps everything in memory and signs in to the environment's portal from it. With

@@ -1,4 +1,5 @@
 import PortalAuth
+import PortalAuthIAP
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -91,15 +92,20 @@ enum TokenFastPath {
         // (So is a named account: the active one's is the single lookup here.)
         if AccountOption.fromEnvironment != nil { return false }
         do {
-            let manager = try GlobalOptions.makeManager(
-                store: request.store, verbose: 0, transport: GlobalOptions.makeTransport(cacert: nil))
+            // The two stores it reads, and nothing else of what a manager has (resolvers,
+            // plugins, a transport): every page of code a start touches costs memory.
+            let backend = try GlobalOptions.storeChoice(store: request.store).kind.makeBackend()
+            let arcGIS = ArcGISCredentialStore(backend: backend)
+            for type in GlobalOptions.storedArcGISCredentialTypes { arcGIS.register(type) }
+            let iap = IAPCredentialStore(backend: backend)
+            iap.register(IAPCredential.self)
             let url = try parseURL(request.url)
             // (Plain prints no IAP part. Where no IAP credential is stored at all, as for most
             // users, the keyring's item index says so, or one search without a session.)
-            if request.format != .plain, try hasProxyCredential(for: url, in: manager.iapCredentialStore) {
+            if request.format != .plain, try hasProxyCredential(for: url, in: iap) {
                 return false
             }
-            guard let credential = try readyStoredCredential(for: url, in: manager.arcGISCredentialStore) else {
+            guard let credential = try readyStoredCredential(for: url, in: arcGIS) else {
                 return false
             }
             Token.print(credential, proxy: nil, format: request.format)
