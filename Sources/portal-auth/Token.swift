@@ -14,7 +14,8 @@ struct Token: AsyncParsableCommand {
         discussion: """
             For a service on an ArcGIS Server federated with a signed-in portal, a server token is obtained \
             from the portal and cached. Never prompts when stdin is not a terminal. \
-            --format json prints a versioned object ("version": 1) described in docs/using-the-token.md; \
+            --format json prints a versioned object ("version": 1) described in docs/using-the-token.md, \
+            with the URL prefixes the token may go to ("scope"); \
             portal-auth exec runs a command with a token that stays valid.
 
             Examples:
@@ -38,7 +39,7 @@ struct Token: AsyncParsableCommand {
 
     @Option(
         help:
-            "plain (the token), json (a versioned object: token, expires, ssl, server, referer, headers), header (one 'Name: value' line per header, for curl -H @file), gdal (the headers joined with CRLF, for GDAL_HTTP_HEADERS) or env (shell exports). For a host behind an identity-aware proxy, all but plain also give the proxy's token (Authorization: Bearer)."
+            "plain (the token), json (a versioned object: token, kind, scope, expires, ssl, server, referer, headers), header (one 'Name: value' line per header, for curl -H @file), gdal (the headers joined with CRLF, for GDAL_HTTP_HEADERS) or env (shell exports). For a host behind an identity-aware proxy, all but plain also give the proxy's token (Authorization: Bearer)."
     )
     var format: Format = .plain
 
@@ -46,7 +47,7 @@ struct Token: AsyncParsableCommand {
         try await runReportingErrors {
             let (manager, target) = try await global.managerAndTarget(url, storedAccount: account.name)
             let (credential, proxy) = try await Self.credentials(for: target, manager: manager, format: format)
-            Self.print(credential, proxy: proxy, format: format)
+            Self.print(credential, proxy: proxy, format: format, url: target)
             APIKeyLogin.warnIfExpiring(credential)  // API key (#22)
         }
     }
@@ -61,8 +62,9 @@ struct Token: AsyncParsableCommand {
         try await APIKeyLogin.adopt(for: target, manager: manager)  // API key (#22)
         let proxy = format == .plain ? nil : try await manager.iapCredential(for: target)
         do {
-            let credential = try await manager.credential(for: target, interactive: interactive && proxy == nil)
-            return (credential, proxy)
+            // The scope decision (ScopedCredential): the one answer every surface asks.
+            let scoped = try await manager.scopedCredential(for: target, interactive: interactive && proxy == nil)
+            return (scoped.credential, proxy)
         } catch let error as PortalAuthError
             where error.code == .noCredential || error.code == .authenticationRequired
         {

@@ -19,15 +19,16 @@ import Glibc
 /// it by ``GlobalOptionsAnywhere``, which leaves `token URL` as it is), and then does what ``Token`` does, in the same order
 /// and through the same calls, up to reading the store: the manager, the URL, for every format
 /// but plain the identity-aware proxy credentials (first whether there is any), the ArcGIS
-/// credential of the URL's server context. In the keyring both answers come from its item index
+/// credential of the URL's server context through the core's scope decision (for a federated
+/// server token, also its portal's credential: whose token it is). In the keyring both answers come from its item index
 /// once a lookup has made them: no search (gnome-keyring's looks at every item), one read of the
 /// item where it was found, whatever the format.
 /// - A credential that is not within its renewal leeway of expiry, and no proxy credential for
 ///   the URL: it prints it as ``Token`` would.
 /// - An error on the way (a bad URL or store name, a locked keyring, an unreadable item): it reports
 ///   it as ``Token`` would, so that a keyring prompt is not shown twice.
-/// - Anything else — nothing stored, a token to renew or to federate, a proxy credential — is the
-///   full command's: it prints nothing, changes nothing, and hands over.
+/// - Anything else — nothing stored, a token to renew or to federate, a federated server token of
+///   a principal no longer active on its portal, an API key, a proxy credential — is the full command's: it prints nothing, changes nothing, and hands over.
 ///
 /// `PORTAL_AUTH_NO_FAST_PATH` (any value but empty) turns it off, so the two can be compared.
 enum TokenFastPath {
@@ -108,7 +109,7 @@ enum TokenFastPath {
             guard let credential = try readyStoredCredential(for: url, in: arcGIS) else {
                 return false
             }
-            Token.print(credential, proxy: nil, format: request.format)
+            Token.print(credential, proxy: nil, format: request.format, url: url)
             return true
         } catch let error as PortalAuthError where error.code != .noCredential && error.code != .authenticationRequired
         {
@@ -127,13 +128,16 @@ enum TokenFastPath {
         return try store.storedCredential(for: url) != nil
     }
 
-    /// The stored credential for `url` when ``Token`` would print it as it is: found in the store
-    /// and not within its renewal leeway of expiry. `nil` otherwise (none stored, or it needs
-    /// renewal, federation or a sign-in: the full command's business). Blocks the calling thread.
+    /// The stored credential for `url` when ``Token`` would print it as it is: the core's scope
+    /// decision from the store alone (``ArcGISCredentialStore/storedScopedCredential(for:)``: found,
+    /// and for a federated server token, the token of the principal active on its portal) and not
+    /// within its renewal leeway of expiry. `nil` otherwise (none stored, another principal's server
+    /// token, or it needs renewal, federation or a sign-in: the full command's business). Blocks the
+    /// calling thread.
     static func readyStoredCredential(
         for url: URL, in store: ArcGISCredentialStore
     ) throws -> (any ArcGISCredential)? {
-        guard let stored = try store.storedCredential(for: url),
+        guard let stored = try store.storedScopedCredential(for: url)?.credential,
             !stored.tokenInfo.expires(within: stored.renewalLeeway)
         else { return nil }
         return stored

@@ -31,9 +31,9 @@ extension Token {
     /// Prints the token in `format`; for a token bound to a referer in the plain format, says on
     /// stderr (when it is a terminal: scripts read stdout alone) that the Referer must go with it.
     static func print(
-        _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, format: Format
+        _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, format: Format, url: URL? = nil
     ) {
-        output(render(credential, proxy: proxy, format: format))
+        output(render(credential, proxy: proxy, format: format, url: url))
         if format == .plain, let referer = credential?.referer, isatty(2) == 1 {
             printInfo(
                 "portal-auth: note: this token is bound to the referer \(referer): send the header 'Referer: "
@@ -42,13 +42,14 @@ extension Token {
         }
     }
 
-    /// What `token` prints in `format` (the fast path prints through this too).
+    /// What `token` prints in `format` (the fast path prints through this too); `url`, the URL
+    /// asked about, is the proxy token's scope in json.
     static func render(
-        _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, format: Format
+        _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, format: Format, url: URL? = nil
     ) -> String {
         switch format {
         case .plain: return credential?.tokenInfo.accessToken ?? proxy?.tokenInfo.accessToken ?? ""
-        case .json: return json(credential, proxy: proxy).description
+        case .json: return json(credential, proxy: proxy, url: url).description
         case .header: return headers(credential, proxy: proxy).map { "\($0.name): \($0.value)" }.joined(separator: "\n")
         case .gdal:
             // GDAL_HTTP_HEADERS: several headers separated by CRLF (GDAL 3.6 and later).
@@ -59,12 +60,18 @@ extension Token {
         }
     }
 
-    /// The `--format json` object, version ``jsonVersion`` (docs/using-the-token.md describes it).
-    static func json(_ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?) -> JSONValue {
+    /// The `--format json` object, version ``jsonVersion`` (docs/using-the-token.md describes it;
+    /// docs/security.md states the contract of `kind` and `scope`: the core's ``ScopedCredential``).
+    static func json(
+        _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, url: URL? = nil
+    ) -> JSONValue {
         var object: [String: JSONValue] = ["version": .number(Double(jsonVersion))]
         if let credential {
             let info = credential.tokenInfo
+            let scoped = ScopedCredential(credential)
             object["token"] = .string(info.accessToken)
+            object["kind"] = .string(scoped.kind.rawValue)
+            object["scope"] = .array(scoped.prefixes.map(JSONValue.string))
             object["expires"] = info.expirationDate.map { .string($0.iso8601) } ?? .null
             object["expires_epoch"] =
                 info.expirationDate.map { .number($0.timeIntervalSince1970.rounded(.down)) } ?? .null
@@ -78,6 +85,7 @@ extension Token {
             object["proxy"] = .object([
                 "token": .string(info.accessToken), "expires": expires,
                 "expires_epoch": info.expirationDate.map { .number($0.timeIntervalSince1970.rounded(.down)) } ?? .null,
+                "scope": .array((url.map(ScopedCredential.proxyPrefixes(for:)) ?? []).map(JSONValue.string)),
             ])
             // The keys from before version 1, kept for the scripts that read them.
             object["proxyToken"] = .string(info.accessToken)

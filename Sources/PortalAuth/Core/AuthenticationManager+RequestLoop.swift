@@ -80,8 +80,8 @@ extension AuthenticationManager {
         let gate = requestGate(for: host)
         await gate.acquire()
         defer { gate.release() }
-        // API key (#22): the manager's key where no user credential applies.
-        let credential = try await arcGIS.credentialForUse(target.url) ?? apiKeyForUse(target.url)
+        // The scope decision (+Scope): the user's credential, else the API key, only inside its scope.
+        let credential = try await attachableCredential(for: target.url)
         if credential == nil, arcGIS.pendingChallenge(for: target.url) != nil { return .signInStarted }
         // The request's own fresh network credentials go with it; the chain adds the stored ones
         // under them, as it does for plugins' requests, and `options` is what it sends.
