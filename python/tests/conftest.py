@@ -7,6 +7,7 @@ sets PORTAL_AUTH_BIN_DIR to the folder of the built portal-auth and portal-emula
 import http.server
 import json
 import os
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,8 @@ import portal_auth  # noqa: E402
 BIN_DIR = os.environ.get("PORTAL_AUTH_BIN_DIR", "")
 ALICE_PASSWORD = "alice-pass-123"
 APP_SECRET = "app-secret-456"
+#: An API key the emulator knows (added to its configuration below).
+API_KEY = "AAPTpythonAdapterScopeKey00000000000000001xxxxxxxxx"
 
 
 def wait_for(condition, what, timeout=60.0):
@@ -44,7 +47,7 @@ class Emulator:
         self.process = subprocess.Popen(
             [
                 os.path.join(BIN_DIR, "portal-emulator"),
-                "--config", os.path.join(ROOT, "config", "emulator.json"),
+                "--config", self.configuration(folder),
                 "--state-file", self.state_file,
                 "--ca-out", os.path.join(folder, "ca.pem"),
                 "--proxy-port", "0",
@@ -68,6 +71,22 @@ class Emulator:
         self.entra = state["entraBaseURL"]
         self.proxy_port = state["proxyPort"]
         self.layer = self.server + "/rest/services/Parcels/FeatureServer/0"
+
+    @staticmethod
+    def configuration(folder):
+        """config/emulator.json with one API key (API_KEY, every privilege)."""
+        with open(os.path.join(ROOT, "config", "emulator.json")) as f:
+            config = json.load(f)
+        config["apiKeys"] = [{
+            "key": API_KEY, "name": "python", "privileges": [
+                "premium:user:geocode", "premium:user:networkanalysis", "premium:user:basemaps",
+                "portal:user:viewOrgItems",
+            ],
+        }]
+        path = os.path.join(folder, "emulator-config.json")
+        with open(path, "w") as f:
+            json.dump(config, f)
+        return path
 
     def admin(self, path, **form):
         response = requests.post(self.base + "/emulator/" + path, data=form, verify=self.ca, timeout=30)
@@ -206,3 +225,91 @@ def two_servers():
     for _, _, server in started:
         server.shutdown()
         server.server_close()
+
+
+class HostileServer:
+    """An HTTPS server on loopback that records every request (method, path, headers, body) and,
+    for a query ``to=URL``, redirects there with the status ``code`` (302 by default). A path
+    containing ``reject-once`` answers its first request that carries X-Esri-Authorization with
+    ArcGIS's 498 (in a 200 JSON answer), as a server that no longer takes a token does."""
+
+    def __init__(self, cert, key):
+        self.seen = []
+        self.rejected = set()
+        owner = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def answer(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length).decode("utf-8", "replace") if length else ""
+                owner.seen.append({"method": self.command, "path": self.path, "headers": dict(self.headers),
+                                   "body": body})
+                query = parse_qs(urlsplit(self.path).query)
+                path = urlsplit(self.path).path
+                if "reject-once" in path and path not in owner.rejected and "X-Esri-Authorization" in self.headers:
+                    owner.rejected.add(path)
+                    return self.reply(200, b'{"error": {"code": 498, "message": "Invalid token."}}')
+                if query.get("to"):
+                    self.send_response(int(query.get("code", ["302"])[0]))
+                    self.send_header("Location", query["to"][0])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                self.reply(200, b'{"ok": true}')
+
+            def reply(self, status, body):
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = answer
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.base = "https://127.0.0.1:%d" % self.server.server_address[1]
+        self.host = "127.0.0.1:%d" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def requests_seen(self):
+        """What requests (the adapter's caller) sent here, not portal-auth's own reads."""
+        return [r for r in self.seen if r["headers"].get("User-Agent", "").startswith("python-requests")]
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="session")
+def loopback_certificate(folder):
+    """A self-signed certificate for 127.0.0.1 (cert, key)."""
+    cert, key = os.path.join(folder, "loopback.pem"), os.path.join(folder, "loopback.key")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2",
+         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
+@pytest.fixture
+def hostile(session, loopback_certificate, folder, monkeypatch):
+    """Three hostile HTTPS servers on loopback (see HostileServer), trusted by requests and
+    portal-auth alike (a CA bundle of the emulator's CA and their certificate)."""
+    cert, key = loopback_certificate
+    bundle = os.path.join(folder, "bundle.pem")
+    with open(bundle, "w") as out:
+        for path in (session.emulator.ca, cert):
+            with open(path) as f:
+                out.write(f.read().strip() + "\n")
+    monkeypatch.setenv("PORTAL_AUTH_CA_BUNDLE", bundle)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", bundle)
+    servers = [HostileServer(cert, key) for _ in range(3)]
+    yield servers
+    for server in servers:
+        server.stop()

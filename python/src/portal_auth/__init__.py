@@ -11,11 +11,13 @@ Sign in once with the CLI (``portal-auth login ...``); then::
 
 Every answer comes from ``portal-auth token URL --format json`` (the ``portal-auth`` on ``PATH``,
 or the program ``PORTAL_AUTH_BIN`` names), which renews tokens, gets a federated server's token
-from its portal and adds an identity-aware proxy's token. Answers are cached per server context
-(the ``server`` the CLI names) until shortly before they expire: 5 minutes before, or half the
-remaining lifetime when that is shorter. Errors are :class:`PortalAuthError`, with the CLI's
-exit code and its one-line message; no token is ever part of an error's text, and no secret is
-ever passed in a command line.
+from its portal and adds an identity-aware proxy's token. The CLI also says exactly where each
+token may go (``scope``: normalised URL prefixes, docs/security.md); the adapter caches an answer
+under that scope and the credential it names, until shortly before it expires (5 minutes before,
+or half the remaining lifetime when that is shorter), and attaches a token to a request, a
+redirect hop or a retry only when its scope covers that URL. Errors are :class:`PortalAuthError`,
+with the CLI's exit code and its one-line message; no token is ever part of an error's text, and
+no secret is ever passed in a command line.
 """
 
 import json
@@ -24,8 +26,8 @@ import shutil
 import subprocess
 import threading
 import time
-from typing import Dict, Optional
-from urllib.parse import urljoin, urlsplit
+from typing import Dict, List, Optional, Tuple
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 import requests
 
@@ -61,6 +63,10 @@ class Credential:
 
     def __init__(self, answer: dict, fetched_at: float):
         self.token: Optional[str] = answer.get("token")
+        #: "token", "federated-token" or "api-key" (docs/security.md), or None without an ArcGIS token.
+        self.kind: Optional[str] = answer.get("kind")
+        #: The URL prefixes the ArcGIS token may go to ("scheme://host:port/path/"); empty: nowhere.
+        self.scope: Tuple[str, ...] = _prefixes(answer.get("scope"))
         self.expires: Optional[float] = answer.get("expires_epoch")
         self.ssl: bool = bool(answer.get("ssl", False))
         self.server: Optional[str] = answer.get("server")
@@ -69,6 +75,8 @@ class Credential:
         proxy = answer.get("proxy") or {}
         self.proxy_token: Optional[str] = proxy.get("token")
         self.proxy_expires: Optional[float] = proxy.get("expires_epoch")
+        #: The URL prefixes the proxy's token may go to (the origin found behind the proxy).
+        self.proxy_scope: Tuple[str, ...] = _prefixes(proxy.get("scope"))
         ends = [e for e in (self.expires, self.proxy_expires) if e is not None]
         #: When this answer stops being used from the cache (epoch seconds), or None: until a 498.
         self.use_until: Optional[float] = None
@@ -77,13 +85,46 @@ class Credential:
             remaining = max(0.0, end - fetched_at)
             self.use_until = end - min(_RENEW_BEFORE, remaining / 2)
 
+    @property
+    def key(self) -> tuple:
+        """What the answer is cached under: the credential's kind and scope, and the proxy's scope."""
+        return (self.kind, self.scope, self.proxy_scope)
+
+    def covers(self, url: str) -> bool:
+        """Whether the ArcGIS token may go to url (its scope covers url)."""
+        return bool(self.token) and _covers(url, self.scope)
+
+    def proxy_covers(self, url: str) -> bool:
+        """Whether the proxy's token may go to url."""
+        return bool(self.proxy_token) and _covers(url, self.proxy_scope)
+
+    def headers_for(self, url: str) -> Dict[str, str]:
+        """The headers a request to url carries: the ArcGIS token's (and its Referer) where its
+        scope covers url, the proxy's where the proxy's scope does; nothing elsewhere."""
+        found: Dict[str, str] = {}
+        for name, value in self.headers.items():
+            if name.lower() == "authorization":
+                if self.proxy_covers(url):
+                    found[name] = value
+            elif self.covers(url):
+                found[name] = value
+        return found
+
     def __repr__(self) -> str:  # never the tokens
-        return "Credential(server=%r, expires=%r, referer=%r, headers=%r)" % (
+        return "Credential(kind=%r, scope=%r, server=%r, expires=%r, referer=%r, headers=%r)" % (
+            self.kind,
+            list(self.scope),
             self.server,
             self.expires,
             self.referer,
             sorted(self.headers),
         )
+
+
+def _prefixes(value) -> Tuple[str, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(p for p in value if isinstance(p, str) and p.endswith("/") and "://" in p)
 
 
 def _binary() -> str:
@@ -150,19 +191,30 @@ def _plain_path(path: str) -> bool:
     return all(segment not in (".", "..") for segment in path.split("/"))
 
 
-def _within(url: str, context: str) -> bool:
-    """Whether url is under context (same scheme, host and port; the context's path, then "/" or
-    nothing), read strictly: a URL with userinfo, dot segments or encoded separators is never."""
+def _normalized(url: str) -> Optional[str]:
+    """url as the CLI writes scope prefixes: ``scheme://host:port/path`` (lower-case scheme and
+    host, the port always written, no trailing "/", no query), or None for a URL read strictly
+    two ways (userinfo, backslashes, dot segments, encoded separators, a bad port)."""
     try:
-        u, c = urlsplit(url), urlsplit(context)
-        if u.username is not None or u.password is not None or not _plain_path(u.path):
-            return False
-        if _origin(u) != _origin(c):
-            return False
+        parts = urlsplit(url)
+        if parts.username is not None or parts.password is not None or "\\" in url:
+            return None
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname or not _plain_path(parts.path):
+            return None
+        scheme, host, port = _origin(parts)
     except ValueError:
+        return None
+    if ":" in host:
+        host = "[%s]" % host
+    return "%s://%s:%d%s" % (scheme, host, port, parts.path.rstrip("/"))
+
+
+def _covers(url: str, prefixes) -> bool:
+    """Whether url is inside one of the scope's prefixes (docs/security.md, "The scope of a token")."""
+    normalized = _normalized(url)
+    if normalized is None:
         return False
-    base = c.path.rstrip("/")
-    return u.path == base or u.path.startswith(base + "/") or base == ""
+    return any((normalized + "/").startswith(prefix) for prefix in prefixes)
 
 
 def _bare(url: str) -> str:
@@ -171,44 +223,49 @@ def _bare(url: str) -> str:
 
 
 class _Cache:
-    """Answers kept per server context; which context a URL belongs to is portal-auth's to say, so
-    each URL (without its query) is asked once, and then shares its context's answer."""
+    """Answers kept under the credential they name and its scope (:attr:`Credential.key`); which
+    credential a URL gets is portal-auth's to say, so each URL (without its query) is asked once,
+    and then shares that credential's answer while the answer's scope covers it."""
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._answers: Dict[str, Credential] = {}  # context -> answer
-        self._contexts: Dict[str, str] = {}  # URL without query -> context
-
-    @staticmethod
-    def _context(bare: str, answer: Credential) -> str:
-        # A proxy's token alone: kept for that URL only (another URL on the host may have an
-        # ArcGIS credential as well).
-        return answer.server or "proxy " + bare
+        self._answers: Dict[tuple, Credential] = {}  # kind and scope -> answer
+        self._keys: Dict[str, tuple] = {}  # URL without query -> kind and scope
+        self._tokens: Dict[str, Credential] = {}  # every token handed out -> its answer
 
     def get(self, url: str, fresh: bool = False) -> Credential:
         now = time.time()
         bare = _bare(url)
         if not fresh:
             with self._lock:
-                entry = self._answers.get(self._contexts.get(bare, ""))
+                entry = self._answers.get(self._keys.get(bare, ()))
                 if entry is not None and (entry.use_until is None or now < entry.use_until):
                     return entry
         answer = Credential(_ask(url), now)
-        context = self._context(bare, answer)
         with self._lock:
-            self._answers[context] = answer
-            self._contexts[bare] = context
+            self._answers[answer.key] = answer
+            self._keys[bare] = answer.key
+            for token in (answer.token, answer.proxy_token):
+                if token:
+                    self._tokens[token] = answer
         return answer
+
+    def given(self, token: str) -> Optional[Credential]:
+        """The answer a token was handed out in (dropped answers included), or None."""
+        with self._lock:
+            return self._tokens.get(token)
 
     def drop(self, answer: Credential) -> None:
         with self._lock:
-            for context in [c for c, e in self._answers.items() if e is answer]:
-                del self._answers[context]
+            for key in [k for k, e in self._answers.items() if e is answer]:
+                del self._answers[key]
 
     def clear(self) -> None:
+        # (The tokens handed out are kept: a request may still carry one, and it is taken off
+        # wherever its scope ends.)
         with self._lock:
             self._answers.clear()
-            self._contexts.clear()
+            self._keys.clear()
 
 
 _cache = _Cache()
@@ -232,8 +289,9 @@ def token(url: str) -> str:
 
 def headers(url: str) -> Dict[str, str]:
     """Every header a request to url must carry: ``X-Esri-Authorization``, ``Referer`` for a token
-    bound to one, ``Authorization`` behind an identity-aware proxy."""
-    return dict(credential(url).headers)
+    bound to one, ``Authorization`` behind an identity-aware proxy; each only where the token's
+    scope covers url (so none for plain http when the token requires https)."""
+    return credential(url).headers_for(url)
 
 
 def clear_cache() -> None:
@@ -242,22 +300,31 @@ def clear_cache() -> None:
 
 
 class Auth(requests.auth.AuthBase):
-    """Gives each ``requests`` request the credential portal-auth has for its URL.
+    """Gives each ``requests`` request the credential portal-auth has for its URL, and only where
+    portal-auth says that credential may go.
 
     - The headers of ``portal-auth token URL --format json`` for that very URL: a service on a
-      federated server gets the server's token, a host behind an identity-aware proxy the proxy's.
+      federated server gets the server's token, an API key's service the key, a host behind an
+      identity-aware proxy the proxy's token. Each token goes only to URLs inside the ``scope``
+      the CLI printed for it (https only for a token that requires it).
     - A URL with no credential (portal-auth's exit code 3: nothing signed in covers it) is sent
       as it is, with nothing added. A URL portal-auth refuses to read (exit code 2: userinfo,
       encoded separators, ...) raises :class:`PortalAuthError`, as do a locked or missing
       keyring (5) and a failed renewal (3 or 4 when a credential exists but cannot be used).
-    - Nothing is added to a plain ``http`` request when the token may only travel over HTTPS, and
-      the headers are taken off a redirect that leaves the credential's server context.
+    - Every redirect hop is checked, however many there are: a token whose scope does not cover
+      the next URL is taken off (its headers, and ``token=`` with a token portal-auth gave in the
+      next URL's query); a 307 or 308 out of scope goes on without its body. Nothing is added on
+      a redirect.
     - An ArcGIS 498 (invalid token; HTTP status or JSON error) drops the cached answer, asks
-      portal-auth once more, and sends the request again, once.
+      portal-auth once more, and sends the request again, once, with the same checks (and its
+      redirects are checked too).
+    - ``token=`` with a token portal-auth gave, in a request's query or form body, is taken off
+      a request whose URL that token's scope does not cover.
     """
 
-    _ADDED = "_portal_auth_credential"
     _RETRIED = "_portal_auth_retried"
+    #: The headers the adapter adds (and takes off again).
+    _NAMES = ("X-Esri-Authorization", "Referer", "Authorization")
 
     def __init__(self, retry_on_498: bool = True):
         self.retry_on_498 = retry_on_498
@@ -271,59 +338,142 @@ class Auth(requests.auth.AuthBase):
             raise
 
     def _apply(self, request, answer: Optional[Credential]) -> None:
+        """Takes off what the adapter put on request, then gives it what answer's scopes allow."""
+        self._strip(request, request.url)
         if answer is None:
             return
-        if answer.ssl and urlsplit(request.url).scheme.lower() != "https":
-            return
-        request.headers.update(answer.headers)
-        setattr(request, self._ADDED, answer)
+        request.headers.update(answer.headers_for(request.url))
 
     def __call__(self, request):
         self._apply(request, self._credential_for(request.url))
         request.register_hook("response", self._on_response)
         return request
 
-    def _strip(self, request) -> None:
-        answer = getattr(request, self._ADDED, None)
-        if answer is None:
-            return
-        for name in answer.headers:
+    @staticmethod
+    def _carried(request) -> List[Tuple[str, Credential, bool]]:
+        """The adapter's headers on request: (name, the answer its token came in, whether it is
+        the proxy's token)."""
+        found = []
+        for name in ("X-Esri-Authorization", "Authorization"):
+            value = request.headers.get(name) or ""
+            if value.startswith("Bearer "):
+                answer = _cache.given(value[len("Bearer ") :])
+                if answer is not None:
+                    found.append((name, answer, name == "Authorization"))
+        return found
+
+    def _strip(self, request, url: str) -> bool:
+        """Takes off request every token the adapter gave whose scope does not cover url (with
+        the Referer that went with it); returns whether any was taken off."""
+        stripped = False
+        for name, answer, is_proxy in self._carried(request):
+            if (answer.proxy_covers(url) if is_proxy else answer.covers(url)):
+                continue
             request.headers.pop(name, None)
-        setattr(request, self._ADDED, None)
+            stripped = True
+            if not is_proxy and answer.referer is not None and request.headers.get("Referer") == answer.referer:
+                request.headers.pop("Referer", None)
+        if _strip_token_parameter(request, url):
+            stripped = True
+        return stripped
+
+    def _check_redirect(self, response, request) -> None:
+        """Before requests follows response's redirect with a copy of request: takes off the tokens
+        whose scope does not cover the next URL; a 307/308 out of scope loses its body."""
+        location = response.headers.get("location")
+        if location is None:
+            return
+        target = urljoin(response.url, location)
+        stripped = self._strip(request, target)
+        cleaned = _without_given_tokens(location, target)
+        if cleaned is not None:
+            response.headers["location"] = cleaned
+            stripped = True
+        if stripped and response.status_code in (307, 308) and request.body is not None:
+            # (requests sends a 307/308's body on; out of scope, it may hold what the token guarded.)
+            request.body = None
+            for name in ("Content-Length", "Content-Type", "Transfer-Encoding"):
+                request.headers.pop(name, None)
 
     def _on_response(self, response, **kwargs):
         request = response.request
-        answer = getattr(request, self._ADDED, None)
-        if answer is None:
-            return response
         if response.is_redirect:
-            # requests sends the redirect with this request's headers: not outside the context.
-            target = urljoin(response.url, response.headers.get("location", ""))
-            if answer.server:
-                stays = _within(target, answer.server)
-            else:  # a proxy's token alone: the same host
-                stays = _within(target, "%s://%s" % urlsplit(request.url)[:2])
-            if not stays:
-                self._strip(request)
+            # requests follows it with a copy of this request (which keeps no mark of ours): every
+            # hop comes here, with the copy's response.
+            self._check_redirect(response, request)
             return response
-        if not self.retry_on_498 or getattr(request, self._RETRIED, False):
+        carried = [a for _, a, is_proxy in self._carried(request) if not is_proxy]
+        if not carried or not self.retry_on_498 or getattr(request, self._RETRIED, False):
             return response
         if not _is_invalid_token(response, streaming=bool(kwargs.get("stream"))):
             return response
         if request.body is not None and not isinstance(request.body, (bytes, str)):
             return response  # a stream or file already read: it cannot be sent again
-        _cache.drop(answer)
+        _cache.drop(carried[0])
         fresh = self._credential_for(request.url, fresh=True)
         response.content  # read it, so the connection goes back to the pool
         response.close()
         retry = request.copy()
-        self._strip(retry)
         self._apply(retry, fresh)
         setattr(retry, self._RETRIED, True)
         second = response.connection.send(retry, **kwargs)
         second.history.append(response)
         second.request = retry
+        if second.is_redirect:
+            # requests follows this redirect from the first request: it goes as the retry went,
+            # and its hop is checked like any other.
+            for name in self._NAMES:
+                request.headers.pop(name, None)
+                if name in retry.headers:
+                    request.headers[name] = retry.headers[name]
+            request.url = retry.url
+            setattr(request, self._RETRIED, True)
+            self._check_redirect(second, request)
         return second
+
+
+def _without_token(query: str, url: str) -> Optional[str]:
+    """query without its ``token=`` pairs whose token portal-auth gave and whose scope does not
+    cover url; None when there is none to take off."""
+    pairs = parse_qsl(query, keep_blank_values=True)
+    kept = []
+    for name, value in pairs:
+        answer = _cache.given(value) if name.lower() == "token" else None
+        if answer is not None and not (answer.covers(url) or answer.proxy_covers(url)):
+            continue
+        kept.append((name, value))
+    if len(kept) == len(pairs):
+        return None
+    return urlencode(kept)
+
+
+def _without_given_tokens(location: str, target: str) -> Optional[str]:
+    """location without the given tokens its query carries out of their scope, or None."""
+    parts = urlsplit(location)
+    query = _without_token(parts.query, target) if parts.query else None
+    return None if query is None else parts._replace(query=query).geturl()
+
+
+def _strip_token_parameter(request, url: str) -> bool:
+    """Takes ``token=`` with a token portal-auth gave off request's query and form body where its
+    scope does not cover url; returns whether it did."""
+    stripped = False
+    parts = urlsplit(request.url)
+    if parts.query:
+        query = _without_token(parts.query, url)
+        if query is not None:
+            request.url = parts._replace(query=query).geturl()
+            stripped = True
+    body = request.body
+    if isinstance(body, (bytes, str)) and "form-urlencoded" in request.headers.get("Content-Type", ""):
+        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+        cleaned = _without_token(text, url)
+        if cleaned is not None:
+            request.body = cleaned.encode() if isinstance(body, bytes) else cleaned
+            size = len(request.body.encode()) if isinstance(request.body, str) else len(request.body)
+            request.headers["Content-Length"] = str(size)
+            stripped = True
+    return stripped
 
 
 def _no_credential(message: str) -> bool:

@@ -1,0 +1,123 @@
+"""Auth() on every hop: a token goes only to URLs inside the scope portal-auth printed for it, on
+the first send, on every redirect hop, on a retry after a 498 and its redirects; against hostile
+HTTPS servers on loopback (conftest.HostileServer) and a real keyring."""
+
+from urllib.parse import urlencode
+
+import pytest
+import requests
+
+from conftest import API_KEY, cli
+
+import portal_auth
+
+PREGENERATED = "pregenerated-scope-123"
+
+
+def sign_in_to(server):
+    """A pregenerated token for the /arcgis server of `server` (https: it may only go over https);
+    returns that server's services URL."""
+    services = server.base + "/arcgis/rest/services"
+    cli("login", "--url", services, "--token-stdin", "--expires-in", "3600", stdin=PREGENERATED)
+    return services
+
+
+def chain(hops, code=302):
+    """The URL whose answer redirects through `hops` (each URL gets a redirect to the next with
+    `code`); the last URL is where it lands."""
+    url = hops[-1]
+    for hop in reversed(hops[:-1]):
+        url = hop + "?" + urlencode({"to": url, "code": code})
+    return url
+
+
+def esri_headers(records):
+    return [r["headers"].get("X-Esri-Authorization") for r in records]
+
+
+@pytest.mark.parametrize("hops", [1, 2, 3])
+def test_every_redirect_hop_is_checked(session, hostile, hops):
+    inside, outside, _ = hostile
+    services = sign_in_to(inside)
+    auth = portal_auth.Auth()
+
+    # GET: hops - 1 redirects inside the server, then one to another host.
+    path = [services + "/get%d" % i for i in range(hops)] + [outside.base + "/landing"]
+    response = requests.get(chain(path), auth=auth)
+    assert response.json() == {"ok": True}
+    assert esri_headers(inside.requests_seen()) == ["Bearer " + PREGENERATED] * hops
+    assert [r["path"] for r in outside.requests_seen()] == ["/landing"]
+    assert esri_headers(outside.requests_seen()) == [None]
+
+    # POST with the token in the form body too: 307s keep the body inside, and lose it (and the
+    # header) on the way out.
+    token = portal_auth.token(services)
+    path = [services + "/post%d" % i for i in range(hops)] + [outside.base + "/collect"]
+    response = requests.post(chain(path, code=307), data={"f": "json", "token": token}, auth=auth)
+    assert response.json() == {"ok": True}
+    posted = [r for r in inside.requests_seen() if r["method"] == "POST"]
+    assert len(posted) == hops and all(token in r["body"] for r in posted)
+    assert esri_headers(posted) == ["Bearer " + PREGENERATED] * hops
+    collected = [r for r in outside.requests_seen() if r["path"] == "/collect"]
+    assert len(collected) == 1
+    assert collected[0]["headers"].get("X-Esri-Authorization") is None
+    assert token not in collected[0]["body"] and token not in str(collected[0]["headers"])
+    # The scope portal-auth printed: the /arcgis server, https only.
+    assert portal_auth.credential(services).scope == (inside.base + "/arcgis/",)
+    assert portal_auth.credential(services).kind == "token"
+
+
+def test_redirects_after_a_498_retry_are_checked(session, hostile):
+    inside, outside, third = hostile
+    services = sign_in_to(inside)
+    calls = len(session.calls())
+    url = chain([services + "/reject-once", services + "/inside", third.base + "/away", outside.base + "/landing"])
+    response = requests.get(url, auth=portal_auth.Auth())
+    assert response.json() == {"ok": True}
+    # Refused once, asked portal-auth again, sent again: then the redirects, each one checked.
+    assert [r["path"].split("?")[0] for r in inside.requests_seen()] == [
+        "/arcgis/rest/services/reject-once", "/arcgis/rest/services/reject-once", "/arcgis/rest/services/inside",
+    ]
+    assert esri_headers(inside.requests_seen()) == ["Bearer " + PREGENERATED] * 3
+    assert len(session.calls()) == calls + 2  # the first answer, then once more after the 498
+    assert esri_headers(third.requests_seen()) == [None]
+    assert esri_headers(outside.requests_seen()) == [None]
+
+
+def test_a_retried_post_does_not_take_its_body_out_of_scope(session, hostile):
+    inside, outside, _ = hostile
+    services = sign_in_to(inside)
+    token = portal_auth.token(services)
+    url = chain([services + "/reject-once", outside.base + "/collect"], code=308)
+    response = requests.post(url, data={"token": token, "where": "1=1"}, auth=portal_auth.Auth())
+    assert response.json() == {"ok": True}
+    assert [r["method"] for r in inside.requests_seen()] == ["POST", "POST"]
+    collected = outside.requests_seen()
+    assert len(collected) == 1 and collected[0]["body"] == ""
+    assert collected[0]["headers"].get("X-Esri-Authorization") is None
+
+
+def test_an_api_key_host_never_gets_the_users_token(session, hostile):
+    em = session.emulator
+    keyed, _, _ = hostile
+    session.sign_in_alice()
+    cli("login", "--api-key-stdin", "--portal", em.portal, "--host", keyed.host, stdin=API_KEY + "\n")
+    alices = portal_auth.token(em.portal)
+    portal_auth.clear_cache()
+    me = em.portal + "/sharing/rest/community/self"
+    auth = portal_auth.Auth()
+
+    # The key's host first, then the portal, then each again: each gets its own credential.
+    for _ in range(2):
+        assert requests.get(keyed.base + "/geocode", params={"f": "json"}, auth=auth).json() == {"ok": True}
+        answer = requests.get(me, params={"f": "json"}, auth=auth)
+        assert answer.json()["username"] == "alice"
+        assert answer.request.headers["X-Esri-Authorization"] == "Bearer " + alices
+    assert esri_headers(keyed.requests_seen()) == ["Bearer " + API_KEY] * 2
+
+    # The answers say so: the key names the portal as its server, and its scope is what it covers.
+    key = portal_auth.credential(keyed.base + "/geocode")
+    assert key.kind == "api-key" and key.server == em.portal
+    assert "https://%s/" % keyed.host in key.scope and em.portal + "/" in key.scope
+    user = portal_auth.credential(me)
+    assert user.kind == "token" and user.scope == (em.portal + "/",)
