@@ -27,8 +27,10 @@ import Testing
             arguments, emulator: emulator, environment: env.merging(["PORTAL_AUTH_NO_FAST_PATH": "1"]) { $1 })
         let what = "\(step): token \(url) --format \(format)"
         #expect(fast.status == full.status, "\(what): \(fast.stderr) | \(full.stderr)", sourceLocation: sourceLocation)
-        #expect(fast.stdout == full.stdout, "\(what):\n\(fast.stdout)\nvs\n\(full.stdout)", sourceLocation: sourceLocation)
-        #expect(fast.stderr == full.stderr, "\(what):\n\(fast.stderr)\nvs\n\(full.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            fast.stdout == full.stdout, "\(what):\n\(fast.stdout)\nvs\n\(full.stdout)", sourceLocation: sourceLocation)
+        #expect(
+            fast.stderr == full.stderr, "\(what):\n\(fast.stderr)\nvs\n\(full.stderr)", sourceLocation: sourceLocation)
         return fast.stdout
     }
 
