@@ -272,7 +272,7 @@ _cache = _Cache()
 
 
 def credential(url: str) -> Credential:
-    """The credential for url (cached per server context): raises :class:`PortalAuthError` when
+    """The credential for url (cached under its kind and scope): raises :class:`PortalAuthError` when
     there is none (exit code 3) or portal-auth refuses the URL (exit code 2)."""
     return _cache.get(url)
 
