@@ -121,3 +121,24 @@ def test_an_api_key_host_never_gets_the_users_token(session, hostile):
     assert "https://%s/" % keyed.host in key.scope and em.portal + "/" in key.scope
     user = portal_auth.credential(me)
     assert user.kind == "token" and user.scope == (em.portal + "/",)
+
+
+def test_a_token_in_a_query_or_form_goes_nowhere_out_of_its_scope(session, hostile):
+    inside, outside, _ = hostile
+    services = sign_in_to(inside)
+    token = portal_auth.token(services)
+    auth = portal_auth.Auth()
+    # Put in the query or the form by the caller, for a host its scope does not cover: taken off.
+    requests.get(outside.base + "/direct", params={"f": "json", "token": token}, auth=auth)
+    requests.post(outside.base + "/form", data={"f": "json", "token": token}, auth=auth)
+    # Named by a redirect's Location, out of its scope: taken off the next URL.
+    landing = outside.base + "/landing?" + urlencode({"token": token, "f": "json"})
+    requests.get(chain([services + "/go", landing]), auth=auth)
+    seen = outside.requests_seen()
+    assert [r["path"].split("?")[0] for r in seen] == ["/direct", "/form", "/landing"]
+    for record in seen:
+        assert token not in record["path"] and token not in record["body"], record
+        assert "f=json" in record["path"] + record["body"]
+    # Inside its scope, the caller's token= stays where it was put.
+    requests.get(services + "/query", params={"token": token}, auth=auth)
+    assert "token=" + token in inside.requests_seen()[-1]["path"]
