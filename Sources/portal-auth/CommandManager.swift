@@ -30,7 +30,9 @@ extension GlobalOptions {
             // nothing else: a federated server's URL is left to the stored credentials.
             let key = try await environment.apiKeyCredential(transport: transport)
             let inScope =
-                if let key { key.applies(to: target) } else { await environment.covers(target, transport: transport) }
+                if let key { ScopedCredential(key).covers(target) } else {
+                    await environment.covers(target, transport: transport)
+                }
             if inScope {
                 let manager = try Self.makeManager(
                     store: store, verbose: verbose, transport: transport, environment: environment)

@@ -109,7 +109,7 @@ enum APIKeyLogin {
         let any = CredentialQuery(store: ArcGISCredentialStore.storeName, kind: APIKeyCredential.kind)
         guard try store.backend.contains(any) else { return nil }
         return try await store.allCredentials().lazy.compactMap { $0 as? APIKeyCredential }.first {
-            $0.applies(to: url)
+            ScopedCredential($0).covers(url)
         }
     }
 
@@ -158,7 +158,7 @@ extension APIKeyLogin {
     /// is no user) and returns true; false when a user credential applies or no key does.
     static func whoAmI(_ target: URL, manager: AuthenticationManager, json: Bool) async throws -> Bool {
         try await adopt(for: target, manager: manager)
-        guard let key = manager.apiKey, key.applies(to: target) else { return false }
+        guard let key = manager.apiKey, ScopedCredential(key).covers(target) else { return false }
         let expires = key.tokenInfo.expirationDate
         if json {
             let object: [String: JSONValue] = [
