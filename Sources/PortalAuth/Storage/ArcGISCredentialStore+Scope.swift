@@ -12,13 +12,15 @@ extension CredentialStore where Credential == any ArcGISCredential {
     /// needs nothing done to it. `nil` when it cannot tell without more: nothing is stored for
     /// `url`, or what is stored is a federated server token that is not the token of the
     /// principal now active on its portal (it was obtained for an account switched away from, or
-    /// before an application or another user's token took the portal over).
+    /// before an application or another user's token took the portal over), or one without a user,
+    /// whose principal the store cannot tell (an application's, a pregenerated token's).
     ///
     /// Whether the token is close to expiry is the caller's to check (``TokenInfo/expires(within:of:)``
     /// with the credential's ``StoredCredential/renewalLeeway``). API keys are not looked for.
     public func storedScopedCredential(for url: URL) throws -> ScopedCredential? {
         guard let stored = try storedCredential(for: url) else { return nil }
         if let portal = stored.derivedFrom {
+            guard stored.username != nil else { return nil }
             // The portal's own item, exactly as the manager reads it (its server context, no other).
             let found = try URL(string: portal.url).flatMap { try storedCredential(for: $0) }
             let active = found.flatMap { $0.serverContext == portal ? $0 : nil }
