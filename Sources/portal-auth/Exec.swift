@@ -44,8 +44,8 @@ struct Exec: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Renew the header file's token when it has this many seconds left (default: the credential's renewal "
-                + "leeway, 300).",
-            valueName: "seconds"))
+                + "leeway, 300), or with a unit: 10m.",
+            valueName: "seconds"), transform: { $0 == "0" ? 0 : try parseSeconds($0, option: "--renew-before") })
     var renewBefore: Int?
 
     @Argument(help: "The URL the token is for (the signed-in portal's when not given).")
@@ -63,7 +63,8 @@ struct Exec: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let (manager, target) = try await global.managerAndTarget(url, storedAccount: account.name)
+            let (manager, target) = try await global.managerAndTarget(
+                url, storedAccount: account.name, naming: .exec)
             var live = try await LiveCredentials.fetch(for: target, manager: manager)
             live.renewBefore = renewBefore.map(TimeInterval.init)
             PrivateFolder.removeStale()

@@ -70,10 +70,25 @@ func exitCode(for code: PortalAuthError.Code) -> Int32 {
 
 func printError(_ message: String) {
     // Messages can quote servers (ArcGIS and Entra error texts): no control characters reach the terminal.
-    let printable = String(
-        message.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
-    var line = "portal-auth: " + printable + "\n"
+    var line = "portal-auth: " + terminalText(message) + "\n"
     writeAll(2, &line)
+}
+
+/// `text` made safe for a terminal: every control character (the ESC of escape sequences, BEL,
+/// carriage returns, C1 controls) becomes a space; with `keepingLines`, line feeds and tabs stay.
+/// Whatever a server or a command line says passes through here before it is printed.
+func terminalText(_ text: String, keepingLines: Bool = false) -> String {
+    // Almost always nothing to do (checked on the bytes: C1 controls are UTF-8 C2 80...C2 9F).
+    let clean = text.utf8.allSatisfy {
+        ($0 >= 0x20 && $0 != 0x7F && $0 != 0xC2) || (keepingLines && ($0 == 0x0A || $0 == 0x09))
+    }
+    if clean { return text }
+    var scalars = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+        let kept = scalar.properties.generalCategory != .control || (keepingLines && (scalar == "\n" || scalar == "\t"))
+        scalars.append(kept ? scalar : " ")
+    }
+    return String(scalars)
 }
 
 /// A warning on stderr: something works but is likely to fail later.
@@ -81,8 +96,14 @@ func printWarning(_ message: String) {
     printInfo("portal-auth: warning: " + message)
 }
 
-/// Prints to stdout.
+/// Prints to stdout, without control characters but line feeds and tabs (``terminalText(_:keepingLines:)``).
 func output(_ text: String) {
+    var line = terminalText(text, keepingLines: true) + "\n"
+    writeAll(1, &line)
+}
+
+/// Prints to stdout as it is: what a command was asked to pass on unchanged (`request --raw`).
+func outputRaw(_ text: String) {
     var line = text + "\n"
     writeAll(1, &line)
 }
