@@ -40,7 +40,7 @@ extension Login {
     /// of the portal copied from the browser becomes the portal, with the note.
     static func withPortalURLRead(_ file: ConfigurationFile) throws -> ConfigurationFile {
         guard case .string(let text)? = file.members["portal_url"], text.contains("://"),
-            let url = try? PortalURLInput.read(text, source: "\(file.source): portal_url"),
+            let url = try? PortalURLInput.read(text, source: "\(file.source): portal_url", doing: "signing in to"),
             url.absoluteString != text
         else { return file }
         var members = file.members

@@ -75,7 +75,8 @@ extension Login {
                 for: portal, clientID: clientID, clientSecret: secret,
                 tokenExpirationMinutes: expirationMinutes, services: manager.services)
         } catch let error as PortalAuthError
-            where AppRegistrationCheck.refusesClientID(status: 400, body: error.message + " " + error.detailedDescription)
+            where AppRegistrationCheck.refusesClientID(
+                status: 400, body: error.message + " " + error.detailedDescription)
         {
             // oauth2/token says so at once too: in one line, the portal knows no such app.
             throw AppRegistrationCheck.unknownApp(clientID, portal: portal)

@@ -12,7 +12,7 @@ extension Login {
     /// `--portal` (or `--url`) as the portal's root URL, read as every typed portal URL is
     /// (``PortalURLInput``): a URL copied from the browser is reduced to the portal, with a note.
     static func portalRoot(_ text: String) throws -> URL {
-        try PortalURLInput.read(text)
+        try PortalURLInput.read(text, doing: "signing in to")
     }
 
     /// The `--redirect-url` (or the out-of-band URI) as a URL; the default loopback when none is given.

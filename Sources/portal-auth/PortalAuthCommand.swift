@@ -28,7 +28,7 @@ extension PortalAuthCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         // `help WORD` for a word that is no command: ArgumentParser would print the top-level help.
         if arguments.first == "help", let line = UsageMistakes.explain(arguments) {
-            var text = "portal-auth: \(line)\n"
+            var text = usageError(line, arguments: [])
             writeAll(2, &text)
             return 2
         }
@@ -47,9 +47,7 @@ extension PortalAuthCommand {
             // an ExitCode is a status to pass on as it is (exec returns its command's, 64 included).
             if code == ExitCode.validationFailure.rawValue, !(error is ExitCode) {
                 // An unknown word is the first thing to fix, whatever else the parser found.
-                var lines =
-                    UsageMistakes.explain(arguments).map { "portal-auth: \($0)\n" }
-                    ?? usageError(message(for: error), arguments: arguments)
+                var lines = usageError(UsageMistakes.explain(arguments) ?? message(for: error), arguments: arguments)
                 writeAll(2, &lines)
                 return 2
             }

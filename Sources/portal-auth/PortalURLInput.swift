@@ -16,8 +16,9 @@ enum PortalURLInput {
     static let portalPageSegments: Set<String> = ["home", "apps", "sharing", "portaladmin"]
 
     /// `text` read as a portal URL; `source` names where it came from in the note and errors
-    /// (`ARCGIS_HOST`, a file's key), nil for a command-line value.
-    static func read(_ text: String, source: String? = nil) throws -> URL {
+    /// (`ARCGIS_HOST`, a file's key), nil for a command-line value; `doing` what the command does
+    /// with the portal, for the note ("using", "signing in to").
+    static func read(_ text: String, source: String? = nil, doing: String = "using") throws -> URL {
         let url: URL
         do {
             url = try parseURL(text)
@@ -29,7 +30,7 @@ enum PortalURLInput {
         guard let root = portalRoot(of: tidy) else { return tidy }
         printInfo(
             "portal-auth: note: \(source.map { "\($0) (\(ServerContext.describeWithScheme(url)))" } ?? ServerContext.describeWithScheme(url)) "
-                + "is a page of the portal; using the portal \(root.absoluteString)")
+                + "is a page of the portal; \(doing) the portal \(root.absoluteString)")
         return root
     }
 

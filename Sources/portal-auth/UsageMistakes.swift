@@ -102,26 +102,24 @@ enum UsageMistakes {
         if names.contains(word) { return nil }
         let shown = terminalText(word)
         if let nearest = nearest(word, among: names, maxDistance: 2) {
-            return "unknown command '\(shown)'; did you mean 'portal-auth \(nearest)'? (portal-auth --help lists "
-                + "the commands)"
+            return "unknown command '\(shown)'; did you mean 'portal-auth \(nearest)'?"
         }
-        return "unknown command '\(shown)'; the commands are \(names.joined(separator: ", ")) (portal-auth --help)"
+        return "unknown command '\(shown)'; the commands are \(names.joined(separator: ", "))"
     }
 
     /// `unknown option '--portl' for login; did you mean '--portal'?`, or the option meant by habit.
     static func unknownOption(_ spelt: String, command: CommandWords, name: String?) -> String {
         let shown = terminalText(spelt)
         let place = name.map { " for \($0)" } ?? ""
-        let help = "portal-auth \(name.map { $0 + " " } ?? "")--help"
         if let habit = habits[spelt], command.options[habit.meant] != nil || secretHabits.contains(spelt) {
             if let why = habit.why { return "unknown option '\(shown)'\(place): \(why)" }
-            return "unknown option '\(shown)'\(place); did you mean '\(habit.meant)'? (\(help) lists the options)"
+            return "unknown option '\(shown)'\(place); did you mean '\(habit.meant)'?"
         }
         let longNames = command.options.keys.filter { $0.hasPrefix("--") }
         if spelt.hasPrefix("--"), let nearest = nearest(spelt, among: longNames, maxDistance: nil) {
-            return "unknown option '\(shown)'\(place); did you mean '\(nearest)'? (\(help) lists the options)"
+            return "unknown option '\(shown)'\(place); did you mean '\(nearest)'?"
         }
-        return "unknown option '\(shown)'\(place) (\(help) lists the options)"
+        return "unknown option '\(shown)'\(place)"
     }
 
     /// The candidate nearest to `word` by edit distance (a swap of two letters counts one), when
@@ -148,7 +146,9 @@ enum UsageMistakes {
             for j in 1...b.count {
                 let cost = a[i - 1] == b[j - 1] ? 0 : 1
                 var best = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { best = min(best, table[i - 2][j - 2] + 1) }
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    best = min(best, table[i - 2][j - 2] + 1)
+                }
                 table[i][j] = best
             }
         }
