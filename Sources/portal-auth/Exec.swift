@@ -31,6 +31,9 @@ struct Exec: AsyncParsableCommand {
             COMMAND with TERM and ends portal-auth with that signal. Only SIGKILL can leave the folder \
             behind, and the next exec removes it.
 
+            COMMAND does not get the secrets portal-auth signed in with (ARCGIS_PASSWORD, ARCGIS_SECRET, \
+            PORTAL_AUTH_CLIENT_SECRET; ARCGIS_API_KEY unless it is the token handed on).
+
             Examples:
               portal-auth exec "$SERVER/rest/services/Parcels/FeatureServer/0" -- \\
                 ogr2ogr out.gpkg "ESRIJSON:$SERVER/rest/services/Parcels/FeatureServer/0"
@@ -51,7 +54,9 @@ struct Exec: AsyncParsableCommand {
     @Argument(help: "The URL the token is for (the signed-in portal's when not given).")
     var url: String?
 
-    @Argument(parsing: .postTerminator, help: "The command to run, after --, and its arguments.")
+    @Argument(
+        parsing: .postTerminator,
+        help: "The command to run and its arguments: everything after the URL (-- before it is optional).")
     var command: [String] = []
 
     func validate() throws {

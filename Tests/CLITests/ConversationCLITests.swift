@@ -250,6 +250,7 @@ import Testing
                 #expect(result.stderr.contains("knows no app with the client ID \(id)"), "\(result.stderr)")
             }
             #expect(!user.stderr.contains("http://127.0.0.1"), "no sign-in URL was printed to wait on")
+            #expect(use.emulator.counters().authorizeJSONRequests == 1, "the portal was asked first")
             // The emulator answers like a portal: an error at once, JSON with f=json.
             let raw = try await use.bash(
                 #"curl -sS -w ' %{http_code}' "$PORTAL/sharing/rest/oauth2/authorize?client_id=nope&response_type=code&redirect_uri=urn:ietf:wg:oauth:2.0:oob&f=json""#

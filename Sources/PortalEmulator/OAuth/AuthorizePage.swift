@@ -23,7 +23,11 @@ struct AuthorizePage: Sendable {
 
     /// GET shows the sign-in page; POST (the form) signs in and approves or denies.
     func authorize(_ request: IncomingRequest) -> OutgoingResponse {
-        context.counters.update { $0.authorizeRequests += 1 }
+        if request.parameter("f")?.lowercased() == "json" {
+            context.counters.update { $0.authorizeJSONRequests += 1 }
+        } else {
+            context.counters.update { $0.authorizeRequests += 1 }
+        }
         let app: EmulatorApp
         let pending: PendingSignIn
         switch check(request) {
