@@ -6,14 +6,13 @@ enum ExecCommandLine {
     static let optionsWithValue: Set<String> = ["--renew-before", "--account", "--cacert", "--store"]
 
     /// `arguments` (without the program name) with `--` put before the command of an `exec`
-    /// command line that has none there; any other command line as it is.
+    /// command line that has no `--` at all; any other command line as it is.
     static func separated(_ arguments: [String]) -> [String] {
-        guard arguments.first == "exec" else { return arguments }
+        guard arguments.first == "exec", !arguments.contains("--") else { return arguments }
         var index = 1
         var sawURL = false
         while index < arguments.count {
             let argument = arguments[index]
-            if argument == "--" { return arguments }
             if argument.hasPrefix("-"), argument.count > 1 {
                 index += optionsWithValue.contains(argument) ? 2 : 1
                 continue
