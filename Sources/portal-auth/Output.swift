@@ -75,17 +75,31 @@ func printError(_ message: String) {
 }
 
 /// `text` made safe for a terminal: every control character (the ESC of escape sequences, BEL,
-/// carriage returns, C1 controls) becomes a space; with `keepingLines`, line feeds and tabs stay.
+/// a lone carriage return, C1 controls) becomes a space; with `keepingLines`, line feeds, tabs
+/// and CRLF line ends (`--format gdal` joins headers with them) stay.
 /// Whatever a server or a command line says passes through here before it is printed.
 func terminalText(_ text: String, keepingLines: Bool = false) -> String {
     // Almost always nothing to do (checked on the bytes: C1 controls are UTF-8 C2 80...C2 9F).
-    let clean = text.utf8.allSatisfy {
-        ($0 >= 0x20 && $0 != 0x7F && $0 != 0xC2) || (keepingLines && ($0 == 0x0A || $0 == 0x09))
+    let bytes = text.utf8
+    var clean = true
+    var previous: UInt8 = 0
+    for byte in bytes {
+        let printable = byte >= 0x20 && byte != 0x7F && byte != 0xC2
+        let lineEnd = keepingLines && (byte == 0x0A || byte == 0x09 || byte == 0x0D)
+        if !(printable || lineEnd) || (previous == 0x0D && byte != 0x0A) {
+            clean = false
+            break
+        }
+        previous = byte
     }
-    if clean { return text }
+    if clean, previous != 0x0D { return text }
     var scalars = String.UnicodeScalarView()
-    for scalar in text.unicodeScalars {
-        let kept = scalar.properties.generalCategory != .control || (keepingLines && (scalar == "\n" || scalar == "\t"))
+    let all = Array(text.unicodeScalars)
+    for (index, scalar) in all.enumerated() {
+        let crlf = scalar == "\r" && index + 1 < all.count && all[index + 1] == "\n"
+        let kept =
+            scalar.properties.generalCategory != .control
+            || (keepingLines && (scalar == "\n" || scalar == "\t" || crlf))
         scalars.append(kept ? scalar : " ")
     }
     return String(scalars)

@@ -82,6 +82,8 @@ import Testing
         #expect(terminalText("Eve \u{1B}]0;x\u{07}") == "Eve  ]0;x ")
         #expect(terminalText("a\u{9B}b\u{7F}") == "a b ")
         #expect(terminalText("line\nnext\r", keepingLines: true) == "line\nnext ")
+        #expect(terminalText("A: 1\r\nB: 2", keepingLines: true) == "A: 1\r\nB: 2")
+        #expect(terminalText("over\rwrite\r\n", keepingLines: true) == "over write\r\n")
         #expect(terminalText("plain é ü") == "plain é ü")
     }
 }
