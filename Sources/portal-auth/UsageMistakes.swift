@@ -46,9 +46,6 @@ enum UsageMistakes {
         "--client": ("--client-id", nil), "--clientid": ("--client-id", nil), "--app-id": ("--client-id", nil),
         "--server": ("--url", nil), "--host": ("--url", nil),
     ]
-    /// The secret-bearing habits answered with their reason on every command (no command takes them).
-    static let secretHabits: Set<String> = ["--password", "--token", "--client-secret", "--api-key"]
-
     /// The one line for the first unknown word of `arguments` (without the program name), or nil
     /// when every word is known (the parser's own message is then the better one).
     static func explain(_ arguments: [String]) -> String? {
@@ -111,7 +108,8 @@ enum UsageMistakes {
     static func unknownOption(_ spelt: String, command: CommandWords, name: String?) -> String {
         let shown = terminalText(spelt)
         let place = name.map { " for \($0)" } ?? ""
-        if let habit = habits[spelt], command.options[habit.meant] != nil || secretHabits.contains(spelt) {
+        // (Only where the command takes the option meant: `token --password` is no sign-in.)
+        if let habit = habits[spelt], command.options[habit.meant] != nil {
             if let why = habit.why { return "unknown option '\(shown)'\(place): \(why)" }
             return "unknown option '\(shown)'\(place); did you mean '\(habit.meant)'?"
         }
