@@ -94,7 +94,7 @@ enum UsageMistakes {
     }
 
     /// `unknown command 'logn'; did you mean 'login'?`
-    static func unknownCommand(_ word: String, among subcommands: [(name: String, words: CommandWords)]) -> String? {
+    static func unknownCommand(_ word: String, among subcommands: [CommandWords.Subcommand]) -> String? {
         let names = subcommands.map(\.name)
         if names.contains(word) { return nil }
         let shown = terminalText(word)
@@ -152,57 +152,4 @@ enum UsageMistakes {
         }
         return table[a.count][b.count]
     }
-}
-
-/// The words a command takes, as the parser describes them: its options (and whether each takes a
-/// value) and its subcommands.
-struct CommandWords {
-    /// Every option name (`--portal`, `-v`), and whether it takes a value.
-    var options: [String: Bool] = ["--help": false, "-h": false]
-    /// The subcommands by name (with `help`), in the order the command lists them.
-    var subcommands: [(name: String, words: CommandWords)] = []
-
-    init(_ command: any ParsableCommand.Type) {
-        guard let data = command._dumpHelp().data(using: .utf8),
-            let tool = try? JSONDecoder().decode(DumpedTool.self, from: data)
-        else {
-            self.init(DumpedTool.Command(commandName: "", arguments: nil, subcommands: nil))
-            return
-        }
-        self.init(tool.command)
-    }
-
-    private init(_ info: DumpedTool.Command) {
-        for argument in info.arguments ?? [] where argument.kind != "positional" {
-            for name in argument.names ?? [] {
-                let dashes = name.kind == "long" ? "--" : "-"
-                options[dashes + name.name] = argument.kind == "option"
-            }
-        }
-        subcommands = (info.subcommands ?? []).map { ($0.commandName, CommandWords($0)) }
-    }
-
-    /// Whether `word` is a cluster of short flags (`-vv`).
-    func isShortCluster(_ word: String) -> Bool {
-        guard word.count > 2, word.hasPrefix("-"), !word.hasPrefix("--") else { return false }
-        return word.dropFirst().allSatisfy { options["-\($0)"] == false }
-    }
-}
-
-/// The part of ArgumentParser's `--experimental-dump-help` description that names the words.
-private struct DumpedTool: Decodable {
-    struct Name: Decodable {
-        var kind: String
-        var name: String
-    }
-    struct Argument: Decodable {
-        var kind: String
-        var names: [Name]?
-    }
-    struct Command: Decodable {
-        var commandName: String
-        var arguments: [Argument]?
-        var subcommands: [Command]?
-    }
-    var command: Command
 }
