@@ -117,10 +117,10 @@ import Testing
             try await use.signIn()
             let result = try await use.bash(
                 #"""
-                portal-auth whoami --portal "$PORTAL/home/content.html" | head -1
-                portal-auth whoami --portal "$PORTAL/" | head -1
+                portal-auth whoami --portal "$PORTAL/home/content.html" | sed -n 1p
+                portal-auth whoami --portal "$PORTAL/" | sed -n 1p
                 portal-auth switch "$PORTAL/apps/mapviewer/index.html" alice
-                ARCGIS_HOST="$PORTAL/home/index.html" ARCGIS_USER=bob ARCGIS_PASSWORD=bob-pass-456 portal-auth whoami | head -1
+                ARCGIS_HOST="$PORTAL/home/index.html" ARCGIS_USER=bob ARCGIS_PASSWORD=bob-pass-456 portal-auth whoami | sed -n 1p
                 portal-auth logout --portal "$PORTAL/sharing/rest/"
                 """#)
             #expect(result.status == 0, "\(result.stderr)")
