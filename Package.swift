@@ -90,8 +90,11 @@ let package = Package(
             ] + pluginNames.map { .target(name: "PortalAuth\($0)") },
             path: "Sources/portal-auth",
             swiftSettings: strict,
-            linkerSettings: startupLinking
+            linkerSettings: startupLinking,
+            plugins: ["BuildCommit"]
         ),
+        // Writes the commit of the checkout into portal-auth at build time (--version).
+        .plugin(name: "BuildCommit", capability: .buildTool(), path: "BuildPlugins/BuildCommit"),
         // The emulator is an independent implementation of the server side: it must not
         // import PortalAuth, so a misreading of the protocol cannot hide in both.
         .target(

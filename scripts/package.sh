@@ -13,9 +13,9 @@
 # portal-auth opens with dlopen: libcurl, libcrypto, libgssapi_krb5); lintian runs on the .deb
 # when installed, and an error from it fails the script.
 #
-# `--version` says which commit was built: the commit is written into
-# Sources/portal-auth/BuildInfo.swift for the build and the file is put back afterwards (the
-# committed file says "development build").
+# `--version` says which commit was built: the commit (taken before the rewrite) is written into
+# Sources/portal-auth/BuildInfo.swift's releaseCommit for the build and the file is put back
+# afterwards (every other build gets its commit from the BuildCommit plugin).
 #
 # Environment: PORTAL_AUTH_PACKAGE_LINTIAN=0 (no lintian run), PORTAL_AUTH_DIST (output folder, default dist/), PORTAL_AUTH_RELEASE_SCRATCH
 # (build folder, default .build-release), PORTAL_AUTH_MAINTAINER (the Maintainer field; default
@@ -57,8 +57,8 @@ cleanup() {
 trap cleanup EXIT
 # (Written in place, as is the restore: the file keeps its inode, so the debug build, which
 # compares time, size and inode, has nothing to rebuild afterwards.)
-sed "s/^\( *static let commit: String? = \)nil$/\1\"$commit\"/" "$saved" >"$build_info"
-grep -q "static let commit: String? = \"$commit\"" "$build_info" || fail "could not write the commit into $build_info"
+sed "s/^\( *static let releaseCommit: String? = \)nil$/\1\"$commit\"/" "$saved" >"$build_info"
+grep -q "static let releaseCommit: String? = \"$commit\"" "$build_info" || fail "could not write the commit into $build_info"
 release=(swift build -c release --static-swift-stdlib --scratch-path "$scratch")
 for product in portal-auth portal-emulator; do
   say "building $product $version ($commit) in release, Swift runtime linked statically"

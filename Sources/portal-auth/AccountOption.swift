@@ -92,12 +92,12 @@ enum AccountPlace: Equatable {
 }
 
 extension GlobalOptions {
-    /// The manager for a command that names a stored account, and the URL (see ``managerAndTarget(_:transport:storedAccount:)``).
+    /// The manager for a command that names a stored account, and the URL (see ``managerAndTarget(_:transport:storedAccount:naming:)``).
     func accountManagerAndTarget(
-        _ url: String?, account: String, transport: CurlTransport
+        _ url: String?, account: String, transport: CurlTransport, naming: PortalNaming = .token
     ) async throws -> (AuthenticationManager, URL) {
         var manager = try makeManager(transport: transport)
-        let target = try await resolveTarget(url, manager: manager)
+        let target = try await resolveTarget(url, manager: manager, naming: naming)
         let (place, context) = try await AccountPlace.find(account, url: target, manager: manager)
         if place == .inactive {
             manager = try Self.makeManager(store: store, verbose: verbose, transport: transport, account: account)

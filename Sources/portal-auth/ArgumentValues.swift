@@ -65,3 +65,35 @@ struct DurationArgument: ExpressibleByArgument, Sendable, Equatable {
         self.seconds = seconds
     }
 }
+
+/// A duration option's value in seconds: a whole number with a unit (`90s`, `30m`, `12h`, `30d`,
+/// `2w`), or a plain number in the option's documented unit (`plainUnit` seconds: 1 for seconds,
+/// 60 for minutes). `fractions` lets a plain number have decimals (`--timeout 2.5`).
+/// Throws a usage error that names the option and the forms it takes.
+func parseDuration(_ text: String, option: String, plainUnit: Int, fractions: Bool = false) throws -> Double {
+    let unitName = plainUnit == 60 ? "minutes" : "seconds"
+    let wrong = ValidationError(
+        "\(option) \(terminalText(text)) is not a duration: give a positive number of \(unitName), or a whole number "
+            + "with a unit (90s, 30m, 12h, 30d, 2w)")
+    if let duration = DurationArgument(argument: text) { return Double(duration.seconds) }
+    let plain = fractions ? Double(text) : Int(text).map(Double.init)
+    guard text.allSatisfy({ $0.isASCII && ($0.isNumber || (fractions && $0 == ".")) }), let plain, plain > 0,
+        plain.isFinite, plain * Double(plainUnit) < 1e12
+    else { throw wrong }
+    return plain * Double(plainUnit)
+}
+
+/// ``parseDuration(_:option:plainUnit:fractions:)`` as whole seconds.
+func parseSeconds(_ text: String, option: String) throws -> Int {
+    Int(try parseDuration(text, option: option, plainUnit: 1))
+}
+
+/// ``parseDuration(_:option:plainUnit:fractions:)`` as whole minutes (plain numbers are minutes);
+/// a duration that is not whole minutes is refused rather than rounded.
+func parseMinutes(_ text: String, option: String) throws -> Int {
+    let seconds = Int(try parseDuration(text, option: option, plainUnit: 60))
+    guard seconds % 60 == 0 else {
+        throw ValidationError("\(option) counts whole minutes: \(terminalText(text)) is not (try \(seconds / 60 + 1)m)")
+    }
+    return seconds / 60
+}

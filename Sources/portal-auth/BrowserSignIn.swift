@@ -123,7 +123,7 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
 
 /// Progress for people, on stderr (stdout stays for results).
 func printInfo(_ message: String) {
-    var line = message + "\n"
+    var line = terminalText(message, keepingLines: true) + "\n"
     writeAll(2, &line)
 }
 

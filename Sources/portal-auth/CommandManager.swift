@@ -18,11 +18,11 @@ extension GlobalOptions {
     /// Otherwise the stored credentials apply, and a token sign-in whose password is remembered
     /// gets a new token first if its own is expiring.
     func managerAndTarget(
-        _ url: String?, transport: CurlTransport? = nil, storedAccount: String? = nil
+        _ url: String?, transport: CurlTransport? = nil, storedAccount: String? = nil, naming: PortalNaming = .token
     ) async throws -> (AuthenticationManager, URL) {
         let transport = transport ?? makeTransport()
         if let storedAccount {
-            return try await accountManagerAndTarget(url, account: storedAccount, transport: transport)
+            return try await accountManagerAndTarget(url, account: storedAccount, transport: transport, naming: naming)
         }
         if let environment = try EnvironmentCredentials.read() {
             let target = try url.map(parseURL) ?? URL(string: environment.portal.url)!
@@ -48,7 +48,7 @@ extension GlobalOptions {
             }
         }
         let manager = try makeManager(transport: transport)
-        let target = try await resolveTarget(url, manager: manager)
+        let target = try await resolveTarget(url, manager: manager, naming: naming)
         try await RememberedPassword.renewIfExpiring(for: target, manager: manager)
         return (manager, target)
     }

@@ -96,12 +96,7 @@ struct EnvironmentCredentials: Sendable {
 
     /// `ARCGIS_HOST` read as the CLI reads a URL argument, over https only, as a portal context.
     private static func portal(from host: String) throws -> ServerContext {
-        let url: URL
-        do {
-            url = try parseURL(host)
-        } catch let error as PortalAuthError {
-            throw PortalAuthError(.invalidURL, "ARCGIS_HOST: \(error.message)")
-        }
+        let url = try PortalURLInput.read(host, source: "ARCGIS_HOST")
         guard url.scheme?.lowercased() == "https" else {
             throw PortalAuthError(
                 .invalidURL,

@@ -31,6 +31,9 @@ struct Exec: AsyncParsableCommand {
             COMMAND with TERM and ends portal-auth with that signal. Only SIGKILL can leave the folder \
             behind, and the next exec removes it.
 
+            COMMAND does not get the secrets portal-auth signed in with (ARCGIS_PASSWORD, ARCGIS_SECRET, \
+            PORTAL_AUTH_CLIENT_SECRET; ARCGIS_API_KEY unless it is the token handed on).
+
             Examples:
               portal-auth exec "$SERVER/rest/services/Parcels/FeatureServer/0" -- \\
                 ogr2ogr out.gpkg "ESRIJSON:$SERVER/rest/services/Parcels/FeatureServer/0"
@@ -44,14 +47,16 @@ struct Exec: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Renew the header file's token when it has this many seconds left (default: the credential's renewal "
-                + "leeway, 300).",
-            valueName: "seconds"))
+                + "leeway, 300), or with a unit: 10m.",
+            valueName: "seconds"), transform: { $0 == "0" ? 0 : try parseSeconds($0, option: "--renew-before") })
     var renewBefore: Int?
 
     @Argument(help: "The URL the token is for (the signed-in portal's when not given).")
     var url: String?
 
-    @Argument(parsing: .postTerminator, help: "The command to run, after --, and its arguments.")
+    @Argument(
+        parsing: .postTerminator,
+        help: "The command to run and its arguments: everything after the URL (-- before it is optional).")
     var command: [String] = []
 
     func validate() throws {
@@ -63,7 +68,8 @@ struct Exec: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let (manager, target) = try await global.managerAndTarget(url, storedAccount: account.name)
+            let (manager, target) = try await global.managerAndTarget(
+                url, storedAccount: account.name, naming: .exec)
             var live = try await LiveCredentials.fetch(for: target, manager: manager)
             live.renewBefore = renewBefore.map(TimeInterval.init)
             PrivateFolder.removeStale()

@@ -36,16 +36,29 @@ struct LiveCredentials: Sendable {
     /// The header file: one `Name: value` line per header (GDAL_HTTP_HEADER_FILE, curl -H @file).
     var headerFile: String { Token.render(credential, proxy: proxy, format: .header) + "\n" }
 
-    /// The command's environment: `inheriting`, without stale portal-auth variables, with the
-    /// tokens, the header file, and the CA bundle when there is one.
+    /// The variables portal-auth signs in with, which the command never gets: it gets the token.
+    /// (The names that go with a secret go too: half a pair is an error to a nested portal-auth.)
+    static let signInVariables = [
+        "ARCGIS_PASSWORD", "ARCGIS_USER", "ARCGIS_SECRET", "ARCGIS_CLIENT", "PORTAL_AUTH_CLIENT_SECRET",
+    ]
+
+    /// The command's environment: `inheriting`, without stale portal-auth variables and without
+    /// the secrets portal-auth signs in with (``signInVariables``; `ARCGIS_API_KEY` too, unless
+    /// that key is the token handed on), with the tokens, the header file, and the CA bundle when
+    /// there is one.
     func environment(inheriting: [String: String], headerFile: String, caBundle: String?) -> [String: String] {
         var environment = inheriting.filter { !$0.key.hasPrefix("PORTAL_AUTH_TOKEN") }
+        for name in Self.signInVariables { environment[name] = nil }
+        let handedOn = Token.environment(credential, proxy: proxy)
+        if let key = environment["ARCGIS_API_KEY"], !handedOn.contains(where: { $0 == ("PORTAL_AUTH_TOKEN", key) }) {
+            environment["ARCGIS_API_KEY"] = nil
+        }
         for name in ["PORTAL_AUTH_SERVER", "PORTAL_AUTH_REFERER"] { environment[name] = nil }
         for prefix in ["PORTAL_AUTH_IAP_TOKEN", "PORTAL_AUTH_PROXY_TOKEN"] {
             environment[prefix] = nil
             environment[prefix + "_EXPIRES"] = nil
         }
-        for (name, value) in Token.environment(credential, proxy: proxy) { environment[name] = value }
+        for (name, value) in handedOn { environment[name] = value }
         environment["GDAL_HTTP_HEADER_FILE"] = headerFile
         if let caBundle { for name in Self.caBundleVariables { environment[name] = caBundle } }
         return environment

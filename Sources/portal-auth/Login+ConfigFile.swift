@@ -11,7 +11,7 @@ import Foundation
 /// `login --config FILE`: the sign-in a JSON file describes (an OAuth user or app, an identity-aware proxy).
 extension Login {
     func loginWithConfigFile(_ path: String) async throws {
-        var file = try ConfigurationFile(contentsOf: path)
+        var file = try Self.withPortalURLRead(try ConfigurationFile(contentsOf: path))
         // ArcGIS's IAP configuration JSON has no "type": its keys say what it is.
         let kind = try file.readingKind(among: Self.configurationKinds)
         if let refused = Self.refusedWithFile[kind.type], given.contains(refused.option) {
@@ -34,6 +34,19 @@ extension Login {
                 .invalidConfiguration,
                 "\(path): \"type\" must be \"oauth-user\", \"oauth-application\" or \"iap\", not \"\(other)\"")
         }
+    }
+
+    /// `file` with its `portal_url` read as every typed portal URL is (``PortalURLInput``): a page
+    /// of the portal copied from the browser becomes the portal, with the note.
+    static func withPortalURLRead(_ file: ConfigurationFile) throws -> ConfigurationFile {
+        guard case .string(let text)? = file.members["portal_url"], text.contains("://"),
+            let url = try? PortalURLInput.read(text, source: "\(file.source): portal_url", doing: "signing in to"),
+            url.absoluteString != text
+        else { return file }
+        var members = file.members
+        members["portal_url"] = .string(url.absoluteString)
+        let json = try JSONValue.object(members).jsonText(pretty: false)
+        return try ConfigurationFile(data: Array(json.utf8), source: file.source)
     }
 
     /// The option (of those LoginRule.configFile takes) that each kind of file has no use for, and why.

@@ -24,6 +24,8 @@ extension Login {
         let manager = try global.makeManager()
         // Fail on an unusable store before anyone signs in.
         try manager.arcGISCredentialStore.backend.checkAvailable()
+        // A client ID the portal does not know is said now, not after the browser's timeout.
+        try await AppRegistrationCheck.requireKnownApp(configuration, transport: manager.services.transport)
         var agent = TerminalAuthorizationUserAgent(noBrowser: oauth.noBrowser, allowed: true)
         // Without a display, the out-of-band flow is the way out (--config files set their redirect).
         agent.outOfBandHint = place.config == nil ? "press Ctrl-C and run the same login with --oob" : nil
@@ -67,9 +69,18 @@ extension Login {
             throw PortalAuthError(
                 .secretMissing, "no client secret was given", remedy: .provide(.clientSecret))
         }
-        let credential = try await OAuthApplicationCredential.credential(
-            for: portal, clientID: clientID, clientSecret: secret,
-            tokenExpirationMinutes: expirationMinutes, services: manager.services)
+        let credential: OAuthApplicationCredential
+        do {
+            credential = try await OAuthApplicationCredential.credential(
+                for: portal, clientID: clientID, clientSecret: secret,
+                tokenExpirationMinutes: expirationMinutes, services: manager.services)
+        } catch let error as PortalAuthError
+            where AppRegistrationCheck.refusesClientID(
+                status: 400, body: error.message + " " + error.detailedDescription)
+        {
+            // oauth2/token says so at once too: in one line, the portal knows no such app.
+            throw AppRegistrationCheck.unknownApp(clientID, portal: portal)
+        }
         try await manager.arcGISCredentialStore.add(credential)
         output(
             "Signed in to \(portal) as app "

@@ -24,7 +24,7 @@ extension Login {
     }
 
     func loginWithPassword() async throws {
-        let target = try place.portal.map(Self.portalRoot) ?? parseURL(place.url!)
+        let target = try PortalURLInput.read(place.portal ?? place.url!, doing: "signing in to")
         let context = try ServerContext(url: target)
         let transport = global.makeTransport()
         let manager = try global.makeManager(transport: transport)

@@ -10,7 +10,7 @@ import Foundation
 /// `login --url URL --token-stdin`: a token made elsewhere.
 extension Login {
     func loginWithPregeneratedToken() async throws {
-        let target = try parseURL(place.url ?? place.portal!)
+        let target = try PortalURLInput.read(place.url ?? place.portal!, doing: "signing in to")
         let manager = try global.makeManager()
         try manager.arcGISCredentialStore.backend.checkAvailable()
         let token = try readSecretFromStdin(what: "token", flag: "--token-stdin")

@@ -32,8 +32,8 @@ struct LoginPasswordOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Token sign-in: the token lifetime in minutes (default 60). OAuth user: the refresh token lifetime "
-                + "(default 20160). OAuth app: the app token lifetime (default 120).",
-            valueName: "minutes"))
+                + "(default 20160). OAuth app: the app token lifetime (default 120). Or with a unit: 12h, 14d.",
+            valueName: "minutes"), transform: { try parseMinutes($0, option: "--expiration") })
     var expiration: Int?
 
     @Option(
@@ -65,7 +65,10 @@ struct LoginPregeneratedTokenOptions: ParsableArguments {
     @Flag(help: "Read a pregenerated token from standard input.")
     var tokenStdin = false
 
-    @Option(help: ArgumentHelp("When the pregenerated token expires, in seconds from now.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "When the pregenerated token (or API key) expires, in seconds from now, or with a unit: 12h, 30d.",
+            valueName: "seconds"), transform: { try parseSeconds($0, option: "--expires-in") })
     var expiresIn: Int?
 }
 
@@ -93,7 +96,9 @@ struct LoginOAuthOptions: ParsableArguments {
     var noBrowser = false
 
     @Option(
-        help: ArgumentHelp("How long to wait for the browser sign-in, in seconds (default 300).", valueName: "seconds"))
+        help: ArgumentHelp(
+            "How long to wait for the browser sign-in, in seconds (default 300), or with a unit: 10m.",
+            valueName: "seconds"), transform: { try parseSeconds($0, option: "--timeout") })
     var timeout: Int?
 
     func validate() throws {

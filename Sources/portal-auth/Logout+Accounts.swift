@@ -12,7 +12,7 @@ extension Logout {
     /// those derived from it and its remembered password, and nothing else. False when USER is the active account (the
     /// ordinary sign-out's business); throws, listing the accounts, when USER has none.
     func signOutOfInactiveAccount(_ user: String, manager: AuthenticationManager) async throws -> Bool {
-        let url = try await resolveTarget(portal, manager: manager)
+        let url = try await resolveTarget(typedPortal, manager: manager, naming: .logout)
         let (place, context) = try await AccountPlace.find(user, url: url, manager: manager)
         guard place == .inactive else {
             try await AccountPlace.requireActive(user, of: context, store: manager.arcGISCredentialStore)

@@ -91,7 +91,7 @@ struct Logout: AsyncParsableCommand {
                 return
             }
             if let user = account.name, try await signOutOfInactiveAccount(user, manager: manager) { return }
-            let target = try await resolveTarget(portal, manager: manager)
+            let target = try await resolveTarget(typedPortal, manager: manager, naming: .logout)
             let context = try ServerContext(url: target)
             let reports = try await manager.revokeOAuthTokens(for: context)
             printReports(reports)
@@ -117,6 +117,11 @@ struct Logout: AsyncParsableCommand {
                 )
             }
         }
+    }
+
+    /// `--portal`/`--url` read as every typed portal URL is (``PortalURLInput``).
+    var typedPortal: String? {
+        get throws { try portal.map { try PortalURLInput.read($0).absoluteString } }
     }
 
     private func signOutOfIAP(_ manager: AuthenticationManager, url: URL?) async throws {

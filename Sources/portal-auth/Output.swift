@@ -70,10 +70,39 @@ func exitCode(for code: PortalAuthError.Code) -> Int32 {
 
 func printError(_ message: String) {
     // Messages can quote servers (ArcGIS and Entra error texts): no control characters reach the terminal.
-    let printable = String(
-        message.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
-    var line = "portal-auth: " + printable + "\n"
+    var line = "portal-auth: " + terminalText(message) + "\n"
     writeAll(2, &line)
+}
+
+/// `text` made safe for a terminal: every control character (the ESC of escape sequences, BEL,
+/// a lone carriage return, C1 controls) becomes a space; with `keepingLines`, line feeds, tabs
+/// and CRLF line ends (`--format gdal` joins headers with them) stay.
+/// Whatever a server or a command line says passes through here before it is printed.
+func terminalText(_ text: String, keepingLines: Bool = false) -> String {
+    // Almost always nothing to do (checked on the bytes: C1 controls are UTF-8 C2 80...C2 9F).
+    let bytes = text.utf8
+    var clean = true
+    var previous: UInt8 = 0
+    for byte in bytes {
+        let printable = byte >= 0x20 && byte != 0x7F && byte != 0xC2
+        let lineEnd = keepingLines && (byte == 0x0A || byte == 0x09 || byte == 0x0D)
+        if !(printable || lineEnd) || (previous == 0x0D && byte != 0x0A) {
+            clean = false
+            break
+        }
+        previous = byte
+    }
+    if clean, previous != 0x0D { return text }
+    var scalars = String.UnicodeScalarView()
+    let all = Array(text.unicodeScalars)
+    for (index, scalar) in all.enumerated() {
+        let crlf = scalar == "\r" && index + 1 < all.count && all[index + 1] == "\n"
+        let kept =
+            scalar.properties.generalCategory != .control
+            || (keepingLines && (scalar == "\n" || scalar == "\t" || crlf))
+        scalars.append(kept ? scalar : " ")
+    }
+    return String(scalars)
 }
 
 /// A warning on stderr: something works but is likely to fail later.
@@ -81,8 +110,14 @@ func printWarning(_ message: String) {
     printInfo("portal-auth: warning: " + message)
 }
 
-/// Prints to stdout.
+/// Prints to stdout, without control characters but line feeds and tabs (``terminalText(_:keepingLines:)``).
 func output(_ text: String) {
+    var line = terminalText(text, keepingLines: true) + "\n"
+    writeAll(1, &line)
+}
+
+/// Prints to stdout as it is: what a command was asked to pass on unchanged (`request --raw`).
+func outputRaw(_ text: String) {
     var line = text + "\n"
     writeAll(1, &line)
 }

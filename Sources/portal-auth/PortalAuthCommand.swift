@@ -26,6 +26,13 @@ extension PortalAuthCommand {
     /// the exit code instead of calling `exit` itself, so that the process ends in ``exitProcess(_:)``.
     /// A usage error is one line and the help hint, not ArgumentParser's error, usage and hint.
     static func run(_ arguments: [String]) async -> Int32 {
+        // `help WORD` for a word that is no command: ArgumentParser would print the top-level help.
+        if arguments.first == "help", let line = UsageMistakes.explain(arguments) {
+            var text = usageError(line, arguments: [])
+            writeAll(2, &text)
+            return 2
+        }
+        let arguments = ExecCommandLine.separated(arguments)
         do {
             var command = try await asyncParseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -39,7 +46,8 @@ extension PortalAuthCommand {
             // The documented exit code of a usage error is 2, where ArgumentParser uses 64 (EX_USAGE);
             // an ExitCode is a status to pass on as it is (exec returns its command's, 64 included).
             if code == ExitCode.validationFailure.rawValue, !(error is ExitCode) {
-                var lines = usageError(message(for: error), arguments: arguments)
+                // An unknown word is the first thing to fix, whatever else the parser found.
+                var lines = usageError(UsageMistakes.explain(arguments) ?? message(for: error), arguments: arguments)
                 writeAll(2, &lines)
                 return 2
             }
@@ -57,6 +65,12 @@ extension PortalAuthCommand {
     static func usageError(_ message: String, arguments: [String]) -> String {
         var text = message.split(separator: "\n").first.map(String.init) ?? "invalid arguments"
         if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
+        // "The value 'x' is invalid for '--opt <v>': REASON": the reason names the option and the value.
+        if text.hasPrefix("The value '"), let invalid = text.firstRange(of: "' is invalid for '"),
+            let reason = text[invalid.upperBound...].firstRange(of: "': ")
+        {
+            text = String(text[reason.upperBound...])
+        }
         let command = arguments.first { !$0.hasPrefix("-") }.flatMap {
             GlobalOptionsAnywhere.subcommandNames.contains($0) ? $0 : nil
         }

@@ -44,7 +44,10 @@ struct Request: AsyncParsableCommand {
             valueName: "size"))
     var maxResponseSize: String?
 
-    @Option(help: ArgumentHelp("The deadline of each HTTP exchange, in seconds (default 60).", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "The deadline of each HTTP exchange, in seconds (default 60), or with a unit: 5m.", valueName: "seconds"),
+        transform: { try parseDuration($0, option: "--timeout", plainUnit: 1, fractions: true) })
     var timeout: Double?
 
     /// The transport with this command's limits.
@@ -91,7 +94,9 @@ struct Request: AsyncParsableCommand {
             try await APIKeyLogin.adopt(for: target, manager: manager)  // API key (#22)
             let response = try await manager.send(
                 ArcGISRequest(url: target, parameters: parameters, method: post ? .post : .automatic))
-            if raw || response.json == nil {
+            if raw {
+                outputRaw(response.http.text)  // asked for as the server sent it
+            } else if response.json == nil {
                 output(response.http.text)
             } else {
                 output(try response.json!.jsonText(pretty: true))

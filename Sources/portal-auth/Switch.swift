@@ -1,6 +1,12 @@
 import ArgumentParser
 import PortalAuth
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// `portal-auth switch [URL] USER`: which signed-in account of a portal is the active one.
 struct Switch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,7 +38,8 @@ struct Switch: AsyncParsableCommand {
         try await runReportingErrors {
             let manager = try global.makeManager()
             let user = words[words.count - 1]
-            let target = try await resolveTarget(words.count == 2 ? words[0] : nil, manager: manager)
+            let typed = try words.count == 2 ? PortalURLInput.read(words[0]).absoluteString : nil
+            let target = try await resolveTarget(typed, manager: manager, naming: .switchAccount)
             let context = try ServerContext(url: target)
             try await manager.arcGISCredentialStore.switchAccount(context, to: user)
             output("Switched \(context) to \(user).")

@@ -86,8 +86,9 @@ func shellQuote(_ value: String) -> String {
     "'" + value.replacing("'", with: "'\\''") + "'"
 }
 
-/// The URL a command works on: the one given, or the only signed-in portal.
-func resolveTarget(_ url: String?, manager: AuthenticationManager) async throws -> URL {
+/// The URL a command works on: the one given, or the only signed-in portal; `naming` says how
+/// the command takes a portal when several are signed in.
+func resolveTarget(_ url: String?, manager: AuthenticationManager, naming: PortalNaming = .token) async throws -> URL {
     if let url { return try parseURL(url) }
     let portals = try await manager.arcGISCredentialStore.summaries().filter {
         $0.kind != FederatedTokenCredential.kind
@@ -100,9 +101,8 @@ func resolveTarget(_ url: String?, manager: AuthenticationManager) async throws 
         }
         throw PortalAuthError(
             .invalidArgument,
-            "\(servers.count) portals are signed in (\(servers.joined(separator: ", "))): name one, for example "
-                + "portal-auth token \(servers[0])"
-        )
+            "\(servers.count) portals are signed in (\(servers.joined(separator: ", "))): "
+                + naming.advice(example: servers[0]))
     }
     return only
 }

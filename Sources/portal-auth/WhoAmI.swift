@@ -26,7 +26,12 @@ struct WhoAmI: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var account: AccountOption
 
-    @Option(help: ArgumentHelp("The portal (the only signed-in one by default).", valueName: "url"))
+    @Option(
+        name: [.customLong("portal"), .customLong("url")],
+        help: ArgumentHelp(
+            "The portal (the only signed-in one by default; --url: the same, for a server signed in to with login "
+                + "--url).",
+            valueName: "url"))
     var portal: String?
 
     @Flag(help: "Print JSON.")
@@ -37,9 +42,14 @@ struct WhoAmI: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let (manager, target) = try await global.managerAndTarget(portal, storedAccount: account.name)
+            let typed = try portal.map { try PortalURLInput.read($0).absoluteString }
+            let (manager, target) = try await global.managerAndTarget(
+                typed, storedAccount: account.name, naming: .whoami)
             let context = try ServerContext(url: target)
             if try await APIKeyLogin.whoAmI(target, manager: manager, json: json) { return }  // API key (#22)
+            if try await Self.describeOtherCredential(target, context: context, manager: manager, json: json) {
+                return
+            }
             let rest = context.portalRESTURL
             let selfInfo =
                 try await manager.send(ArcGISRequest(url: URL(string: rest + "/portals/self")!)).json ?? .null

@@ -13,11 +13,16 @@ struct EnvCommand: ParsableCommand {
             and SSL_CERT_FILE (OpenSSL and python's ssl) name the emulator's CA; PORTAL_URL, \
             SERVER_URL and LAYER (the federated server's Parcels layer) its URLs. SSL_CERT_FILE \
             replaces the system CA store for the programs that read it, so use these lines in a \
-            shell or script for the emulator only. Use: eval "$(portal-emulator env STATE-FILE)"
+            shell or script for the emulator only. Use: eval "$(portal-emulator env STATE-FILE)". \
+            An emulator started just before (portal-emulator --state-file F & on the line above) \
+            is waited for: up to --wait seconds (default 10) for its state file to appear.
             """)
 
     @Argument(help: "The file portal-emulator --state-file wrote.")
     var stateFile: String
+
+    @Option(help: "How long to wait for the state file of an emulator that is starting, in seconds (0: not at all).")
+    var wait: Double = 10
 
     /// A one-line error (exit status 1).
     struct Failure: Error, CustomStringConvertible {
@@ -32,13 +37,23 @@ struct EnvCommand: ParsableCommand {
         var caCertificatePath: String
     }
 
+    func validate() throws {
+        guard wait >= 0, wait <= 600 else { throw ValidationError("--wait takes 0 to 600 seconds") }
+    }
+
     func run() throws {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: stateFile))
-        } catch {
+        // The emulator writes the file (atomically) once it listens; a shell that started it on
+        // the line before gets here first. Poll, bounded, until it is there.
+        let deadline = Date().addingTimeInterval(wait)
+        var data = try? Data(contentsOf: URL(fileURLWithPath: stateFile))
+        while data == nil, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            data = try? Data(contentsOf: URL(fileURLWithPath: stateFile))
+        }
+        guard let data else {
             throw Failure(
-                "cannot read the state file \(stateFile): start portal-emulator with --state-file \(stateFile) first.")
+                "cannot read the state file \(stateFile)\(wait > 0 ? " (waited \(Int(wait)) s)" : ""): start "
+                    + "portal-emulator with --state-file \(stateFile) first.")
         }
         let state: State
         do {

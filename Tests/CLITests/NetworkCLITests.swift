@@ -275,6 +275,13 @@ struct NetworkCLITests {
             let request = try await pa(["request", target], keyring)
             #expect(request.status == 0, "\(request.stderr)")
             #expect(request.stdout.contains("basic"))
+            // whoami says what is signed in there: the network credential, its server and user (#29).
+            let whoami = try await pa(["whoami", "--url", target], keyring)
+            #expect(whoami.status == 0, "\(whoami.stderr)")
+            #expect(whoami.stdout.contains("an HTTP password of alice"), "\(whoami.stdout)")
+            let whoamiJSON = try await pa(["whoami", "--url", target, "--json"], keyring)
+            #expect(whoamiJSON.status == 0, "\(whoamiJSON.stderr)")
+            #expect(whoamiJSON.stdout.contains("\"credential\" : \"http-password\""), "\(whoamiJSON.stdout)")
 
             // A wrong password later leaves the working one in place.
             #expect(try await login("wrong-again").status == 3)

@@ -121,6 +121,22 @@ struct OAuthTests {
         }
     }
 
+    @Test("with f=json, an unknown client or redirect URI gets ArcGIS's JSON error at once, counted apart")
+    func untrustedRequestsAsJSON() async throws {
+        try await withEmulator { emulator in
+            let unknown = try await emulator.submitSignIn(
+                emulator.authorizeParameters(clientID: "no-such-app") + [("f", "json")])
+            #expect(unknown.status == 400)
+            #expect(unknown.location.isEmpty)
+            #expect(unknown.text.contains("\"error_description\":\"Invalid client_id\""), "\(unknown.text)")
+            let redirect = try await emulator.submitSignIn(
+                emulator.authorizeParameters(redirect: "https://evil.example/cb") + [("f", "JSON")])
+            #expect(redirect.status == 400 && redirect.text.contains("Invalid redirect_uri"))
+            #expect(emulator.counters().authorizeJSONRequests == 2)
+            #expect(emulator.counters().authorizeRequests == 0)
+        }
+    }
+
     @Test("a public app must use PKCE with S256")
     func pkceIsRequired() async throws {
         try await withEmulator { emulator in

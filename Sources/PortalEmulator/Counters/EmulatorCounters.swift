@@ -29,6 +29,9 @@ public struct EmulatorCounters: Codable, Sendable, Equatable {
     public var requestsByPath: [String: Int] = [:]
     /// `oauth2/authorize` requests (page views and form posts).
     public var authorizeRequests: Int = 0
+    /// `oauth2/authorize` requests with `f=json`: a client asking whether the portal knows an app
+    /// (portal-auth does, before a browser sign-in), not counted in ``authorizeRequests``.
+    public var authorizeJSONRequests: Int = 0
     /// `oauth2/token` with grant_type=authorization_code that issued tokens.
     public var authorizationCodeGrants: Int = 0
     /// `oauth2/token` with grant_type=refresh_token that issued tokens.

@@ -23,7 +23,11 @@ struct AuthorizePage: Sendable {
 
     /// GET shows the sign-in page; POST (the form) signs in and approves or denies.
     func authorize(_ request: IncomingRequest) -> OutgoingResponse {
-        context.counters.update { $0.authorizeRequests += 1 }
+        if request.parameter("f")?.lowercased() == "json" {
+            context.counters.update { $0.authorizeJSONRequests += 1 }
+        } else {
+            context.counters.update { $0.authorizeRequests += 1 }
+        }
         let app: EmulatorApp
         let pending: PendingSignIn
         switch check(request) {
@@ -95,17 +99,20 @@ struct AuthorizePage: Sendable {
 
     /// Checks client, redirect URI, response type and PKCE; errors the app may see go to its redirect URI.
     private func check(_ request: IncomingRequest) -> Check {
+        // As a portal does: an unknown app or redirect URI is answered at once, never with a sign-in
+        // page; with f=json as ArcGIS's JSON error (HTTP 400), otherwise as an HTML error page.
         guard let clientID = request.parameter("client_id"), let app = context.app(clientID: clientID) else {
             return .refused(
-                Self.errorPage("Invalid client_id", detail: "The application is not registered with this portal."))
+                Self.refusal(
+                    request, "Invalid client_id", detail: "The application is not registered with this portal."))
         }
         let portalBase = context.urls(for: request).baseURL
         guard let redirectURI = request.parameter("redirect_uri"),
             app.allows(redirectURI: redirectURI, portalBaseURL: portalBase)
         else {
             return .refused(
-                Self.errorPage(
-                    "Invalid redirect_uri",
+                Self.refusal(
+                    request, "Invalid redirect_uri",
                     detail: "The redirect URI is not registered for the application \(app.name)."))
         }
         let state = request.parameter("state")
@@ -225,6 +232,12 @@ struct AuthorizePage: Sendable {
     }
 
     /// The page shown instead of a redirect when the app or redirect URI is not to be trusted.
+    /// A refused authorize request: ArcGIS's JSON error with `f=json`, the HTML error page otherwise.
+    private static func refusal(_ request: IncomingRequest, _ title: String, detail: String) -> OutgoingResponse {
+        guard request.parameter("f")?.lowercased() == "json" else { return errorPage(title, detail: detail) }
+        return .json(OAuthError.invalidRequest(title).json, status: 400)
+    }
+
     private static func errorPage(_ title: String, detail: String) -> OutgoingResponse {
         .html(
             Rendering.htmlPage(

@@ -168,7 +168,8 @@ struct OAuthTokenService: Sendable {
         minutes = min(minutes, context.configuration.maxTokenLifetimeMinutes)
         let token = context.tokens.issue(
             TokenRecord(
-                username: "", kind: .app, expires: context.nowMilliseconds + Int64(minutes) * 60_000, ssl: true))
+                username: "", kind: .app, expires: context.nowMilliseconds + Int64(minutes) * 60_000, ssl: true,
+                clientID: app.clientId))
         context.counters.update {
             $0.clientCredentialsGrants += 1; $0.tokensIssued += 1
         }

@@ -71,9 +71,12 @@ struct PortalRoutes: Sendable {
 
     private func portalSelf(_ request: IncomingRequest) -> OutgoingResponse {
         let viewer: EmulatorUser?
+        var app: EmulatorApp? = nil
         switch context.optionalToken(request, realm: .portal, apiKeys: .any) {
         case .failure(let error): return Rendering.error(error, for: request)
-        case .success(let record): viewer = record.flatMap { context.user(named: $0.username) }
+        case .success(let record):
+            viewer = record.flatMap { context.user(named: $0.username) }
+            app = record?.clientID.flatMap { context.app(clientID: $0) }
         }
         let urls = context.urls(for: request)
         let hostAndPath = urls.portalURL.replacingPrefix("https://")
@@ -109,6 +112,17 @@ struct PortalRoutes: Sendable {
             ("helperServices", helperServices(urls)),
         ]
         if let viewer { members.append(("user", UserProfile.json(viewer, viewer: viewer))) }
+        // An app's own token: the portal says which app (as ArcGIS Online's appInfo does).
+        if let app {
+            members.append(
+                (
+                    "appInfo",
+                    .object([
+                        ("appId", .string(app.clientId)), ("appTitle", .string(app.name)),
+                        ("orgId", .string(UserProfile.organizationID)), ("privileges", .array([])),
+                    ])
+                ))
+        }
         return Rendering.resource(.object(members), for: request)
     }
 

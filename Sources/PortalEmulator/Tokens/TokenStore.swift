@@ -19,6 +19,8 @@ struct TokenRecord: Sendable, Equatable {
     var refreshToken: String? = nil
     /// For API keys: the key's privileges.
     var privileges: [String]? = nil
+    /// For an app's own token (client credentials): the app's client ID (`portals/self`'s `appInfo`).
+    var clientID: String? = nil
 }
 
 /// Why a presented token was not accepted.
