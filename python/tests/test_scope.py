@@ -142,3 +142,16 @@ def test_a_token_in_a_query_or_form_goes_nowhere_out_of_its_scope(session, hosti
     # Inside its scope, the caller's token= stays where it was put.
     requests.get(services + "/query", params={"token": token}, auth=auth)
     assert "token=" + token in inside.requests_seen()[-1]["path"]
+
+
+def test_a_url_read_two_ways_gets_nothing(session, hostile):
+    inside, _, _ = hostile
+    services = sign_in_to(inside)
+    # Tomcat (and so ArcGIS Enterprise) reads "..;" as "..": out of the /arcgis server it is for.
+    url = chain([services + "/go", inside.base + "/arcgis/..;/elsewhere"])
+    requests.get(url, auth=portal_auth.Auth())
+    assert esri_headers(inside.requests_seen()) == ["Bearer " + PREGENERATED, None]
+    answer = portal_auth.credential(services)
+    assert not answer.covers(inside.base + "/arcgis/..;/portal/sharing/rest")
+    assert not answer.covers(inside.base + "/arcgis/rest/%2e%2e/x")
+    assert answer.covers(inside.base + "/arcgis/rest/services;jsessionid=1")

@@ -184,11 +184,12 @@ def _origin(parts) -> tuple:
 
 
 def _plain_path(path: str) -> bool:
-    """A path with nothing a server or client could read two ways (dot segments, encoded separators)."""
+    """A path with nothing a server or client could read two ways (dot segments, also with a
+    ``;`` parameter as Tomcat reads ``..;``, encoded separators)."""
     lowered = path.lower()
     if "\\" in path or "%2e" in lowered or "%2f" in lowered or "%5c" in lowered or "%00" in lowered:
         return False
-    return all(segment not in (".", "..") for segment in path.split("/"))
+    return all(segment.split(";")[0] not in (".", "..") for segment in path.split("/"))
 
 
 def _normalized(url: str) -> Optional[str]:
