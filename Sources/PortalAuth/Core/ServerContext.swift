@@ -39,14 +39,9 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
         try self.init(url: StrictURL.parse(string).url)
     }
 
-    /// Whether a token service at `url` may receive this context's passwords: it is on the same
-    /// scheme, host and port, or both are in ArcGIS Online (an organization signs in through
-    /// www.arcgis.com's token service; "evilarcgis.com" is not ArcGIS Online).
-    public func acceptsTokenService(_ url: URL) -> Bool {
-        guard let service = try? ServerContext.host(of: url) else { return false }
-        if service.scheme == scheme, service.host == host, service.port == port { return true }
-        return service.scheme == "https" && Self.isArcGISOnline(service.host) && Self.isArcGISOnline(host)
-    }
+    /// Whether a token service at `url` may receive this context's passwords: one of its own
+    /// token endpoints, without a query string (see ``isOwnTokenService(_:)``).
+    public func acceptsTokenService(_ url: URL) -> Bool { isOwnTokenService(url) }
 
     /// True for arcgis.com and its subdomains; "evilarcgis.com" is not one of them.
     public static func isArcGISOnline(_ host: String) -> Bool {
