@@ -86,7 +86,8 @@ import Testing
     @Test func tokenServicesAreTheContextsOwnOnly() throws {
         let portal = try ServerContext("https://host.example/portal")
         for own in [
-            "https://host.example/portal/sharing/rest/generateToken", "https://HOST.example:443/portal/sharing/generateToken",
+            "https://host.example/portal/sharing/rest/generateToken",
+            "https://HOST.example:443/portal/sharing/generateToken",
         ] {
             #expect(portal.acceptsTokenService(URL(string: own)!), "\(own)")
             #expect(portal.isOwnPortalTokenService(hint: own), "\(own)")

@@ -79,24 +79,32 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
     public var portalRESTURL: String { url + "/sharing/rest" }
 
     /// The contexts a URL may belong to, most specific first: the portal or server root it names,
-    /// then each shorter path prefix down to the host root.
+    /// then each shorter path prefix of at most ``maximumCandidateDepth`` segments, down to the
+    /// host root. At most that many and two: a lookup's work stays linear in the URL's length.
     public static func candidates(for url: URL) throws -> [ServerContext] {
         let parts = try parts(of: url)
-        var result: [ServerContext] = []
         let primary = contextPath(of: parts.path)
-        var path = primary
-        while true {
-            let context = ServerContext(scheme: parts.scheme, host: parts.host, port: parts.port, path: path)
-            if !result.contains(context) { result.append(context) }
-            guard let slash = path.lastIndex(of: "/") else { break }
-            path = String(path[..<slash])
-            if path.isEmpty {
-                result.append(ServerContext(scheme: parts.scheme, host: parts.host, port: parts.port, path: ""))
-                break
-            }
+        func context(_ path: Substring) -> ServerContext {
+            ServerContext(scheme: parts.scheme, host: parts.host, port: parts.port, path: String(path))
+        }
+        // The ends of the primary path's first prefixes (each before a `/`), shortest first.
+        var ends: [String.Index] = []
+        for index in primary.indices.dropFirst() where primary[index] == "/" {
+            guard ends.count < maximumCandidateDepth else { break }
+            ends.append(index)
+        }
+        // Prefixes that differ only in trailing slashes are the same context, and come one after another.
+        var result = [context(primary[...])]
+        for candidate in ends.reversed().map({ context(primary[..<$0]) }) + [context("")]
+        where candidate != result.last {
+            result.append(candidate)
         }
         return result
     }
+
+    /// How deep a context below the one a URL names is looked for (in path segments): a stored
+    /// context deeper than this applies only to URLs whose own context it is.
+    public static let maximumCandidateDepth = 32
 
     /// The ArcGIS Server root of a service URL (the part before `/rest`, `/tokens` or `/admin`),
     /// or `nil` when the URL is not on an ArcGIS Server.

@@ -161,8 +161,9 @@ extension ArcGISResolver {
 
     /// The error for a server that names `portal` as its owner and a token service other than the
     /// portal's own (`hint`): the portal does not vouch for it, and nothing is sent to either.
-    static func namesAnotherTokenService(_ server: ServerContext, portal: ServerContext, hint: String?) -> PortalAuthError
-    {
+    static func namesAnotherTokenService(
+        _ server: ServerContext, portal: ServerContext, hint: String?
+    ) -> PortalAuthError {
         let named = hint.flatMap(URL.init(string:)).map(ServerContext.describe) ?? "a token service that is not a URL"
         return PortalAuthError(
             .notFederated,
