@@ -104,7 +104,7 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
 
     /// How deep a context below the one a URL names is looked for (in path segments): a stored
     /// context deeper than this applies only to URLs whose own context it is.
-    public static let maximumCandidateDepth = 32
+    public static let maximumCandidateDepth = 8
 
     /// The ArcGIS Server root of a service URL (the part before `/rest`, `/tokens` or `/admin`),
     /// or `nil` when the URL is not on an ArcGIS Server.
