@@ -58,6 +58,25 @@ import Testing
         #expect(candidates.count == depth + 2)
     }
 
+    /// A query for a long URL is not indexed: one such lookup cannot make the keyring's index
+    /// too large to read for every other.
+    @Test func theKeyringIndexKeepsNoEntryForALongURL() {
+        var index = KeyringItemIndex()
+        let short = CredentialQuery(store: "arcgis", server: "https://h/portal")
+        let long = CredentialQuery(store: "arcgis", server: Self.url(StrictURL.maximumLength))
+        index.set(.has(true), for: short)
+        index.set(.has(true), for: long)
+        index.set(.item(path: "/org/freedesktop/secrets/collection/login/1"), for: long)
+        #expect(index.has(short) == true)
+        #expect(index.has(long) == nil && index.itemPath(long) == nil)
+        #expect(index.text.utf8.count < 200)
+        let typical = CredentialQuery(
+            store: "arcgis", server: "https://gis-portal.department.example.org:7443/portal", kind: "token",
+            username: "first.last@department.example.org")
+        index.set(.has(true), for: typical)
+        #expect(index.has(typical) == true)
+    }
+
     /// The one-pass removal of dot segments is RFC 3986's loop, on every path of a few segments.
     @Test func dotSegmentsAreRemovedAsTheRFCDoes() {
         let pieces = ["a", ".", "..", "", "b.", ".c", "...", "%2e"]
