@@ -31,7 +31,7 @@ import Testing
     /// The store looks a URL up in its candidate contexts: few, however many segments it has, so
     /// the work is linear in its length (the candidates' URLs together stay within a fixed
     /// multiple of it), not quadratic (16 KiB of `a/` once made 8,000 candidates of 8 KiB each).
-    @Test(arguments: ["a/", "ab/", "./", "a//", "%20/"])
+    @Test(arguments: ["a/", "ab/", "./", "a//", "%20/", "/", "../", "a/../"])
     func aLongURLHasFewCandidateContexts(unit: String) throws {
         let text = Self.url(StrictURL.maximumLength, unit: unit)
         let candidates = try ServerContext.candidates(for: URL(string: text)!)

@@ -58,8 +58,7 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
         self.scheme = scheme
         self.host = host
         self.port = port
-        var path = path
-        while path.hasSuffix("/") { path.removeLast() }
+        let path = Self.trimmingTrailingSlashes(path)
         self.path = path
         let defaultPort = scheme == "https" ? 443 : 80
         let hostPart = host.contains(":") ? "[\(host)]" : host
@@ -148,9 +147,17 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
     /// disagree about it, with dot segments removed.
     static func parts(of url: URL) throws -> Parts {
         let strict = try StrictURL.parse(url.absoluteString)
-        var path = strict.path
-        while path.hasSuffix("/") { path.removeLast() }
+        let path = trimmingTrailingSlashes(strict.path)
         return Parts(scheme: strict.scheme, host: strict.host, port: strict.port, path: path)
+    }
+
+    /// `path` without its trailing slashes, in one pass (removing them one by one took time
+    /// quadratic in their number).
+    static func trimmingTrailingSlashes(_ path: String) -> String {
+        let bytes = path.utf8
+        guard bytes.last == UInt8(ascii: "/") else { return path }
+        guard let last = bytes.lastIndex(where: { $0 != UInt8(ascii: "/") }) else { return "" }
+        return String(decoding: bytes[...last], as: UTF8.self)
     }
 
     /// The context path of a URL path: up to `/sharing`, else up to `/rest` / `/tokens` / `/admin`, else the path.
