@@ -83,6 +83,30 @@ import Testing
         #expect(error.remedy == .reportToAdministrator(server: f.portalContext.url))
     }
 
+    /// A standalone server keeps its own token service, but not one with a query string (or on
+    /// another path or host): the password goes to its conventional one on its own origin.
+    @Test func aStandaloneServerNamingAQueryGetsThePasswordOnlyAtItsOwnTokenService() async throws {
+        try await withEmulator { emulator in
+            let server = emulator.standaloneServerURL
+            let named = server + "/tokens/generateToken?" + emulator.baseURL + "/collect"
+            let info =
+                #"{"currentVersion":11.3,"authInfo":{"isTokenBasedSecurity":true,"tokenServicesUrl":"\#(named)"}}"#
+            let recording = RecordingTransport(
+                CurlTransport(
+                    configuration: TransportConfiguration(caBundlePath: emulator.caCertificatePath, timeout: 30)))
+            let transport = LyingServerInfo(recording, serverInfoURL: server + "/rest/info", body: info)
+            let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: transport)
+            manager.register(TokenAuthenticationHandler(provider: CountingProvider()))
+            let query = URL(string: server + "/rest/services/Parcels/FeatureServer/0/query")!
+            let count = try await manager.send(
+                ArcGISRequest(url: query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
+            #expect(count.json?["count"]?.doubleValue == 24)
+            let posts = recording.requests.filter { $0.method == .post }.map(\.url.absoluteString)
+            #expect(posts == [server + "/tokens/generateToken"], "\(posts)")
+            #expect(emulator.counters().standaloneTokenRequests == 1)
+        }
+    }
+
     @Test func tokenServicesAreTheContextsOwnOnly() throws {
         let portal = try ServerContext("https://host.example/portal")
         for own in [

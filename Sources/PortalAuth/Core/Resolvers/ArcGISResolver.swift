@@ -126,8 +126,14 @@ extension ArcGISResolver {
             guard let portalCredential else { return nil }
             return try await federate(server: root, portal: portalCredential, tokenServiceURL: nil)
         }
-        // A standalone server: its own token service, which the plugin checks is on its own origin.
-        let tokenServiceURL = hint.flatMap(URL.init(string:))
+        // A standalone server: the token service it names when that is its own, else its conventional one.
+        var tokenServiceURL = hint.flatMap(URL.init(string:))
+        if let named = tokenServiceURL, !root.acceptsTokenService(named) {
+            logger.warning(
+                "ignoring a token service that is not the server's own",
+                metadata: ["server": "\(root)", "named": "\(ServerContext.describe(named))"])
+            tokenServiceURL = URL(string: root.url + "/tokens/generateToken")
+        }
         guard interactive else {
             throw PortalAuthError(
                 .noCredential,
