@@ -4,6 +4,8 @@
 #     `secret-tool lookup` of an item of the same size, in alternating pairs (Benchmarks/pairs.py):
 #     median wall and CPU time per call and peak memory, each as a ratio (targets: wall <= 1.2x,
 #     peak memory <= 2x), on the build the README's install command makes.
+#  1b. `portal-auth token` for a 16 KiB URL of 8,000 path segments, and for 64 KiB (refused), in
+#     each store, beside the same for a short URL (Benchmarks/long-urls.py; targets 50 ms, 20 MB).
 #  2. The same with 10,000 other portal-auth items in the default (login) collection (BENCH_FILLER_ITEMS),
 #     in a second keyring beside the first: each command's time there against its time with one
 #     item, alternating call by call (Benchmarks/scaling.py; target <= 1.2x), 200 pairs
@@ -48,6 +50,11 @@ commands=()
 for f in "${formats[@]}"; do commands+=(--command "token --format $f" "$pa token $url --format $f"); done
 python3 Benchmarks/pairs.py --runs "${BENCH_PAIRS:-60}" --reference "$ref" --reference-label "secret-tool lookup" \
   "${commands[@]}" --target-time 1.2 --target-memory 2.0 --json "$work/one.json" || status=1
+
+echo "== portal-auth token for long URLs (read in linear time up to 16 KiB, refused beyond), every store"
+printf %s "$token" | "$pa" --store file login --url "$url" --token-stdin --expires-in 86400 >/dev/null
+python3 Benchmarks/long-urls.py "$pa" "$url" || status=1
+"$pa" --store file logout --portal "$url" >/dev/null
 
 fillers=${BENCH_FILLER_ITEMS:-10000}
 echo "== the same with $fillers other portal-auth items in the keyring's default (login) collection"

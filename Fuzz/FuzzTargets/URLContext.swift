@@ -16,8 +16,18 @@ extension FuzzTargets {
     /// reading the normalised URL again gives the same URL (and Foundation's reader the same host,
     /// port and path); and the portal's context contains it only when scheme-aside host, port and
     /// path prefix are the portal's.
+    ///
+    /// An input that starts with `*` is a long URL: what follows up to the first `|` is its start,
+    /// and the rest is repeated after it up to ``StrictURL/maximumLength`` (once more after `*+`,
+    /// which makes it too long; the fuzzer rarely grows inputs that long on its own). A URL longer
+    /// than that is refused. The candidate
+    /// contexts of a URL (what a store lookup asks for) are few and each contains it.
     public static func urlContext(_ bytes: [UInt8]) {
-        let text = String(decoding: bytes, as: UTF8.self)
+        let text = String(decoding: expanded(bytes), as: UTF8.self)
+        if text.utf8.count > StrictURL.maximumLength {
+            precondition((try? StrictURL.parse(text)) == nil, "a URL over the length limit is read")
+            return
+        }
         guard let read = try? StrictURL.parse(text) else {
             // A URL that is not read strictly selects no credential, however Foundation reads it.
             if let url = URL(string: text), (try? StrictURL.parse(url.absoluteString)) == nil {
@@ -48,5 +58,37 @@ extension FuzzTargets {
             precondition(read.host == fuzzPortal.host && read.port == fuzzPortal.port)
             precondition(read.path == fuzzPortal.path || read.path.hasPrefix(fuzzPortal.path + "/"))
         }
+        checkCandidates(of: url)
+    }
+
+    /// The contexts a store looks `url` up in: its own first, then shorter ones down to the host
+    /// root, each containing it, at most ``ServerContext/maximumCandidateDepth`` and two.
+    static func checkCandidates(of url: URL) {
+        guard let candidates = try? ServerContext.candidates(for: url), let own = try? ServerContext(url: url) else {
+            preconditionFailure("\(url) is read strictly but has no context")
+        }
+        precondition(candidates.first == own, "the first candidate of \(url) is not its context")
+        precondition(candidates.last?.path == "", "the last candidate of \(url) is not the host root")
+        precondition(candidates.count <= ServerContext.maximumCandidateDepth + 2, "\(candidates.count) candidates")
+        precondition(Set(candidates).count == candidates.count, "a candidate of \(url) is repeated")
+        for (candidate, next) in zip(candidates, candidates.dropFirst()) {
+            precondition(candidate.contains(url) && next.contains(url), "a candidate does not contain \(url)")
+            precondition(next.path.count < candidate.path.count, "the candidates of \(url) are not most specific first")
+        }
+    }
+
+    /// `bytes`, or the long URL it stands for when it starts with `*` (see ``urlContext(_:)``).
+    static func expanded(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.first == UInt8(ascii: "*") else { return bytes }
+        var rest = bytes.dropFirst()
+        let over = rest.first == UInt8(ascii: "+")
+        if over { rest = rest.dropFirst() }
+        let bar = rest.firstIndex(of: UInt8(ascii: "|")) ?? rest.endIndex
+        let unit = rest[bar...].dropFirst()
+        var result = Array(rest[..<bar])
+        guard !unit.isEmpty else { return result }
+        while result.count + unit.count <= StrictURL.maximumLength { result += unit }
+        if over { result += unit }
+        return result
     }
 }

@@ -99,13 +99,13 @@ public struct TokenCredential: ArcGISCredential, Equatable {
             throw PortalAuthError(.secretMissing, "the password is empty", remedy: .provide(.password))
         }
         if let referer { try checkReferer(referer) }
-        // The password goes only to the server's own scheme, host and port (or ArcGIS Online's service).
+        // The password goes only to the context's own token service (or ArcGIS Online's), without a query.
         guard serverContext.acceptsTokenService(tokenServiceURL) else {
             throw PortalAuthError(
                 .insecureTransport,
                 "refusing to send the password for \(serverContext) to \(ServerContext.describe(tokenServiceURL)), not "
-                    + "its host and port",
-                remedy: (try? ServerContext.host(of: tokenServiceURL)).map { .signIn(.token($0)) } ?? .checkURL)
+                    + "one of its own token services",
+                remedy: .signIn(.token(serverContext)))
         }
         var parameters = [("username", username), ("password", password)]
         if let referer {

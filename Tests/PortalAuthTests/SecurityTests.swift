@@ -41,13 +41,18 @@ final class LyingServerInfo: HTTPTransport {
             _ = try await manager.send(
                 ArcGISRequest(url: URL(string: emulator.portalURL + "/sharing/rest/community/self")!))
 
+            // A token service other than the portal's own: the portal does not vouch for the server
+            // on that word, and nothing goes to it or to the service it names.
             let query = URL(string: emulator.serverURL + "/rest/services/Parcels/FeatureServer/0/query")!
-            let count = try await manager.send(
-                ArcGISRequest(url: query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
-            #expect(count.json?["count"]?.doubleValue == 24)
+            let error = await expectPortalAuthError(.notFederated) {
+                try await manager.send(
+                    ArcGISRequest(url: query, parameters: [("where", "1=1"), ("returnCountOnly", "true")]))
+            }
+            #expect(error?.remedy == .reportToAdministrator(server: try ServerContext(emulator.portalURL).url))
             #expect(!recording.requests.contains { $0.url.absoluteString.hasPrefix(steal) })
             #expect(emulator.counters().requestsByPath["/emulator/echo/steal"] == nil)
-            #expect(emulator.counters().serverTokenRequests == 1)
+            #expect(emulator.counters().serverTokenRequests == 0)
+            #expect(emulator.counters().queriesByTokenKind["server"] == nil)
         }
     }
 

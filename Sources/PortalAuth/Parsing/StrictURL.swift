@@ -47,11 +47,28 @@ package struct StrictURL: Sendable, Hashable {
     /// RFC 3986 §5.2.4: `path` with its `.` and `..` segments resolved.
     package static func removingDotSegments(_ path: String) -> String { Reader.removingDotSegments(path) }
 
+    /// RFC 3986 §5.2.4's own loop, step by step: what ``removingDotSegments(_:)`` must equal.
+    package static func removingDotSegmentsStepwise(_ path: String) -> String {
+        Reader.removingDotSegmentsStepwise(path)
+    }
+
     /// `url` in its strict reading, normalised; throws as ``parse(_:)`` does.
     package static func normalized(_ url: URL) throws -> URL { try parse(url.absoluteString).url }
 
-    /// Reads `text`, or throws ``PortalAuthError/Code/invalidURL`` naming what makes it ambiguous.
+    /// The longest URL read, in bytes (16 KiB): a longer one is refused before it is read. Below
+    /// it, reading takes time and memory linear in the URL's length.
+    package static let maximumLength = 16 * 1024
+
+    /// Reads `text`, or throws ``PortalAuthError/Code/invalidURL`` naming what makes it ambiguous
+    /// (or that it is longer than ``maximumLength``).
     package static func parse(_ text: String) throws -> StrictURL {
+        let length = text.utf8.count
+        guard length <= maximumLength else {
+            throw PortalAuthError(
+                .invalidURL,
+                "a URL of \(length) bytes is refused: the longest URL portal-auth reads is \(maximumLength) bytes (16 KiB)",
+                remedy: .checkURL)
+        }
         do {
             return try Reader(Array(text.utf8)).read()
         } catch let problem as Problem {
@@ -291,8 +308,12 @@ extension StrictURL {
         }
 
         /// RFC 3986's `pchar` and `/`: unreserved, sub-delims, `:`, `@`, `/` (escapes aside).
-        static func isPathCharacter(_ byte: UInt8) -> Bool {
-            isUnreserved(byte) || "!$&'()*+,;=:@/".utf8.contains(byte)
+        static func isPathCharacter(_ byte: UInt8) -> Bool { pathCharacters[Int(byte)] }
+
+        /// ``isPathCharacter(_:)`` of each byte.
+        static let pathCharacters: [Bool] = (0...255).map { (value: Int) -> Bool in
+            let byte = UInt8(value)
+            return isUnreserved(byte) || "!$&'()*+,;=:@/".utf8.contains(byte)
         }
 
         /// Only RFC 3986 path characters; percent escapes well formed and not for `/`, `\`, `.`, a
@@ -343,8 +364,36 @@ extension StrictURL {
             }
         }
 
-        /// RFC 3986 §5.2.4: the path with `.` and `..` segments resolved.
+        /// RFC 3986 §5.2.4: the path with `.` and `..` segments resolved, in one pass over an
+        /// absolute path's segments (a relative one, which no URL read here has, takes the RFC's loop).
         static func removingDotSegments(_ path: String) -> String {
+            let bytes = Array(path.utf8)
+            guard bytes.first == UInt8(ascii: "/") else { return removingDotSegmentsStepwise(path) }
+            let segments = bytes[1...].split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            var output: [ArraySlice<UInt8>] = []
+            output.reserveCapacity(segments.count)
+            for (index, segment) in segments.enumerated() {
+                let isLast = index == segments.count - 1
+                let isDot = segment.elementsEqual(CollectionOfOne(UInt8(ascii: ".")))
+                let isDotDot = segment.count == 2 && segment.allSatisfy { $0 == UInt8(ascii: ".") }
+                if isDotDot, !output.isEmpty { output.removeLast() }
+                if isDot || isDotDot {
+                    if isLast { output.append([]) }  // `/a/.` and `/a/b/..` end in a slash
+                } else {
+                    output.append(segment)
+                }
+            }
+            var result: [UInt8] = []
+            result.reserveCapacity(bytes.count)
+            for segment in output {
+                result.append(UInt8(ascii: "/"))
+                result += segment
+            }
+            return String(decoding: result, as: UTF8.self)
+        }
+
+        /// RFC 3986 §5.2.4's loop, step by step (for a path that does not start with `/`).
+        static func removingDotSegmentsStepwise(_ path: String) -> String {
             var input = Substring(path)
             var output: [Substring] = []
             while !input.isEmpty {

@@ -117,7 +117,7 @@ extension ArcGISResolver {
     func exchange(
         server: ServerContext, portal: any ArcGISCredential, tokenServiceURL: URL?
     ) async throws -> FederatedTokenCredential {
-        let serviceURL = tokenService(of: portal, named: tokenServiceURL, for: server)
+        let serviceURL = try tokenService(of: portal, named: tokenServiceURL, for: server)
         var portal = portal
         var answer = try await requestServerToken(for: server, portal: portal, at: serviceURL)
         if case .refused(498) = answer, let renewed = try await renew(portal, refused: true),
@@ -150,12 +150,27 @@ extension ArcGISResolver {
     }
 
     /// The error for a server that names `portal` as its owner without the portal's word for it.
+    /// Its remedy never sends the user to the server: only the portal's administrator can vouch for it.
     static func notFederated(_ server: ServerContext, portal: any ArcGISCredential) -> PortalAuthError {
         PortalAuthError(
             .notFederated,
-            "\(server) is not federated with \(portal.serverContext) by the portal's word: the portal neither issued a "
-                + "token for it nor lists it among its servers, so no token was sent there",
-            remedy: signInRemedy(for: server, credential: nil))
+            "\(server) is not federated with \(portal.serverContext) by the portal's word: the portal does not list it "
+                + "among its servers and issued no token for it, so no token or password was sent there",
+            remedy: .reportToAdministrator(server: portal.serverContext.url))
+    }
+
+    /// The error for a server that names `portal` as its owner and a token service other than the
+    /// portal's own (`hint`): the portal does not vouch for it, and nothing is sent to either.
+    static func namesAnotherTokenService(
+        _ server: ServerContext, portal: ServerContext, hint: String?
+    ) -> PortalAuthError {
+        let named = hint.flatMap(URL.init(string:)).map(ServerContext.describe) ?? "a token service that is not a URL"
+        return PortalAuthError(
+            .notFederated,
+            "\(server) names \(portal) as its owner but a token service that is not the portal's own (\(named)): the "
+                + "portal does not list a server on the server's word, so no token or password was sent to it or to "
+                + "that service",
+            remedy: .reportToAdministrator(server: portal.url))
     }
 
     /// The servers `portal`'s portal lists as federated (`GET portals/self/servers`), read once per
@@ -204,22 +219,17 @@ extension ArcGISResolver {
             username: portal.username, referer: portal.referer)
     }
 
-    /// The token service to exchange at: the one the challenging server names when it is the
-    /// portal's own over https, otherwise the portal's generateToken. The portal token only ever
-    /// goes to the portal itself.
-    func tokenService(of portal: any ArcGISCredential, named tokenServiceURL: URL?, for server: ServerContext) -> URL {
-        let ownService = URL(string: portal.serverContext.url + "/sharing/rest/generateToken")!
-        guard let tokenServiceURL else { return ownService }
-        if tokenServiceURL.scheme?.lowercased() == "https", portal.serverContext.contains(tokenServiceURL) {
-            return tokenServiceURL
+    /// The token service to exchange at: the portal's own generateToken, derived from the URL of
+    /// the portal credential. A server's `tokenServicesUrl` (`tokenServiceURL`) is only a hint
+    /// that must name that very service; any other means the portal does not vouch for the server.
+    func tokenService(
+        of portal: any ArcGISCredential, named tokenServiceURL: URL?, for server: ServerContext
+    ) throws -> URL {
+        guard portal.serverContext.isOwnPortalTokenService(hint: tokenServiceURL?.absoluteString) else {
+            throw Self.namesAnotherTokenService(
+                server, portal: portal.serverContext, hint: tokenServiceURL?.absoluteString)
         }
-        logger.warning(
-            "ignoring a token service outside the portal",
-            metadata: [
-                "server": "\(server)", "named": "\(ServerContext.describe(tokenServiceURL))",
-                "portal": "\(portal.serverContext)",
-            ])
-        return ownService
+        return portal.serverContext.portalTokenServiceURL
     }
 
     /// Asks the portal for a server token: issued, or refused (an ArcGIS error, or no token);

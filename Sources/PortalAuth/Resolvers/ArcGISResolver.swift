@@ -100,10 +100,14 @@ extension ArcGISResolver {
         url: URL, root: ServerContext, error: ArcGISError, sent: (any ArcGISCredential)?, interactive: Bool
     ) async throws -> (any ArcGISCredential)? {
         let info = try await services.getJSON(URL(string: root.url + "/rest/info")!)
-        let tokenServiceURL = info["authInfo"]?["tokenServicesUrl"]?.stringValue.flatMap(URL.init(string:))
+        let hint = info["authInfo"]?["tokenServicesUrl"]?.stringValue
         if let owning = info["owningSystemUrl"]?.stringValue, let portalURL = URL(string: owning),
             let portal = try? ServerContext(url: portalURL)
         {
+            // The server's own word never chooses where the portal's password or token goes.
+            guard portal.isOwnPortalTokenService(hint: hint) else {
+                throw Self.namesAnotherTokenService(root, portal: portal, hint: hint)
+            }
             logger.debug("federated server", metadata: ["server": "\(root)", "portal": "\(portal)"])
             var portalCredential = try await credentialForUse(portalURL)
             if portalCredential == nil {
@@ -116,11 +120,19 @@ extension ArcGISResolver {
                 let challenge = ArcGISAuthenticationChallenge(
                     requestURL: url, serverContext: portal, error: error,
                     previousCredential: try await arcGISCredentialStore.credential(for: portal),
-                    tokenServiceURL: tokenServiceURL)
+                    tokenServiceURL: portal.portalTokenServiceURL)
                 portalCredential = try await routeArcGIS(challenge)
             }
             guard let portalCredential else { return nil }
-            return try await federate(server: root, portal: portalCredential, tokenServiceURL: tokenServiceURL)
+            return try await federate(server: root, portal: portalCredential, tokenServiceURL: nil)
+        }
+        // A standalone server: the token service it names when that is its own, else its conventional one.
+        var tokenServiceURL = hint.flatMap(URL.init(string:))
+        if let named = tokenServiceURL, !root.acceptsTokenService(named) {
+            logger.warning(
+                "ignoring a token service that is not the server's own",
+                metadata: ["server": "\(root)", "named": "\(ServerContext.describe(named))"])
+            tokenServiceURL = URL(string: root.url + "/tokens/generateToken")
         }
         guard interactive else {
             throw PortalAuthError(

@@ -39,14 +39,9 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
         try self.init(url: StrictURL.parse(string).url)
     }
 
-    /// Whether a token service at `url` may receive this context's passwords: it is on the same
-    /// scheme, host and port, or both are in ArcGIS Online (an organization signs in through
-    /// www.arcgis.com's token service; "evilarcgis.com" is not ArcGIS Online).
-    public func acceptsTokenService(_ url: URL) -> Bool {
-        guard let service = try? ServerContext.host(of: url) else { return false }
-        if service.scheme == scheme, service.host == host, service.port == port { return true }
-        return service.scheme == "https" && Self.isArcGISOnline(service.host) && Self.isArcGISOnline(host)
-    }
+    /// Whether a token service at `url` may receive this context's passwords: one of its own
+    /// token endpoints, without a query string (see ``isOwnTokenService(_:)``).
+    public func acceptsTokenService(_ url: URL) -> Bool { isOwnTokenService(url) }
 
     /// True for arcgis.com and its subdomains; "evilarcgis.com" is not one of them.
     public static func isArcGISOnline(_ host: String) -> Bool {
@@ -63,8 +58,7 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
         self.scheme = scheme
         self.host = host
         self.port = port
-        var path = path
-        while path.hasSuffix("/") { path.removeLast() }
+        let path = Self.trimmingTrailingSlashes(path)
         self.path = path
         let defaultPort = scheme == "https" ? 443 : 80
         let hostPart = host.contains(":") ? "[\(host)]" : host
@@ -84,24 +78,32 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
     public var portalRESTURL: String { url + "/sharing/rest" }
 
     /// The contexts a URL may belong to, most specific first: the portal or server root it names,
-    /// then each shorter path prefix down to the host root.
+    /// then each shorter path prefix of at most ``maximumCandidateDepth`` segments, down to the
+    /// host root. At most that many and two: a lookup's work stays linear in the URL's length.
     public static func candidates(for url: URL) throws -> [ServerContext] {
         let parts = try parts(of: url)
-        var result: [ServerContext] = []
         let primary = contextPath(of: parts.path)
-        var path = primary
-        while true {
-            let context = ServerContext(scheme: parts.scheme, host: parts.host, port: parts.port, path: path)
-            if !result.contains(context) { result.append(context) }
-            guard let slash = path.lastIndex(of: "/") else { break }
-            path = String(path[..<slash])
-            if path.isEmpty {
-                result.append(ServerContext(scheme: parts.scheme, host: parts.host, port: parts.port, path: ""))
-                break
-            }
+        func context(_ path: Substring) -> ServerContext {
+            ServerContext(scheme: parts.scheme, host: parts.host, port: parts.port, path: String(path))
+        }
+        // The ends of the primary path's first prefixes (each before a `/`), shortest first.
+        var ends: [String.Index] = []
+        for index in primary.indices.dropFirst() where primary[index] == "/" {
+            guard ends.count < maximumCandidateDepth else { break }
+            ends.append(index)
+        }
+        // Prefixes that differ only in trailing slashes are the same context, and come one after another.
+        var result = [context(primary[...])]
+        for candidate in ends.reversed().map({ context(primary[..<$0]) }) + [context("")]
+        where candidate != result.last {
+            result.append(candidate)
         }
         return result
     }
+
+    /// How deep a context below the one a URL names is looked for (in path segments): a stored
+    /// context deeper than this applies only to URLs whose own context it is.
+    public static let maximumCandidateDepth = 8
 
     /// The ArcGIS Server root of a service URL (the part before `/rest`, `/tokens` or `/admin`),
     /// or `nil` when the URL is not on an ArcGIS Server.
@@ -145,9 +147,17 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
     /// disagree about it, with dot segments removed.
     static func parts(of url: URL) throws -> Parts {
         let strict = try StrictURL.parse(url.absoluteString)
-        var path = strict.path
-        while path.hasSuffix("/") { path.removeLast() }
+        let path = trimmingTrailingSlashes(strict.path)
         return Parts(scheme: strict.scheme, host: strict.host, port: strict.port, path: path)
+    }
+
+    /// `path` without its trailing slashes, in one pass (removing them one by one took time
+    /// quadratic in their number).
+    static func trimmingTrailingSlashes(_ path: String) -> String {
+        let bytes = path.utf8
+        guard bytes.last == UInt8(ascii: "/") else { return path }
+        guard let last = bytes.lastIndex(where: { $0 != UInt8(ascii: "/") }) else { return "" }
+        return String(decoding: bytes[...last], as: UTF8.self)
     }
 
     /// The context path of a URL path: up to `/sharing`, else up to `/rest` / `/tokens` / `/admin`, else the path.

@@ -1,10 +1,23 @@
 /// An ArcGIS Server: the federated one under `/server`, the standalone one under `/standalone`
 /// (with its own token service), or the claimant under `/claimant` (it names the portal as its
-/// owner, as any host could, but the portal does not federate it).
+/// owner, as any host could, but the portal does not federate it; `/claimant-proxy` and
+/// `/claimant-path` also name a token service of their choosing on the portal's host).
 struct ServerRoutes: Sendable {
+    /// The token service a claimant names in its `rest/info`.
+    enum TokenServiceClaim: Sendable {
+        /// The portal's own generateToken (`/claimant`).
+        case portalOwn
+        /// The portal's proxy, forwarding to another host (`/claimant-proxy`).
+        case portalProxy
+        /// Another path on the portal's host (`/claimant-path`).
+        case otherPath
+    }
+
     /// `.server` for the federated server, `.standalone` or `.claimant` for the others.
     let realm: TokenRealm
     let context: EmulatorContext
+    /// The token service a claimant names (the others name their own).
+    var claim: TokenServiceClaim = .portalOwn
 
     /// Answers a request; `rest` holds the path components after `/server` or `/standalone`.
     func handle(_ request: IncomingRequest, rest: [String]) -> OutgoingResponse {
@@ -42,7 +55,11 @@ struct ServerRoutes: Sendable {
             tokenServicesURL = urls.standaloneServerURL + "/tokens/generateToken"
         case .server, .portal, .claimant, .locationServices:
             members.append(("owningSystemUrl", .string(urls.portalURL)))
-            tokenServicesURL = urls.portalURL + "/sharing/rest/generateToken"
+            switch claim {
+            case .portalOwn: tokenServicesURL = urls.portalURL + "/sharing/rest/generateToken"
+            case .portalProxy: tokenServicesURL = urls.portalURL + "/sharing/proxy?" + urls.baseURL + "/collect"
+            case .otherPath: tokenServicesURL = urls.portalURL + "/sharing/collect/generateToken"
+            }
         }
         members.append(
             (

@@ -75,6 +75,12 @@ struct RequestHandler: Sendable {
                 request, rest: Array(components.dropFirst()))
         case "claimant":
             return ServerRoutes(realm: .claimant, context: context).handle(request, rest: Array(components.dropFirst()))
+        case "claimant-proxy":
+            return ServerRoutes(realm: .claimant, context: context, claim: .portalProxy).handle(
+                request, rest: Array(components.dropFirst()))
+        case "claimant-path":
+            return ServerRoutes(realm: .claimant, context: context, claim: .otherPath).handle(
+                request, rest: Array(components.dropFirst()))
         case "emulator":
             return AdminRoutes(context: context).handle(request)
         case "entra" where !request.viaProxy:

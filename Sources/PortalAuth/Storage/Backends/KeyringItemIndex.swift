@@ -35,6 +35,9 @@ package struct KeyringItemIndex: Equatable {
     package static let capacity = 64
     /// A file larger than this is not read (the entries above take under 40 KiB).
     package static let maximumSize = 64 * 1024
+    /// The longest key kept: a query for a longer URL is not indexed (it is searched for each
+    /// time), so that one long URL cannot take the index past ``maximumSize`` for every other.
+    package static let maximumKeyLength = 600
 
     private var entries: [(key: String, value: String)] = []
 
@@ -87,6 +90,7 @@ package struct KeyringItemIndex: Equatable {
             (key, value) = (Self.key(query, item: true), path)
         case .has(let found): (key, value) = (Self.key(query, item: false), found ? "1" : "0")
         }
+        guard key.utf8.count <= Self.maximumKeyLength else { return }
         entries.removeAll { $0.key == key }
         entries.append((key, value))
         if entries.count > Self.capacity { entries.removeFirst(entries.count - Self.capacity) }
