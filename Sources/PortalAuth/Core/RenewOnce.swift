@@ -58,7 +58,7 @@ extension CredentialStore: RenewalStore {
         guard let typed = credential as? Credential else {
             throw PortalAuthError(.internalError, "a renewal returned a credential of another family", remedy: .none)
         }
-        try await add(typed)
+        try await commit(typed, origin: .renewal)
     }
 }
 
@@ -77,6 +77,8 @@ final class RenewOnce: Sendable {
 
     /// What credentials renew themselves with.
     private let services: AuthenticationServices
+    /// The program's way to renew an ArcGIS credential that cannot renew itself, if any.
+    let unattended = Locked<(any UnattendedRenewal)?>(nil)
 
     init(usesCrossProcessLocks: Bool, services: AuthenticationServices) {
         self.usesCrossProcessLocks = usesCrossProcessLocks
@@ -124,8 +126,7 @@ final class RenewOnce: Sendable {
         logger.debug("renewing credential", metadata: renewal.logMetadata)
         let renewed: (any StoredCredential)?
         do {
-            renewed = try await (renewal.renewsStoredCopy ? stored ?? credential : credential).renewedCredential(
-                using: services)
+            renewed = try await renewedCredential(of: renewal.renewsStoredCopy ? stored ?? credential : credential)
         } catch let error as PortalAuthError
             where error.code != .authenticationFailed && !renewal.refused && !current.isExpired()
         {
@@ -141,5 +142,15 @@ final class RenewOnce: Sendable {
         }
         if let fallback = renewal.fallback, let fresh = try await fallback() { return fresh }
         return renewal.refused || current.isExpired() ? nil : credential
+    }
+
+    /// The credential's own renewal, else the program's unattended one (an ArcGIS credential of
+    /// its own server context only: a federated server token is obtained again from its portal).
+    private func renewedCredential(of credential: any StoredCredential) async throws -> (any StoredCredential)? {
+        if let renewed = try await credential.renewedCredential(using: services) { return renewed }
+        guard let arcGIS = credential as? any ArcGISCredential, arcGIS.derivedFrom == nil,
+            let unattended = unattended.withLock({ $0 })
+        else { return nil }
+        return try await unattended.renewed(arcGIS, services: services)
     }
 }

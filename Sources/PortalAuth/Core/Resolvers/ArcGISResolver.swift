@@ -67,11 +67,9 @@ extension ArcGISResolver {
                 {
                     return current
                 }
-                // A refused credential that can renew itself silently does so.
-                if let sent, let renewed = try await sent.renewed(using: services) {
-                    try await arcGISCredentialStore.add(renewed)
-                    return renewed
-                }
+                // A refused credential renews through the one renewal path (its own way, the
+                // program's unattended one; a federated server token from its portal).
+                if let sent, let renewed = try await renew(sent, refused: true) { return renewed }
                 if let serverRoot {
                     return try await resolveServerChallenge(
                         url: url, root: serverRoot, error: error, sent: sent, interactive: interactive)
@@ -79,6 +77,7 @@ extension ArcGISResolver {
                 let context = try ServerContext(url: url)
                 let stored = try await arcGISCredentialStore.credential(for: url)
                 guard interactive else {
+                    if let sent, sent.derivedFrom == nil { throw Self.signInExpired(sent) }
                     throw PortalAuthError(
                         .noCredential,
                         "no credential for \(context)", remedy: Self.signInRemedy(for: context, credential: stored))
@@ -120,7 +119,18 @@ extension ArcGISResolver {
                 portalCredential = try await routeArcGIS(challenge)
             }
             guard let portalCredential else { return nil }
-            return try await federate(server: root, portal: portalCredential, tokenServiceURL: tokenServiceURL)
+            do {
+                return try await federate(server: root, portal: portalCredential, tokenServiceURL: tokenServiceURL)
+            } catch let error as PortalAuthError where error.code == .credentialExpired && interactive {
+                // The portal's sign-in expired or was revoked and nothing renewed it unattended:
+                // the plugins sign in to the portal again, and the exchange is tried once more.
+                let challenge = ArcGISAuthenticationChallenge(
+                    requestURL: url, serverContext: portalCredential.serverContext,
+                    error: ArcGISError(code: 498, message: "Invalid token."),
+                    previousCredential: portalCredential, tokenServiceURL: tokenServiceURL)
+                guard let signedIn = try await routeArcGIS(challenge) else { throw error }
+                return try await federate(server: root, portal: signedIn, tokenServiceURL: tokenServiceURL)
+            }
         }
         guard interactive else {
             throw PortalAuthError(
@@ -132,6 +142,16 @@ extension ArcGISResolver {
             requestURL: url, serverContext: root, error: error,
             previousCredential: sent, tokenServiceURL: tokenServiceURL)
         return try await routeArcGIS(challenge)
+    }
+
+    /// The error for `credential`, a portal's or server's own, refused before its expiry when
+    /// nothing could renew it: its sign-in expired or was revoked. The remedy signs in there again.
+    static func signInExpired(_ credential: any ArcGISCredential) -> PortalAuthError {
+        PortalAuthError(
+            .credentialExpired,
+            "the sign-in to \(credential.serverContext) expired or was revoked: its token was refused before its "
+                + "expiry, and nothing can renew it unattended",
+            remedy: signInRemedy(for: credential.serverContext, credential: credential))
     }
 
     /// Routes an ArcGIS challenge to the first plugin that accepts it.

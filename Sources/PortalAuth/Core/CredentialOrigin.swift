@@ -1,0 +1,28 @@
+/// Where a credential about to be stored came from: what ``CredentialStore/commit(_:origin:)``
+/// decides by.
+public enum CredentialOrigin: Sendable, Equatable {
+    /// A sign-in the server just accepted: a password, an OAuth flow, an app's secret, a
+    /// pregenerated token. A second user of a server context is kept beside the active one.
+    case signIn
+    /// A plugin's answer to a challenge on a request: it is what the request goes on with, so it
+    /// becomes the active credential of its server context.
+    case challenge
+    /// A renewal of a stored credential (its refresh token, a remembered password, the
+    /// environment's credentials): kept where its account lives now, never brought back after a
+    /// sign-out.
+    case renewal
+    /// A federated server token the portal issued for its active account (or the portal's own
+    /// token, for a server the portal lists): kept only while that account is the portal's.
+    case federation
+}
+
+/// What ``CredentialStore/commit(_:origin:)`` did with a credential.
+public enum CredentialCommitOutcome: Sendable, Equatable {
+    /// It is the active credential of its scope.
+    case stored
+    /// It was kept as an inactive account of its server context; `activeUser` stays active.
+    case storedAsInactiveAccount(activeUser: String)
+    /// It was not stored: the account it was obtained for is no longer the portal's (another
+    /// principal signed in, the accounts were switched, or it was signed out meanwhile).
+    case notStored
+}
