@@ -26,10 +26,12 @@ import Testing
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let signIn = try await login(emulator, extra: ["--remember-password"], environment: env)
             #expect(signIn.status == 0, "\(signIn.stderr)")
-            let first = try await CLI.portalAuth(["request", Self.layer(emulator)], emulator: emulator, environment: env)
+            let first = try await CLI.portalAuth(
+                ["request", Self.layer(emulator)], emulator: emulator, environment: env)
             #expect(first.status == 0, "\(first.stderr)")
             emulator.expireAllTokens()
-            let again = try await CLI.portalAuth(["request", Self.layer(emulator)], emulator: emulator, environment: env)
+            let again = try await CLI.portalAuth(
+                ["request", Self.layer(emulator)], emulator: emulator, environment: env)
             #expect(again.status == 0, "\(again.stderr)")
             #expect(emulator.counters().generateTokenRequests == 2)
             #expect(emulator.counters().serverTokenRequests == 3, "refused once, then exchanged again")
@@ -44,7 +46,8 @@ import Testing
             let (folder, env) = Self.fileStore()
             defer { try? FileManager.default.removeItem(atPath: folder) }
             #expect(try await login(emulator, environment: env).status == 0)
-            let first = try await CLI.portalAuth(["request", Self.layer(emulator)], emulator: emulator, environment: env)
+            let first = try await CLI.portalAuth(
+                ["request", Self.layer(emulator)], emulator: emulator, environment: env)
             #expect(first.status == 0, "\(first.stderr)")
             emulator.expireAllTokens()
             let refused = try await CLI.portalAuth(
@@ -80,7 +83,8 @@ import Testing
             let (folder, env) = Self.fileStore()
             defer { try? FileManager.default.removeItem(atPath: folder) }
             #expect(try await login(emulator, environment: env).status == 0)
-            let alices = try await CLI.portalAuth(["token", Self.layer(emulator)], emulator: emulator, environment: env)
+            let alices = try await CLI.portalAuth(
+                ["token", Self.layer(emulator)], emulator: emulator, environment: env)
             #expect(alices.status == 0, "\(alices.stderr)")
             let before = try await CLI.portalAuth(["status"], emulator: emulator, environment: env)
             #expect(before.stdout.contains("federated-token"), "\(before.stdout)")

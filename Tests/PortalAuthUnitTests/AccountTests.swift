@@ -13,7 +13,7 @@ import Testing
         TokenCredential(
             serverContext: portal, tokenServiceURL: URL(string: portal.url + "/sharing/rest/generateToken")!,
             username: user, tokenInfo: TokenInfo(accessToken: value, expirationDate: nil, isSSLRequired: true),
-            referer: nil, expirationMinutes: 60)
+            referer: nil, tokenExpirationMinutes: 60)
     }
 
     func store() -> (ArcGISCredentialStore, MemoryCredentialBackend) {

@@ -43,7 +43,8 @@ import Testing
         // Renewals: where the account lives now; never back after a sign-out.
         Row(new: alice, origin: .renewal, active: alice, place: .active, removesDerivedTokens: false),
         Row(new: app, origin: .renewal, active: app, place: .active, removesDerivedTokens: false),
-        Row(new: alice, origin: .renewal, active: bob, place: .inactive(username: "alice"), removesDerivedTokens: false),
+        Row(
+            new: alice, origin: .renewal, active: bob, place: .inactive(username: "alice"), removesDerivedTokens: false),
         Row(new: alice, origin: .renewal, active: nil, place: .nowhere, removesDerivedTokens: false),
         Row(new: app, origin: .renewal, active: alice, place: .nowhere, removesDerivedTokens: false),
         // Federated server tokens: only while their account is the portal's.

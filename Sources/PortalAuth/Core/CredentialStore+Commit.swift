@@ -32,7 +32,9 @@ extension CredentialStore {
 
 extension CredentialStore where Credential == any ArcGISCredential {
     /// ``commit(_:origin:)`` for an ArcGIS credential of a server context.
-    func commitArcGIS(_ credential: any ArcGISCredential, origin: CredentialOrigin) async throws
+    func commitArcGIS(
+        _ credential: any ArcGISCredential, origin: CredentialOrigin
+    ) async throws
         -> CredentialCommitOutcome
     {
         // A renewal in a store of one inactive account goes where that account lives now.
