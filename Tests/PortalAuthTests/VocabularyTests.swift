@@ -71,16 +71,6 @@ private let storedIAPCredential = """
         #expect(try again.lookup(CredentialQuery(server: identifier)) == storedIAPCredential)
     }
 
-    @Test("a redirect URL the browser cannot come back to (no host) is refused")
-    func aConfigurationWithAnUnusableRedirectIsRefused() throws {
-        let error = #expect(throws: PortalAuthError.self) {
-            try OAuthUserConfiguration(
-                portalURL: URL(string: "https://portal.example.com/portal")!, clientID: "app",
-                redirectURL: URL(string: "myapp:callback")!)
-        }
-        #expect(error?.code == .invalidURL)
-    }
-
     @Test("signOut() revokes the OAuth tokens, reports it, and clears the stores")
     func signOutRevokesAndClears() async throws {
         try await OAuthFixture.with { f in

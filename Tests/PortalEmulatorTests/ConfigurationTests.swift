@@ -33,21 +33,6 @@ struct ConfigurationTests {
         #expect(bob.thumbnail == nil)
     }
 
-    @Test("every key is optional in JSON")
-    func partialJSON() throws {
-        let json = #"{"portalName":"P","httpPort":0,"users":[{"username":"carol","password":"pw"}]}"#
-        let configuration = try JSONDecoder().decode(EmulatorConfiguration.self, from: Data(json.utf8))
-        #expect(configuration.portalName == "P")
-        #expect(configuration.httpPort == 0)
-        #expect(configuration.port == 0)
-        #expect(configuration.tokenLifetimeMinutes == 60)
-        #expect(configuration.users.count == 1)
-        #expect(configuration.users[0].fullName == "carol")
-        #expect(configuration.users[0].role == "org_user")
-        let empty = try JSONDecoder().decode(EmulatorConfiguration.self, from: Data("{}".utf8))
-        #expect(empty == .default)
-    }
-
     @Test("config/emulator.json is the default configuration written out")
     func shippedFile() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
