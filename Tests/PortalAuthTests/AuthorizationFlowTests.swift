@@ -142,15 +142,6 @@ import Testing
 }
 
 @Suite struct SystemBrowserTests {
-    @Test func browserVariable() {
-        let url = URL(string: "https://p.example/authorize?a=1")!
-        #expect(SystemBrowser(browserVariable: nil).commands(for: url) == [["xdg-open", url.absoluteString]])
-        #expect(SystemBrowser(browserVariable: "firefox").commands(for: url) == [["firefox", url.absoluteString]])
-        #expect(
-            SystemBrowser(browserVariable: "w3m -o x %s:lynx").commands(for: url) == [
-                ["w3m", "-o", "x", url.absoluteString], ["lynx", url.absoluteString],
-            ])
-    }
 
     @Test func aBrowserThatCannotStartIsReported() {
         let error = #expect(throws: PortalAuthError.self) {

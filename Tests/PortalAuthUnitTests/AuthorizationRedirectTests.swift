@@ -112,3 +112,16 @@ import Testing
         #expect(try f.optionalPositiveInteger("b") == 3)
     }
 }
+
+/// The browser a sign-in page opens in, from `$BROWSER` (no browser is started).
+@Suite struct SystemBrowserCommandTests {
+    @Test func browserVariable() {
+        let url = URL(string: "https://p.example/authorize?a=1")!
+        #expect(SystemBrowser(browserVariable: nil).commands(for: url) == [["xdg-open", url.absoluteString]])
+        #expect(SystemBrowser(browserVariable: "firefox").commands(for: url) == [["firefox", url.absoluteString]])
+        #expect(
+            SystemBrowser(browserVariable: "w3m -o x %s:lynx").commands(for: url) == [
+                ["w3m", "-o", "x", url.absoluteString], ["lynx", url.absoluteString],
+            ])
+    }
+}

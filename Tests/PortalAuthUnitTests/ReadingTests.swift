@@ -4,7 +4,8 @@ import Testing
 
 @testable import PortalAuth
 
-/// Small pure readings: a stored token, permission bits, ArcGIS Online's hosts, a redirect URL.
+/// Small pure readings: a stored token, permission bits, ArcGIS Online's hosts, a redirect URL,
+/// a portal's list of federated servers.
 @Suite struct ReadingTests {
     @Test func aStoredTokenWithALineBreakIsNotReadBack() throws {
         let stored = #"{"accessToken":"abc\r\nX-Injected: 1","isSSLRequired":true}"#
@@ -36,5 +37,15 @@ import Testing
                 redirectURL: URL(string: "myapp:callback")!)
         }
         #expect(error?.code == .invalidURL)
+    }
+
+    @Test func theServersListIsComparedAfterNormalisation() {
+        let json = try! JSONValue.parse(
+            Array(
+                #"{"servers":[{"url":"HTTPS://Host.Example:443/server/","adminUrl":"https://host.example:6443/arcgis/admin/../"},{"url":"not a url"},{"url":"https://a\\@b/x"}]}"#
+                    .utf8), source: "test")
+        let roots = ArcGISResolver.serverRoots(in: json)
+        #expect(roots == ["https://host.example/server", "https://host.example:6443/arcgis"])
+        #expect(ArcGISResolver.serverRoots(in: .object(["servers": .string("x")])).isEmpty)
     }
 }
