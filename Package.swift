@@ -156,7 +156,7 @@ let package = Package(
         // The unit tier: no server, no keyring, no child process (`swift test --filter PortalAuthUnitTests`).
         .testTarget(
             name: "PortalAuthUnitTests",
-            dependencies: ["PortalAuth", "PortalEmulator", "FuzzTargets", "TestSupport"]
+            dependencies: ["PortalAuth", "PortalEmulator", "FuzzTargets", "TestSupport", "portal-auth"]
                 + pluginNames.map { .target(name: "PortalAuth\($0)") },
             path: "Tests/PortalAuthUnitTests",
             swiftSettings: strict
