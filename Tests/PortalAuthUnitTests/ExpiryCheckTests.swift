@@ -79,7 +79,7 @@ private struct Offline: HTTPTransport {
         try RememberedPassword.save("pw", for: portal, username: "alice", in: backend)
         #expect(try await lapses(manager).isEmpty)
         // Another user's remembered password is not alice's.
-        try await manager.arcGISCredentialStore.commit(token("bob"), origin: .challenge)
+        try await manager.arcGISCredentialStore.commit(token("bob"), origin: .replacement)
         #expect(try await lapses(manager).map(\.summary.username) == ["bob"])
     }
 

@@ -13,6 +13,7 @@ import Testing
     static let bob = Principal(username: "bob", kind: "token")
     static let app = Principal(username: nil, kind: "oauth-app")
     static let pregenerated = Principal(username: nil, kind: "pregenerated-token")
+    static let bobsToken = Principal(username: "bob", kind: "pregenerated-token")
 
     struct Row: Sendable, CustomTestStringConvertible {
         let new: Principal
@@ -34,12 +35,14 @@ import Testing
         // A new principal without a name (an app, a pregenerated token) replaces, and the former
         // principal's server tokens go at once.
         Row(new: app, origin: .signIn, active: alice, place: .active, removesDerivedTokens: true),
-        Row(new: pregenerated, origin: .signIn, active: alice, place: .active, removesDerivedTokens: true),
-        Row(new: pregenerated, origin: .signIn, active: app, place: .active, removesDerivedTokens: true),
+        Row(new: pregenerated, origin: .replacement, active: alice, place: .active, removesDerivedTokens: true),
+        Row(new: pregenerated, origin: .replacement, active: app, place: .active, removesDerivedTokens: true),
+        Row(new: bobsToken, origin: .replacement, active: alice, place: .active, removesDerivedTokens: true),
         Row(new: alice, origin: .signIn, active: app, place: .active, removesDerivedTokens: true),
-        // A plugin's answer to a challenge is what the request goes on with.
-        Row(new: bob, origin: .challenge, active: alice, place: .active, removesDerivedTokens: true),
-        Row(new: alice, origin: .challenge, active: alice, place: .active, removesDerivedTokens: false),
+        // A plugin's answer to a challenge is what the request goes on with; a pregenerated token
+        // takes the active place too.
+        Row(new: bob, origin: .replacement, active: alice, place: .active, removesDerivedTokens: true),
+        Row(new: alice, origin: .replacement, active: alice, place: .active, removesDerivedTokens: false),
         // Renewals: where the account lives now; never back after a sign-out.
         Row(new: alice, origin: .renewal, active: alice, place: .active, removesDerivedTokens: false),
         Row(new: app, origin: .renewal, active: app, place: .active, removesDerivedTokens: false),

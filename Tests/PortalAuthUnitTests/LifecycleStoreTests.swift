@@ -131,7 +131,7 @@ private struct AnsweringPlugin: AuthenticationChallengeHandler {
         #expect(try await store.credential(for: server)?.tokenInfo.accessToken == "s")
         let pregenerated = PregeneratedTokenCredential(
             serverContext: portal, tokenInfo: TokenInfo(accessToken: "p", expirationDate: nil, isSSLRequired: true))
-        #expect(try await store.commit(pregenerated, origin: .signIn) == .stored)
+        #expect(try await store.commit(pregenerated, origin: .replacement) == .stored)
         #expect(try await store.credential(for: server) == nil)
         #expect(try await store.credential(for: portal)?.tokenInfo.accessToken == "p")
     }
@@ -150,7 +150,7 @@ private struct AnsweringPlugin: AuthenticationChallengeHandler {
         let store = manager().arcGISCredentialStore
         try await store.commit(token("alice", "a"), origin: .signIn)
         try await store.commit(serverToken("alice", "s"), origin: .federation)
-        #expect(try await store.commit(token("bob", "b"), origin: .challenge) == .stored)
+        #expect(try await store.commit(token("bob", "b"), origin: .replacement) == .stored)
         #expect(try await store.credential(for: server) == nil)
         #expect(try await store.commit(serverToken("alice", "s2"), origin: .federation) == .notStored)
     }

@@ -67,7 +67,7 @@ package struct CredentialCommit: Equatable, Sendable {
                 return Self(place: .inactive(username: username), removesDerivedTokens: false)
             }
             return Self(place: .active, removesDerivedTokens: !(active.map(new.isSame) ?? false))
-        case .challenge:
+        case .replacement:
             return Self(place: .active, removesDerivedTokens: !(active.map(new.isSame) ?? false))
         }
     }

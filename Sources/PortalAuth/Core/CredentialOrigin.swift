@@ -4,9 +4,10 @@ public enum CredentialOrigin: Sendable, Equatable {
     /// A sign-in the server just accepted: a password, an OAuth flow, an app's secret, a
     /// pregenerated token. A second user of a server context is kept beside the active one.
     case signIn
-    /// A plugin's answer to a challenge on a request: it is what the request goes on with, so it
-    /// becomes the active credential of its server context.
-    case challenge
+    /// A credential that takes the active place of its server context whoever held it: a plugin's
+    /// answer to a challenge (what the request goes on with), or a credential made elsewhere (a
+    /// pregenerated token). A different principal's federated server tokens go first.
+    case replacement
     /// A renewal of a stored credential (its refresh token, a remembered password, the
     /// environment's credentials): kept where its account lives now, never brought back after a
     /// sign-out.

@@ -58,7 +58,7 @@ final class ProvisionalNetworkCredential: Sendable {
             defer { stored = true }
             return !stored
         }
-        if first, stores { try await store.commit(credential, origin: registering ? .signIn : .challenge) }
+        if first, stores { try await store.commit(credential, origin: registering ? .signIn : .replacement) }
         return true
     }
 }

@@ -29,9 +29,9 @@ final class HandlerRegistry: Sendable {
         switch try await handler.handle(challenge, services: services) {
         case .continueWithCredential(let credential):
             switch credential {
-            case .arcGIS(let c): try await arcGISStore.commit(c, origin: .challenge)
+            case .arcGIS(let c): try await arcGISStore.commit(c, origin: .replacement)
             case .network: break
-            case .iap(let c): try await iapStore.commit(c, origin: .challenge)
+            case .iap(let c): try await iapStore.commit(c, origin: .replacement)
             }
             return credential
         case .continueWithoutCredential:
