@@ -41,9 +41,9 @@ final class ArcGISResolver: Sendable {
 
     /// The ArcGIS challenge being resolved for `url`'s server (the key ``resolveArcGISChallenge(url:error:sent:interactive:)`` uses).
     func pendingChallenge(for url: URL) -> Task<(any ArcGISCredential)?, any Error>? {
-        guard !Self.insideChallenge,
-            let key = (ServerContext.arcGISServerRoot(of: url) ?? (try? ServerContext(url: url)))?.url
-        else { return nil }
+        guard let key = (ServerContext.arcGISServerRoot(of: url) ?? (try? ServerContext(url: url)))?.url else {
+            return nil
+        }
         return arcGISFlights.running(key)
     }
 }
@@ -58,41 +58,37 @@ extension ArcGISResolver {
     ) async throws -> (any ArcGISCredential)? {
         let serverRoot = ServerContext.arcGISServerRoot(of: url)
         let key = try (serverRoot ?? ServerContext(url: url)).url
+        // (Nothing here waits for a pending challenge: the resolution and the plugins send through
+        // the chain (``AuthenticationServices``), never through the manager's loop.)
         return try await arcGISFlights.run(key) { [self] in
-            try await Self.$insideChallenge.withValue(true) {
-                // A credential stored since this request was sent answers it without asking anyone.
-                if let current = try await arcGISCredentialStore.credential(for: url),
-                    current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired(),
-                    try await isOwnFederatedToken(current)
-                {
-                    return current
-                }
-                // A refused credential renews through the one renewal path (its own way, the
-                // program's unattended one; a federated server token from its portal).
-                if let sent, let renewed = try await renew(sent, refused: true) { return renewed }
-                if let serverRoot {
-                    return try await resolveServerChallenge(
-                        url: url, root: serverRoot, error: error, sent: sent, interactive: interactive)
-                }
-                let context = try ServerContext(url: url)
-                let stored = try await arcGISCredentialStore.credential(for: url)
-                guard interactive else {
-                    if let sent, sent.derivedFrom == nil { throw Self.signInExpired(sent) }
-                    throw PortalAuthError(
-                        .noCredential,
-                        "no credential for \(context)", remedy: Self.signInRemedy(for: context, credential: stored))
-                }
-                let challenge = ArcGISAuthenticationChallenge(
-                    requestURL: url, serverContext: stored?.serverContext ?? context, error: error,
-                    previousCredential: sent ?? stored)
-                return try await routeArcGIS(challenge)
+            // A credential stored since this request was sent answers it without asking anyone.
+            if let current = try await arcGISCredentialStore.credential(for: url),
+                current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired(),
+                try await isOwnFederatedToken(current)
+            {
+                return current
             }
+            // A refused credential renews through the one renewal path (its own way, the
+            // program's unattended one; a federated server token from its portal).
+            if let sent, let renewed = try await renew(sent, refused: true) { return renewed }
+            if let serverRoot {
+                return try await resolveServerChallenge(
+                    url: url, root: serverRoot, error: error, sent: sent, interactive: interactive)
+            }
+            let context = try ServerContext(url: url)
+            let stored = try await arcGISCredentialStore.credential(for: url)
+            guard interactive else {
+                if let sent, sent.derivedFrom == nil { throw Self.signInExpired(sent) }
+                throw PortalAuthError(
+                    .noCredential,
+                    "no credential for \(context)", remedy: Self.signInRemedy(for: context, credential: stored))
+            }
+            let challenge = ArcGISAuthenticationChallenge(
+                requestURL: url, serverContext: stored?.serverContext ?? context, error: error,
+                previousCredential: sent ?? stored)
+            return try await routeArcGIS(challenge)
         }
     }
-
-    /// True inside a challenge's resolution: a plugin's own requests through the manager must not
-    /// wait for the very challenge they are part of.
-    @TaskLocal static var insideChallenge = false
 
     /// A challenge from an ArcGIS Server: federated servers get a token from their portal.
     func resolveServerChallenge(
