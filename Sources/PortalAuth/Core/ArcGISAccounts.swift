@@ -29,7 +29,11 @@ public enum ArcGISAccountAddition: Sendable, Equatable {
     /// Where a new credential of `username` goes when `activeUser` is the context's active user
     /// (`nil`: none): the active place unless both users are known and differ.
     package static func decide(username: String?, activeUser: String?) -> Self {
-        guard let username, let activeUser, username != activeUser else { return .active }
+        // (The commit's own decision, for a sign-in: ``CredentialCommit``.)
+        let decision = CredentialCommit.decide(
+            new: .init(username: username, kind: ""), origin: .signIn,
+            active: activeUser.map { .init(username: $0, kind: "") })
+        guard case .inactive = decision.place, let activeUser else { return .active }
         return .inactive(activeUser: activeUser)
     }
 }
