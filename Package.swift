@@ -1,13 +1,20 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+/// Warnings are errors in this package's own targets when the build asks for it
+/// (`PORTAL_AUTH_WARNINGS_AS_ERRORS=1`, as scripts/test.sh and so CI do): a user's `swift build`
+/// and a package that depends on this one build as they always did, and no dependency is affected.
+let warningsAsErrors: [SwiftSetting] =
+    Context.environment["PORTAL_AUTH_WARNINGS_AS_ERRORS"] == "1" ? [.unsafeFlags(["-warnings-as-errors"])] : []
+
 /// Settings every Swift target shares: Swift 6 language mode (the tools default) plus
 /// the upcoming features that keep C types out of the public API.
-let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("InternalImportsByDefault"),
-    .enableUpcomingFeature("MemberImportVisibility"),
-]
+let strict: [SwiftSetting] =
+    [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ] + warningsAsErrors
 
 /// One library target and product per challenge-handler plugin; each depends only on the core.
 let pluginNames = [
@@ -152,7 +159,7 @@ let package = Package(
         // The unit tier: no server, no keyring, no child process (`swift test --filter PortalAuthUnitTests`).
         .testTarget(
             name: "PortalAuthUnitTests",
-            dependencies: ["PortalAuth", "FuzzTargets", "TestSupport"]
+            dependencies: ["PortalAuth", "PortalEmulator", "FuzzTargets", "TestSupport", "portal-auth"]
                 + pluginNames.map { .target(name: "PortalAuth\($0)") },
             path: "Tests/PortalAuthUnitTests",
             swiftSettings: strict

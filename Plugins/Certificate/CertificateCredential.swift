@@ -1,9 +1,9 @@
 public import PortalAuth
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// A client certificate (PKCS#12, `.p12`/`.pfx`) and its password, presented in the TLS handshake

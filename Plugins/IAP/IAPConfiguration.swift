@@ -1,4 +1,4 @@
-public import PortalAuth
+package import PortalAuth
 
 #if canImport(FoundationEssentials)
 public import FoundationEssentials

@@ -1,9 +1,9 @@
 public import PortalAuth
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// Answers identity-aware proxy challenges (a redirect to the identity provider's sign-in page,

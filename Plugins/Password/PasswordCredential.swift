@@ -1,9 +1,9 @@
 public import PortalAuth
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// A username and password for HTTP authentication (Basic, Digest, NTLM, Negotiate) at one

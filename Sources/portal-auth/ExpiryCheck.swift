@@ -2,6 +2,7 @@ import PortalAuth
 import PortalAuthCertificate
 import PortalAuthOAuthUser
 import PortalAuthPregeneratedToken
+import PortalAuthToken
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -20,14 +21,18 @@ struct ExpiryCheck: Sendable {
         case refreshToken
         /// The certificate's end of validity.
         case certificate
+        /// A password sign-in's token: it renews unattended only with a remembered password, so
+        /// without one it lapses with the token.
+        case passwordToken
     }
 
-    /// The kinds that cannot renew themselves, and where their expiry is read. A kind not listed
-    /// renews itself (an ArcGIS token signs in again on the terminal; an app with its secret) or never
-    /// expires. A remembered password renews unattended, so it is not listed.
+    /// The kinds that may not renew themselves unattended, and where their expiry is read. A kind
+    /// not listed renews itself (an app with its secret), follows its portal's (a federated server
+    /// token) or never expires. A password sign-in counts unless its password is remembered.
     static let kinds: [String: Source] = [
         PregeneratedTokenCredential.kind: .summary, APIKeyCredential.kind: .summary,
         OAuthUserCredential.kind: .refreshToken, CertificateCredential.kind: .certificate,
+        TokenCredential.kind: .passwordToken,
     ]
 
     /// A credential that stops working within the window (or has).
@@ -67,6 +72,12 @@ struct ExpiryCheck: Sendable {
             return oauth.first {
                 $0.serverContext.url == summary.server && $0.username == summary.username
             }?.refreshTokenExpirationDate
+        case .passwordToken:
+            let backend = manager.arcGISCredentialStore.backend
+            // (A store that cannot keep a password, memory, keeps none.)
+            let remembered = backend.isPersistent ? try RememberedPassword.kept(in: backend) : []
+            let renews = remembered.contains { $0.server == summary.server && $0.username == summary.username }
+            return renews ? nil : summary.expirationDate
         case .certificate:
             guard let url = URL(string: summary.server) else { return nil }
             let stored = try await manager.networkCredentialStore.credentials(for: try ServerContext.host(of: url))

@@ -74,6 +74,10 @@ extension GlobalOptions {
                 userAgent: TerminalAuthorizationUserAgent(
                     allowed: stdinIsTerminal, hint: "portal-auth login --portal URL --client-id ID")))
         manager.register(OAuthApplicationHandler())
+        // A remembered password renews a token unattended, in the manager's one renewal path.
+        if environment == nil {
+            manager.setUnattendedRenewal(RememberedPasswordRenewal(backend: backend, logger: logger))
+        }
         // IAP credentials are read back and renewed; new proxy sign-ins go through login --config.
         manager.iapCredentialStore.register(IAPCredential.self)
         return manager

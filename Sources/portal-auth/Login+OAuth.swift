@@ -49,7 +49,7 @@ extension Login {
         // which add no proxy token to it.
         let credential = try await IAPCredential.credential(
             for: configuration, userAgent: agent, services: manager.services)
-        try await manager.iapCredentialStore.add(credential)
+        try await manager.iapCredentialStore.commit(credential, origin: .signIn)
         let hosts = configuration.hostsBehindProxy.joined(separator: ", ")
         output(
             "Signed in to the identity-aware proxy for "
@@ -81,7 +81,7 @@ extension Login {
             // oauth2/token says so at once too: in one line, the portal knows no such app.
             throw AppRegistrationCheck.unknownApp(clientID, portal: portal)
         }
-        try await manager.arcGISCredentialStore.add(credential)
+        try await manager.arcGISCredentialStore.commit(credential, origin: .signIn)
         output(
             "Signed in to \(portal) as app "
                 + "\(clientID)\(credential.tokenInfo.expirationDate.map { "; the app token expires \($0.iso8601)" } ?? "") (stored in \(manager.arcGISCredentialStore.backend.name))."

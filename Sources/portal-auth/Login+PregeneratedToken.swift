@@ -17,7 +17,7 @@ extension Login {
         let credential = try PregeneratedTokenCredential(
             url: target, token: token, expiresIn: pregenerated.expiresIn.map(Double.init), referer: credentials.referer,
             username: credentials.username)
-        try await manager.arcGISCredentialStore.add(credential)
+        try await manager.arcGISCredentialStore.commit(credential, origin: .replacement)
         output(
             "Stored a pregenerated token for "
                 + "\(credential.serverContext)\(credential.tokenInfo.expirationDate.map { "; it expires \($0.iso8601)" } ?? " with no expiry") (in \(manager.arcGISCredentialStore.backend.name))."

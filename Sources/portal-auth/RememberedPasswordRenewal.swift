@@ -9,10 +9,9 @@ import Foundation
 #endif
 
 extension RememberedPassword {
-    /// Generates the token of `target`'s sign-in again when it is about to expire and its
-    /// password is remembered, and stores it (the password stays in memory for this process's
-    /// own renewals). For a federated server, the portal's token is renewed; the server's follows
-    /// from it as usual. Nothing happens for any other credential.
+    /// Renews the sign-in of `target` (for a federated server, its portal's) through the manager's
+    /// one renewal path when it is about to expire, so that a command that reads the store sees
+    /// the renewed token. A remembered password renews it there (``RememberedPasswordRenewal``).
     static func renewIfExpiring(for target: URL, manager: AuthenticationManager) async throws {
         let store = manager.arcGISCredentialStore
         guard var credential = try await store.credential(for: target) else { return }
@@ -20,17 +19,33 @@ extension RememberedPassword {
             guard let owner = try await store.credential(for: portal) else { return }
             credential = owner
         }
-        guard let token = credential as? TokenCredential, !token.hasPassword,
-            token.tokenInfo.expires(within: token.renewalLeeway),
-            let user = token.username,
-            let (username, password) = try read(for: token.serverContext, username: user, in: store.backend)
+        guard credential.tokenInfo.expires(within: credential.renewalLeeway),
+            let url = URL(string: credential.serverContext.url)
         else { return }
-        manager.logger.debug("renewing with the remembered password", metadata: ["server": "\(token.serverContext)"])
-        let renewed = try await TokenCredential.credential(
+        _ = try await manager.renewCredential(for: url)
+    }
+}
+
+/// Renews a token whose password is not in memory with the password remembered for its server
+/// context and user (`login --remember-password`), unattended, in the manager's renewal path
+/// (under its lock): before the token expires and after a server refused it.
+struct RememberedPasswordRenewal: UnattendedRenewal {
+    let backend: any CredentialStorageBackend
+    let logger: Logger
+
+    func renewed(
+        _ credential: any ArcGISCredential, services: AuthenticationServices
+    ) async throws -> (any ArcGISCredential)? {
+        guard backend.isPersistent, let token = credential as? TokenCredential, !token.hasPassword,
+            let user = token.username,
+            let (username, password) = try RememberedPassword.read(
+                for: token.serverContext, username: user, in: backend)
+        else { return nil }
+        logger.debug("renewing with the remembered password", metadata: ["server": "\(token.serverContext)"])
+        return try await TokenCredential.credential(
             for: token.serverContext, tokenServiceURL: token.tokenServiceURL, username: username, password: password,
-            referer: token.referer, tokenExpirationMinutes: token.tokenExpirationMinutes, services: manager.services)
-        // Under the account lock, where the account lives now (another process may have switched).
-        try await store.addRenewedAccount(renewed)
+            referer: token.referer, tokenExpirationMinutes: token.tokenExpirationMinutes,
+            services: services)
     }
 }
 

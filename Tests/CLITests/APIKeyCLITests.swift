@@ -206,25 +206,6 @@ import Testing
         }
     }
 
-    @Test func theExpiryWarningIsForAKeyWithinThirtyDaysOnATerminalOnly() throws {
-        let now = Date(timeIntervalSince1970: 1_800_000_000)
-        func key(days: Double?) throws -> APIKeyCredential {
-            try APIKeyCredential(
-                apiKey: "AAPTk", portalURL: URL(string: "https://host/portal")!,
-                expirationDate: days.map { now.addingTimeInterval($0 * 86_400) })
-        }
-        let soon = APIKeyLogin.expiryWarning(for: try key(days: 10.5), now: now, stderrIsTerminal: true)
-        #expect(soon?.contains("expires") == true && soon?.contains("in 10 days") == true)
-        #expect(soon?.contains("portal-auth login --api-key-stdin --portal https://host/portal") == true)
-        #expect(APIKeyLogin.expiryWarning(for: try key(days: 10), now: now, stderrIsTerminal: false) == nil)
-        #expect(APIKeyLogin.expiryWarning(for: try key(days: 31), now: now, stderrIsTerminal: true) == nil)
-        #expect(APIKeyLogin.expiryWarning(for: try key(days: nil), now: now, stderrIsTerminal: true) == nil)
-        let token = PregeneratedStub(
-            tokenInfo: TokenInfo(
-                accessToken: "t", expirationDate: now.addingTimeInterval(86_400), isSSLRequired: true))
-        #expect(APIKeyLogin.expiryWarning(for: token, now: now, stderrIsTerminal: true) == nil)
-    }
-
     @Test func expiryDatesAndDurations() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(APIKeyLogin.date("2027-01-31")?.iso8601 == "2027-01-31T23:59:59Z")
@@ -234,12 +215,4 @@ import Testing
         #expect(try APIKeyLogin.expiry(date: nil, seconds: nil, now: now) == nil)
         #expect(throws: PortalAuthError.self) { try APIKeyLogin.expiry(date: "2001-01-01", seconds: nil, now: now) }
     }
-}
-
-/// A user credential that is not an API key (for the warning's decision).
-private struct PregeneratedStub: ArcGISCredential {
-    static let kind = "stub"
-    var serverContext: ServerContext { try! ServerContext("https://host/portal") }
-    var tokenInfo: TokenInfo
-    var username: String? { nil }
 }

@@ -171,7 +171,7 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pa-ca-\(UUID().uuidString).der").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         // The start of a DER certificate (SEQUENCE, long form length).
-        FileManager.default.createFile(atPath: path, contents: Data([0x30, 0x82, 0x03, 0x0B, 0x30, 0x82, 0x01]))
+        _ = FileManager.default.createFile(atPath: path, contents: Data([0x30, 0x82, 0x03, 0x0B, 0x30, 0x82, 0x01]))
         for arguments in [
             [
                 "--cacert", path, "login", "--store", "memory", "--portal", Self.closedPortal, "--username", "a",
@@ -208,7 +208,7 @@ import Testing
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("pa-\(UUID().uuidString).json")
                 .path
             defer { try? FileManager.default.removeItem(atPath: path) }
-            FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+            _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
             let r = try await CLI.portalAuth(["login", "--store", "memory", "--config", path], emulator: nil)
             #expect(r.status == 2, "\(r.stderr)")
             #expect(r.oneLineError, "\(r.stderr)")

@@ -186,6 +186,24 @@ struct NetworkCLITests {
         }
     }
 
+    /// A certificate enters the store only once a request with it succeeded: a sign-in whose
+    /// request failed (the handshake took the certificate, the page is not there) stores nothing.
+    @Test func aFailedCertificateSignInStoresNothing() async throws {
+        try await withPrivateKeyring { keyring in
+            let failed = try await pa(
+                [
+                    "login", "--url", url(tier.clientCertificateURL, "no-such-page.json"), "--p12",
+                    tier.pki.clientP12Path, "--password-stdin",
+                ],
+                keyring, stdin: tier.pki.p12Password)
+            #expect(failed.status == 1, "\(failed.stderr)")
+            #expect(failed.stderr.contains("404"), "\(failed.stderr)")
+            #expect(try await keyringAttributes(keyring).isEmpty)
+            let status = try await pa(["status"], keyring)
+            #expect(!status.stdout.contains("client-certificate"), "\(status.stdout)")
+        }
+    }
+
     /// `status --check` reads a client certificate's end of validity (the test PKI signs for 825 days).
     @Test func statusCheckWarnsBeforeAClientCertificateEnds() async throws {
         try await withPrivateKeyring { keyring in

@@ -43,9 +43,12 @@ import Testing
             let (_, folder, env) = Self.fileStore()
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let token = try await Self.storeToken(emulator, seconds: 3600, env)
-            // A password sign-in's token is renewed by signing in again: never an alert.
+            // A password sign-in whose password is remembered renews unattended: never an alert.
             let signIn = try await CLI.portalAuth(
-                ["login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"],
+                [
+                    "login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin",
+                    "--remember-password",
+                ],
                 emulator: emulator, stdin: alicePassword, environment: env)
             #expect(signIn.status == 0, "\(signIn.stderr)")
 
@@ -91,6 +94,24 @@ import Testing
             #expect(lapse["expired"] as? Bool == true)
             #expect((lapse["expires"] as? String)?.hasPrefix("1970-") == true)
             #expect(lapse["backend"] as? String == "file")
+        }
+    }
+
+    /// A password sign-in without a remembered password cannot renew itself unattended: its token
+    /// expiring within the window is an alert (before, `--check` exited 0 and the cron job learned
+    /// of it when the token was refused).
+    @Test func aPasswordSignInWithoutARememberedPasswordExits6() async throws {
+        try await withEmulator { emulator in
+            let (_, folder, env) = Self.fileStore()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let signIn = try await CLI.portalAuth(
+                ["login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"],
+                emulator: emulator, stdin: alicePassword, environment: env)
+            #expect(signIn.status == 0, "\(signIn.stderr)")
+            let check = try await CLI.portalAuth(["status", "--check"], emulator: emulator, environment: env)
+            #expect(check.status == 6, "\(check.stderr)")
+            #expect(check.stderr.contains("token for \(emulator.portalURL) as alice expires 20"), "\(check.stderr)")
+            #expect(check.stderr.split(separator: "\n").count == 1, "\(check.stderr)")
         }
     }
 

@@ -116,15 +116,6 @@ import Testing
             try await manager.arcGISCredentialStore.credential(for: ServerContext(emulator.claimantServerURL)) == nil)
     }
 
-    @Test func theServersListIsComparedAfterNormalisation() {
-        let json = try! JSONValue.parse(
-            Array(
-                #"{"servers":[{"url":"HTTPS://Host.Example:443/server/","adminUrl":"https://host.example:6443/arcgis/admin/../"},{"url":"not a url"},{"url":"https://a\\@b/x"}]}"#
-                    .utf8), source: "test")
-        let roots = ArcGISResolver.serverRoots(in: json)
-        #expect(roots == ["https://host.example/server", "https://host.example:6443/arcgis"])
-        #expect(ArcGISResolver.serverRoots(in: .object(["servers": .string("x")])).isEmpty)
-    }
 }
 
 /// A federated server token left by another account (before a switch) is never handed out.

@@ -132,13 +132,6 @@ final class AlteredTokenService: HTTPTransport {
         }
     }
 
-    @Test func aStoredTokenWithALineBreakIsNotReadBack() throws {
-        let stored = #"{"accessToken":"abc\r\nX-Injected: 1","isSSLRequired":true}"#
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(TokenInfo.self, from: Data(stored.utf8)) }
-        let clean = #"{"accessToken":"abc.def-1","isSSLRequired":true}"#
-        #expect(try JSONDecoder().decode(TokenInfo.self, from: Data(clean.utf8)).accessToken == "abc.def-1")
-    }
-
     @Test func aDefaultSignInBindsTheTokenToTheRequestingAddressAndSendsNoReferer() async throws {
         try await Fixture.with { f in try await defaultSignInSendsNoReferer(f) }
     }

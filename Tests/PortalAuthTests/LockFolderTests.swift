@@ -64,14 +64,6 @@ private let nobody: uid_t = 65_534
         #expect(setgid?.message.contains("has mode 2750") == true, "\(setgid?.message ?? "")")
     }
 
-    @Test func permissionBitsAreFourOctalDigits() {
-        #expect(permissionBits(0o40700) == "0700")
-        #expect(permissionBits(0o41777) == "1777")
-        #expect(permissionBits(0o100644) == "0644")
-        #expect(permissionBits(0o104755) == "4755")
-        #expect(permissionBits(0) == "0000")
-    }
-
     @Test func aSymbolicLinkInPlaceOfTheFolderIsRefused() throws {
         let base = try privateFolder()
         defer { try? FileManager.default.removeItem(atPath: base) }

@@ -422,10 +422,4 @@ import Testing
         }
     }
 
-    @Test func arcGISOnlineOrganizationsUseTheSharedTokenService() {
-        #expect(ServerContext.isArcGISOnline("www.arcgis.com"))
-        #expect(ServerContext.isArcGISOnline("myorg.maps.arcgis.com"))
-        #expect(!ServerContext.isArcGISOnline("evilarcgis.com"))
-        #expect(!ServerContext.isArcGISOnline("arcgis.com.evil.net"))
-    }
 }

@@ -413,20 +413,6 @@ final class ScriptedBrowserBox: AuthorizationUserAgent {
     }
 }
 
-@Suite struct OAuthTokenAnswerTests {
-    func answer(_ text: String) throws -> ArcGISOAuthTokenResponse {
-        let endpoint = ArcGISOAuthTokenEndpoint(portal: try ServerContext("https://host.example.com/portal"))
-        return try endpoint.tokenResponse(from: try JSONValue.parse(Array(text.utf8), source: "test"), at: Date())
-    }
-
-    @Test func anEmptyRefreshTokenIsNone() throws {
-        let base = #"{"access_token": "abc", "expires_in": 1800, "username": "alice""#
-        #expect(try answer(base + #", "refresh_token": ""}"#).refreshToken == nil)
-        #expect(try answer(base + "}").refreshToken == nil)
-        #expect(try answer(base + #", "refresh_token": "r1"}"#).refreshToken == "r1")
-    }
-}
-
 @Suite struct OAuthApplicationTests {
     @Test func clientCredentialsAndAutomaticRenewal() async throws {
         try await OAuthFixture.with { f in

@@ -13,7 +13,7 @@ import Testing
         TokenCredential(
             serverContext: portal, tokenServiceURL: URL(string: portal.url + "/sharing/rest/generateToken")!,
             username: user, tokenInfo: TokenInfo(accessToken: value, expirationDate: nil, isSSLRequired: true),
-            referer: nil, expirationMinutes: 60)
+            referer: nil, tokenExpirationMinutes: 60)
     }
 
     func store() -> (ArcGISCredentialStore, MemoryCredentialBackend) {
@@ -119,10 +119,10 @@ extension AccountTests {
         let info = TokenInfo(accessToken: "fb", expirationDate: nil, isSSLRequired: true)
         let bobs = FederatedTokenCredential(
             serverContext: server, portal: portal, tokenInfo: info, username: "bob", referer: nil)
-        #expect(try await !store.addDerivedToken(bobs))
+        #expect(try await store.commit(bobs, origin: .federation) == .notStored)
         #expect(try await store.credential(for: server, reload: true) == nil)
         try await store.switchAccount(portal, to: "bob")
-        #expect(try await store.addDerivedToken(bobs))
+        #expect(try await store.commit(bobs, origin: .federation) == .stored)
         #expect(try await store.credential(for: server, reload: true)?.tokenInfo.accessToken == "fb")
     }
 }
@@ -135,12 +135,12 @@ extension AccountTests {
         try await store.addAccount(token("alice", "a"))
         try await store.addAccount(token("bob", "b"))
         try await store.switchAccount(portal, to: "bob")
-        try await store.addRenewedAccount(token("alice", "a2"))
+        try await store.commit(token("alice", "a2"), origin: .renewal)
         #expect(try await store.credential(for: portal, reload: true)?.tokenInfo.accessToken == "b")
         #expect(try await store.credential(for: portal, username: "alice")?.tokenInfo.accessToken == "a2")
         // Renewed through bob's own store after he became active: his active credential.
         let bobs = store.accountStore(username: "bob")
-        try await bobs.addRenewedAccount(token("bob", "b2"))
+        try await bobs.commit(token("bob", "b2"), origin: .renewal)
         #expect(try await store.credential(for: portal, reload: true)?.tokenInfo.accessToken == "b2")
         #expect(try await store.accounts(for: portal).map(\.username) == ["bob", "alice"])
     }

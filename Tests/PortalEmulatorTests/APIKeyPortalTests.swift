@@ -190,37 +190,6 @@ struct APIKeyPortalTests {
 
 @Suite("API keys: configuration")
 struct APIKeyConfigurationTests {
-    @Test("apiKeys and locationServicesPort decode, default and round-trip")
-    func decoding() throws {
-        let json = #"""
-            {"locationServicesPort":null,"apiKeys":[
-              {"key":"AAPTabc","expires":"2027-01-01T00:00:00Z","privileges":["premium:user:geocode"],
-               "referer":"https://app.example.com","clientId":"portal-auth-app","slot":2},
-              {"key":"AAPKlegacy","lifetimeSeconds":86400}]}
-            """#
-        let configuration = try JSONDecoder().decode(EmulatorConfiguration.self, from: Data(json.utf8))
-        #expect(configuration.locationServicesPort == nil)
-        #expect(configuration.apiKeys.count == 2)
-        #expect(configuration.apiKeys[0].expires == Date(timeIntervalSince1970: 1_798_761_600))
-        #expect(configuration.apiKeys[0].slot == 2)
-        #expect(configuration.apiKeys[1].lifetimeSeconds == 86400)
-        #expect(configuration.apiKeys[1].privileges.isEmpty)
-        let again = try JSONDecoder().decode(
-            EmulatorConfiguration.self, from: try JSONEncoder().encode(configuration))
-        #expect(again == configuration)
-        #expect(EmulatorConfiguration.default.locationServicesPort == 0)
-        #expect(EmulatorConfiguration.default.apiKeys.isEmpty)
-    }
-
-    @Test(
-        "malformed keys are refused",
-        arguments: [
-            #"{"key":"sk-not-esri"}"#, #"{"key":"AAPT with space"}"#, #"{"key":"AAPTx","slot":3}"#,
-            #"{"key":"AAPTx","expires":"tomorrow"}"#, #"{"key":"AAPTx","expires":"2027-01-01","lifetimeSeconds":5}"#,
-        ])
-    func malformed(_ json: String) {
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(EmulatorAPIKey.self, from: Data(json.utf8)) }
-    }
 
     @Test("without location services helperServices fall back to the federated server")
     func noLocationServices() async throws {

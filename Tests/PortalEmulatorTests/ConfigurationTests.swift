@@ -5,48 +5,6 @@ import Testing
 
 @Suite("Configuration")
 struct ConfigurationTests {
-    @Test("defaults")
-    func defaults() {
-        let configuration = EmulatorConfiguration.default
-        #expect(configuration.host == "127.0.0.1")
-        #expect(configuration.port == 0)
-        #expect(configuration.httpPort == nil)
-        #expect(configuration.extraHostnames.isEmpty)
-        #expect(configuration.caCertificatePath == nil)
-        #expect(configuration.portalName == "Emulated Portal")
-        #expect(configuration.tokenLifetimeMinutes == 60)
-        #expect(configuration.maxTokenLifetimeMinutes == 20160)
-        #expect(configuration.serverAcceptsPortalTokens == true)
-        #expect(configuration.maxRecordCount == 1000)
-        #expect(configuration.latencyMilliseconds == 0)
-        #expect(configuration.users.map(\.username) == ["alice", "bob"])
-        let alice = configuration.users[0]
-        #expect(alice.password == "alice-pass-123")
-        #expect(alice.fullName == "Alice Anderson")
-        #expect(alice.email == "alice@example.com")
-        #expect(alice.role == "org_admin")
-        #expect(alice.thumbnail == "alice.png")
-        let bob = configuration.users[1]
-        #expect(bob.password == "bob-pass-456")
-        #expect(bob.fullName == "Bob Brown")
-        #expect(bob.role == "org_user")
-        #expect(bob.thumbnail == nil)
-    }
-
-    @Test("every key is optional in JSON")
-    func partialJSON() throws {
-        let json = #"{"portalName":"P","httpPort":0,"users":[{"username":"carol","password":"pw"}]}"#
-        let configuration = try JSONDecoder().decode(EmulatorConfiguration.self, from: Data(json.utf8))
-        #expect(configuration.portalName == "P")
-        #expect(configuration.httpPort == 0)
-        #expect(configuration.port == 0)
-        #expect(configuration.tokenLifetimeMinutes == 60)
-        #expect(configuration.users.count == 1)
-        #expect(configuration.users[0].fullName == "carol")
-        #expect(configuration.users[0].role == "org_user")
-        let empty = try JSONDecoder().decode(EmulatorConfiguration.self, from: Data("{}".utf8))
-        #expect(empty == .default)
-    }
 
     @Test("config/emulator.json is the default configuration written out")
     func shippedFile() throws {

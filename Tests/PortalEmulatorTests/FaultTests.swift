@@ -138,20 +138,4 @@ struct FaultTests {
         }
     }
 
-    @Test("the fault table fires in order and uses up counts")
-    func faultTable() {
-        let table = FaultTable()
-        table.add([
-            Fault(kind: .latency, count: 1, milliseconds: 50),
-            Fault(kind: .rejectAllTokens, count: 1),
-            Fault(kind: .http500, pathContains: "/a", count: 2),
-        ])
-        #expect(table.fire(path: "/b", carriesToken: false) == FiredFaults(latencyMilliseconds: 50, fault: nil))
-        #expect(
-            table.fire(path: "/a", carriesToken: true) == FiredFaults(latencyMilliseconds: 0, fault: .rejectAllTokens))
-        #expect(table.fire(path: "/a", carriesToken: true) == FiredFaults(latencyMilliseconds: 0, fault: .http500))
-        #expect(table.fire(path: "/a", carriesToken: false) == FiredFaults(latencyMilliseconds: 0, fault: .http500))
-        #expect(table.fire(path: "/a", carriesToken: false) == FiredFaults())
-        #expect(table.armed.isEmpty)
-    }
 }

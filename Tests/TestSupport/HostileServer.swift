@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Tests/Fixtures/hostile-https-server.py as a child process: an HTTPS server on 127.0.0.1 whose
 /// answers never end or never fit (a 512 MiB body, an endless body, a gzip bomb, endless headers,

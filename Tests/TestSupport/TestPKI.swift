@@ -1,5 +1,5 @@
 import CPortalAuth
-public import Foundation
+import Foundation
 
 // MARK: - PKI
 

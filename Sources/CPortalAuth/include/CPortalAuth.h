@@ -17,4 +17,6 @@
 #include "pa_spawn.h"
 #include "pa_process.h"
 #include "pa_exec.h"
+/* (Listed so the module is whole; Swift has no use for it.) */
+#include "pa_dl.h"
 #endif

@@ -10,24 +10,24 @@ public import Foundation
 ///
 /// Shared by every plugin that signs a user in through a browser: OAuth user credentials
 /// (ArcGIS portals) and IAP credentials (Microsoft Entra ID).
-package struct AuthorizationCodeRequest: Sendable {
+public struct AuthorizationCodeRequest: Sendable {
     /// The authorization endpoint, for example `{portal}/sharing/rest/oauth2/authorize`.
-    package var authorizeURL: URL
+    public var authorizeURL: URL
     /// The registered client (app) ID.
-    package var clientID: String
+    public var clientID: String
     /// Where the browser comes back to.
-    package var redirect: AuthorizationRedirect
+    public var redirect: AuthorizationRedirect
     /// Scopes, sent space-separated as `scope` when not empty.
-    package var scopes: [String]
+    public var scopes: [String]
     /// The OpenID Connect `prompt` (`login`, `consent`, …); nil or empty sends none.
-    package var prompt: String?
+    public var prompt: String?
     /// Further parameters (ArcGIS's `expiration`, for example).
-    package var extraParameters: [(String, String)]
+    public var extraParameters: [(String, String)]
     /// How long to wait for the browser to come back, in seconds.
-    package var timeout: TimeInterval
+    public var timeout: TimeInterval
 
     /// Creates a request.
-    package init(
+    public init(
         authorizeURL: URL, clientID: String, redirect: AuthorizationRedirect, scopes: [String] = [],
         prompt: String? = nil,
         extraParameters: [(String, String)] = [], timeout: TimeInterval = 300
@@ -43,16 +43,16 @@ package struct AuthorizationCodeRequest: Sendable {
 }
 
 /// An authorization code and what the token request needs with it.
-package struct AuthorizationCodeGrant: Sendable {
+public struct AuthorizationCodeGrant: Sendable {
     /// The code (single use, short-lived; never logged).
-    package var code: String
+    public var code: String
     /// The exact `redirect_uri` the code was issued for.
-    package var redirectURI: String
+    public var redirectURI: String
     /// The PKCE verifier matching the challenge that was sent.
-    package var codeVerifier: String
+    public var codeVerifier: String
 
     /// The token request's form parameters for this grant.
-    package func tokenParameters(clientID: String) -> [(String, String)] {
+    public func tokenParameters(clientID: String) -> [(String, String)] {
         [
             ("grant_type", "authorization_code"), ("client_id", clientID), ("code", code),
             ("redirect_uri", redirectURI), ("code_verifier", codeVerifier),
@@ -63,9 +63,9 @@ package struct AuthorizationCodeGrant: Sendable {
 /// The browser part of the authorization-code flow with PKCE: builds the authorization URL with a
 /// fresh verifier and state, shows it through an ``AuthorizationUserAgent``, gets the code back
 /// (loopback listener, pasted code, or pasted URL) and checks the state.
-package enum AuthorizationCodeFlow {
+public enum AuthorizationCodeFlow {
     /// Runs the flow up to the code. Nothing is stored; the caller exchanges the code.
-    package static func authorize(
+    public static func authorize(
         _ request: AuthorizationCodeRequest, userAgent: any AuthorizationUserAgent, logger: Logger
     ) async throws -> AuthorizationCodeGrant {
         let pkce = try PKCE()

@@ -5,9 +5,9 @@ public import Foundation
 #endif
 
 /// Where the authorization server sends the browser back to, and so how the code comes back.
-package enum AuthorizationRedirect: Sendable, Equatable, CustomStringConvertible {
+public enum AuthorizationRedirect: Sendable, Equatable, CustomStringConvertible {
     /// `urn:ietf:wg:oauth:2.0:oob`: the portal shows the code and the user pastes it.
-    package static let outOfBandURI = "urn:ietf:wg:oauth:2.0:oob"
+    public static let outOfBandURI = "urn:ietf:wg:oauth:2.0:oob"
 
     /// A loopback listener on 127.0.0.1 (RFC 8252 §7.3): on `port`, or on a free port when nil;
     /// the redirect URI is `http://HOST:PORT<path>`, HOST being `127.0.0.1` (recommended) or
@@ -21,7 +21,7 @@ package enum AuthorizationRedirect: Sendable, Equatable, CustomStringConvertible
 
     /// Classifies a configured redirect URL: `urn:ietf:wg:oauth:2.0:oob`, `http://127.0.0.1[:PORT]/path`
     /// or `http://localhost[:PORT]/path` (loopback), anything else (custom).
-    package init(_ string: String) throws {
+    public init(_ string: String) throws {
         if string == Self.outOfBandURI { self = .outOfBand; return }
         guard let url = URL(string: string), let scheme = url.scheme?.lowercased(),
             url.host(percentEncoded: false) != nil
@@ -45,12 +45,12 @@ package enum AuthorizationRedirect: Sendable, Equatable, CustomStringConvertible
     }
 
     /// The default: a loopback listener on a free port at `/oauth/callback`.
-    package static var defaultLoopback: AuthorizationRedirect {
+    public static var defaultLoopback: AuthorizationRedirect {
         .loopback(host: "127.0.0.1", port: nil, path: "/oauth/callback")
     }
 
     /// The `redirect_uri` to send once the listener (if any) is on `boundPort`.
-    package func redirectURI(boundPort: Int?) -> String {
+    public func redirectURI(boundPort: Int?) -> String {
         switch self {
         case .loopback(let host, let port, let path): return "http://\(host):\(boundPort ?? port ?? 0)\(path)"
         case .outOfBand: return Self.outOfBandURI
@@ -59,7 +59,7 @@ package enum AuthorizationRedirect: Sendable, Equatable, CustomStringConvertible
     }
 
     /// The configured form (a loopback without a port has none).
-    package var description: String {
+    public var description: String {
         switch self {
         case .loopback(let host, let port, let path): return "http://\(host)\(port.map { ":\($0)" } ?? "")\(path)"
         case .outOfBand: return Self.outOfBandURI

@@ -8,21 +8,21 @@ import Foundation
 ///
 /// The verifier is 64 bytes from OpenSSL's CSPRNG written in base64url (86 characters, inside
 /// the 43-128 the RFC allows); the challenge is BASE64URL(SHA-256(verifier)).
-package struct PKCE: Sendable, Equatable {
+public struct PKCE: Sendable, Equatable {
     /// The secret sent with the token request (never logged).
-    package let codeVerifier: String
+    public let codeVerifier: String
     /// The digest sent with the authorization request.
-    package let codeChallenge: String
+    public let codeChallenge: String
     /// Always `S256`: the plain method is never used.
-    package var codeChallengeMethod: String { "S256" }
+    public var codeChallengeMethod: String { "S256" }
 
     /// A fresh verifier and its challenge.
-    package init() throws {
+    public init() throws {
         try self.init(verifier: PortalAuthCrypto.base64URL(PortalAuthCrypto.randomBytes(64)))
     }
 
     /// The challenge for a given verifier (43-128 characters of `A-Z a-z 0-9 - . _ ~`).
-    package init(verifier: String) throws {
+    public init(verifier: String) throws {
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         guard (43...128).contains(verifier.count), verifier.allSatisfy(allowed.contains) else {
             throw PortalAuthError(
@@ -34,7 +34,7 @@ package struct PKCE: Sendable, Equatable {
     }
 
     /// A random `state` value (32 bytes, base64url) to match the answer to the request.
-    package static func makeState() throws -> String {
+    public static func makeState() throws -> String {
         PortalAuthCrypto.base64URL(try PortalAuthCrypto.randomBytes(32))
     }
 }

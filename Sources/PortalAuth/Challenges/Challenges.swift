@@ -169,7 +169,10 @@ public protocol AuthenticationChallengeHandler: Sendable {
     var iapCredentialTypes: [any IAPAuthorizationCredential.Type] { get }
     /// Whether the plugin answers this challenge.
     func canHandle(_ challenge: AuthenticationChallenge) -> Bool
-    /// Answers the challenge.
+    /// Answers the challenge. The plugin sends its own requests (a token service, a sign-in page's
+    /// endpoints) through `services`, which carries a host's network credentials and a proxy's token
+    /// but answers no ArcGIS challenge; never through the manager, whose request to the server being
+    /// signed in to would wait for this very sign-in.
     func handle(
         _ challenge: AuthenticationChallenge, services: AuthenticationServices
     ) async throws -> AuthenticationChallenge.Disposition

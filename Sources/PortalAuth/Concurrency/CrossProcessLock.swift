@@ -84,10 +84,14 @@ enum CrossProcessLock {
     /// already answers this caller (another process renewed the credential): then its answer is
     /// returned without taking the lock. So a crowd of processes that all need one renewal read the
     /// result side by side, instead of each holding the lock in turn to find there is nothing to do.
+    ///
+    /// A task that already holds the lock for `key` (the commit of a renewal, under the renewal's
+    /// lock) runs `body` at once: the lock is held by the work it is part of.
     static func withLock<T: Sendable>(
         _ key: String, timeout: Double = 60, settled: (() async throws -> T?)? = nil,
         _ body: () async throws -> T
     ) async throws -> T {
+        if heldKeys.contains(key) { return try await body() }
         let (fd, path) = try openLockFile(for: key)
         defer { close(fd) }
         var patience = Patience(timeout: timeout)
@@ -101,8 +105,11 @@ enum CrossProcessLock {
             try await Task.sleep(for: .milliseconds(5))
         }
         defer { release(fd) }
-        return try await body()
+        return try await $heldKeys.withValue(heldKeys.union([key])) { try await body() }
     }
+
+    /// The keys whose lock the current task (and the tasks it started) holds.
+    @TaskLocal static var heldKeys: Set<String> = []
 
     /// Runs `body` on the calling thread (which it blocks while waiting) holding the lock for
     /// `key`, shared (several readers) or exclusive (one writer); waits while the lock changes

@@ -17,20 +17,25 @@ final class ProvisionalNetworkCredential: Sendable {
     let options: TransportOptions
     /// What it answers.
     let categories: Set<NetworkCredentialCategory>
-    /// Whether the server's acceptance stores it.
-    let storesWhenAccepted: Bool
+    /// Whether a program registers it (``AuthenticationManager/signIn(with:verifying:)``): stored
+    /// only once the whole request succeeded.
+    let registering: Bool
+    /// Whether it is the user's own Kerberos ticket, picked up for a request (never stored).
+    let isUsersOwnTicket: Bool
     private let stored: Locked<Bool>
 
     /// - Parameters:
     ///   - alreadyStored: it came from the store.
-    ///   - registering: a program registers it (it is stored even when it is the user's own ticket).
+    ///   - registering: a program registers it (it is stored even when it is the user's own
+    ///     ticket, and only once its request succeeded).
     init(_ credential: any NetworkCredential, alreadyStored: Bool = false, registering: Bool = false) {
         self.credential = credential
         var options = TransportOptions()
         credential.apply(to: &options)
         self.options = options
         self.categories = NetworkCredentialCategory.of(options)
-        self.storesWhenAccepted = registering || !Self.isUsersOwnKerberosTicket(options)
+        self.registering = registering
+        self.isUsersOwnTicket = Self.isUsersOwnKerberosTicket(options)
         self.stored = Locked(alreadyStored)
     }
 
@@ -41,11 +46,19 @@ final class ProvisionalNetworkCredential: Sendable {
         return auth.schemes == [.negotiate] && auth.password.isEmpty
     }
 
-    func commit(to store: NetworkCredentialStore) async throws {
+    /// Commits the credential (once) when ``CredentialCommit/storesNetworkCredential(registering:usersOwnTicket:accepted:succeeded:)``
+    /// says so; returns whether it is settled (stored, or never to be): otherwise the request
+    /// keeps carrying it.
+    @discardableResult
+    func commit(to store: NetworkCredentialStore, accepted: Bool, succeeded: Bool) async throws -> Bool {
+        guard accepted, !registering || succeeded else { return false }
+        let stores = CredentialCommit.storesNetworkCredential(
+            registering: registering, usersOwnTicket: isUsersOwnTicket, accepted: accepted, succeeded: succeeded)
         let first = stored.withLock { stored -> Bool in
             defer { stored = true }
             return !stored
         }
-        if first, storesWhenAccepted { try await store.add(credential) }
+        if first, stores { try await store.commit(credential, origin: registering ? .signIn : .replacement) }
+        return true
     }
 }

@@ -58,7 +58,7 @@ extension CredentialStore: RenewalStore {
         guard let typed = credential as? Credential else {
             throw PortalAuthError(.internalError, "a renewal returned a credential of another family", remedy: .none)
         }
-        try await add(typed)
+        try await commit(typed, origin: .renewal)
     }
 }
 
@@ -77,6 +77,8 @@ final class RenewOnce: Sendable {
 
     /// What credentials renew themselves with.
     private let services: AuthenticationServices
+    /// The program's way to renew an ArcGIS credential that cannot renew itself, if any.
+    let unattended = Locked<(any UnattendedRenewal)?>(nil)
 
     init(usesCrossProcessLocks: Bool, services: AuthenticationServices) {
         self.usesCrossProcessLocks = usesCrossProcessLocks
@@ -111,21 +113,18 @@ final class RenewOnce: Sendable {
         let credential = renewal.credential
         let current = Renewal.token(credential)
         let stored = try await renewal.store.storedCopy(of: credential, reload: usesCrossProcessLocks)
-        if let stored {
-            let info = Renewal.token(stored)
-            // Another task or process renewed it while we waited for the lock: a different,
-            // unexpired token is that renewal (even when its lifetime is shorter than the leeway,
-            // renewing again would only repeat it).
-            if info.accessToken != current.accessToken, !info.expires(within: 30) { return stored }
-            if !renewal.refused, !info.expires(within: stored.renewalLeeway) { return stored }
+        switch RenewalDecision.firstStep(
+            current: current, stored: stored.map(Renewal.token), storedLeeway: stored?.renewalLeeway ?? 0,
+            refused: renewal.refused, crossProcess: usesCrossProcessLocks)
+        {
+        case .useStored: return stored
+        case .signedOut: return nil
+        case .renew: break
         }
-        // Signed out meanwhile (another process ran logout): do not bring it back.
-        if usesCrossProcessLocks, stored == nil { return nil }
         logger.debug("renewing credential", metadata: renewal.logMetadata)
         let renewed: (any StoredCredential)?
         do {
-            renewed = try await (renewal.renewsStoredCopy ? stored ?? credential : credential).renewedCredential(
-                using: services)
+            renewed = try await renewedCredential(of: renewal.renewsStoredCopy ? stored ?? credential : credential)
         } catch let error as PortalAuthError
             where error.code != .authenticationFailed && !renewal.refused && !current.isExpired()
         {
@@ -140,6 +139,60 @@ final class RenewOnce: Sendable {
             return renewed
         }
         if let fallback = renewal.fallback, let fresh = try await fallback() { return fresh }
-        return renewal.refused || current.isExpired() ? nil : credential
+        switch RenewalDecision.whenNothingRenews(refused: renewal.refused, expired: current.isExpired()) {
+        case .current: return credential
+        case .none: return nil
+        }
+    }
+
+    /// The credential's own renewal, else the program's unattended one (an ArcGIS credential of
+    /// its own server context only: a federated server token is obtained again from its portal).
+    private func renewedCredential(of credential: any StoredCredential) async throws -> (any StoredCredential)? {
+        if let renewed = try await credential.renewedCredential(using: services) { return renewed }
+        guard let arcGIS = credential as? any ArcGISCredential, arcGIS.derivedFrom == nil,
+            let unattended = unattended.withLock({ $0 })
+        else { return nil }
+        return try await unattended.renewed(arcGIS, services: services)
+    }
+}
+
+/// ``RenewOnce``'s decisions, without I/O (their table: `Tests/PortalAuthUnitTests/LifecycleStateTests.swift`).
+enum RenewalDecision {
+    /// What a renewal does first, from the stored copy read under the lock.
+    enum FirstStep: Equatable {
+        /// The stored copy answers: renewed by another task or process meanwhile, or not close to
+        /// expiry (and not refused).
+        case useStored
+        /// Signed out meanwhile (another process ran logout): not brought back.
+        case signedOut
+        /// Renew it.
+        case renew
+    }
+
+    /// What is used when nothing renewed the credential.
+    enum WhenNothingRenews: Equatable {
+        /// The current credential, until it expires.
+        case current
+        /// Nothing: it was refused, or it expired.
+        case none
+    }
+
+    /// The first step for `current` when `stored` (with its leeway) is what the store holds now.
+    /// A different, unexpired stored token is another's renewal (even when its lifetime is shorter
+    /// than the leeway, renewing again would only repeat it); a refused token renews even before
+    /// its expiry.
+    static func firstStep(
+        current: TokenInfo, stored: TokenInfo?, storedLeeway: TimeInterval, refused: Bool, crossProcess: Bool
+    ) -> FirstStep {
+        guard let stored else { return crossProcess ? .signedOut : .renew }
+        if stored.accessToken != current.accessToken, !stored.expires(within: 30) { return .useStored }
+        if !refused, !stored.expires(within: storedLeeway) { return .useStored }
+        return .renew
+    }
+
+    /// When nothing renewed it: a refused or expired credential is not used again; one only close
+    /// to expiry is used until it expires.
+    static func whenNothingRenews(refused: Bool, expired: Bool) -> WhenNothingRenews {
+        refused || expired ? .none : .current
     }
 }

@@ -99,7 +99,7 @@ extension AuthenticationManager {
         let fresh = ProvisionalNetworkCredential(credential, registering: true)
         // A 4xx or 5xx answer throws: the credential is stored only with a successful answer.
         let response = try await send(ArcGISRequest(url: url, expectsJSON: false), presetting: fresh)
-        try await fresh.commit(to: networkCredentialStore)
+        try await fresh.commit(to: networkCredentialStore, accepted: true, succeeded: true)
         return response
     }
 }

@@ -68,7 +68,7 @@ extension AuthenticationManager {
     }
 
     /// Sends one attempt for `target` with the credentials of its server context and host through
-    /// the credential chain (``requestTransport``).
+    /// the proxy's layer of the chain (``attemptTransport``): the network credentials are merged once, here.
     func sendAttempt(
         _ target: RequestTarget, _ placement: ArcGISRequest.TokenPlacement,
         _ provisional: [ProvisionalNetworkCredential]
@@ -83,8 +83,8 @@ extension AuthenticationManager {
         // The scope decision (+Scope): the user's credential, else the API key, only inside its scope.
         let credential = try await attachableCredential(for: target.url)
         if credential == nil, arcGIS.pendingChallenge(for: target.url) != nil { return .signInStarted }
-        // The request's own fresh network credentials go with it; the chain adds the stored ones
-        // under them, as it does for plugins' requests, and `options` is what it sends.
+        // The request's own fresh network credentials go with it, the stored ones under them, merged
+        // once here (as the chain merges them for plugins' requests): `options` is what it sends.
         var own = TransportOptions()
         for fresh in provisional where fresh.credential.host == host { fresh.credential.apply(to: &own) }
         let options = NetworkCredentialTransport.merged(
@@ -99,7 +99,7 @@ extension AuthenticationManager {
                 "credential": "\(credential.map { type(of: $0).kind } ?? "none")",
             ])
         let attempt = RequestAttempt(url: target.url, host: host, credential: credential, options: options)
-        do { return .sent(attempt, .success(try await requestTransport.send(http, options: own))) } catch {
+        do { return .sent(attempt, .success(try await attemptTransport.send(http, options: options))) } catch {
             return .sent(attempt, .failure(error))
         }
     }

@@ -43,11 +43,12 @@ public final class AuthenticationManager: Sendable {
     let network: NetworkResolver
     /// Answers identity-aware proxies' sign-in demands.
     let iap: IAPResolver
-    /// The credential chain (proxy token, then network credentials) the loop sends through.
-    let requestTransport: any HTTPTransport
-    /// The proxy's token alone, for a request that must go without the host's stored HTTP
-    /// password (``httpAuthenticationOffer(for:)``).
+    /// The proxy's token alone: the loop sends each attempt through it with the network
+    /// credentials it merged once (``sendAttempt(_:_:_:)``), and a request that must go without
+    /// the host's stored HTTP password (``httpAuthenticationOffer(for:)``) goes through it too.
     let proxyOnlyTransport: any HTTPTransport
+    /// What the loop sends an attempt through (``proxyOnlyTransport``).
+    var attemptTransport: any HTTPTransport { proxyOnlyTransport }
     /// Each host's gate: at most ``requestsInFlightPerHost`` requests in the transport at once.
     let gates = Locked<[String: AsyncGate]>([:])
     /// API key (#22): the key ``apiKey`` holds; used only where no user credential applies (+APIKey).
@@ -82,7 +83,6 @@ public final class AuthenticationManager: Sendable {
         // ...and, behind an identity-aware proxy, the proxy's token.
         let chain = IAPAuthorizingTransport(base: networked, iapAuthorization: iapAuthorization)
         self.services = AuthenticationServices(transport: chain, logger: logger)
-        self.requestTransport = chain
         self.proxyOnlyTransport = IAPAuthorizingTransport(base: transport, iapAuthorization: iapAuthorization)
         self.registry = HandlerRegistry(arcGISStore: arcGISCredentialStore, iapStore: iapStore, services: services)
         self.arcGIS = ArcGISResolver(

@@ -7,20 +7,20 @@ public import Foundation
 /// A strict reader for JSON configuration files (IAP and OAuth user sign-in): every
 /// problem is an error that names the file, the key and what is expected, and unknown keys are
 /// refused so that a typo never passes silently.
-package struct ConfigurationFile: Sendable {
+public struct ConfigurationFile: Sendable {
     /// Where the configuration came from, for messages.
-    package let source: String
+    public let source: String
     /// The top-level object.
-    package let members: [String: JSONValue]
+    public let members: [String: JSONValue]
     /// Which kind of file it was read as, and why (set by ``readingKind(among:)``), for messages.
-    package var readAs: String?
+    public var readAs: String?
 
     /// Where the configuration came from and, once decided, which kind it was read as: the
     /// prefix of every message about the file.
-    package var context: String { source + (readAs.map { " (read as \($0))" } ?? "") }
+    public var context: String { source + (readAs.map { " (read as \($0))" } ?? "") }
 
     /// Reads and parses a file.
-    package init(contentsOf path: String) throws {
+    public init(contentsOf path: String) throws {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -34,7 +34,7 @@ package struct ConfigurationFile: Sendable {
     }
 
     /// Parses JSON text.
-    package init(data: [UInt8], source: String) throws {
+    public init(data: [UInt8], source: String) throws {
         self.source = source
         // Strict JSON first: what lenient decoders let through is refused with its place.
         if let problem = StrictJSON.firstProblem(in: data) {
@@ -68,7 +68,7 @@ package struct ConfigurationFile: Sendable {
     }
 
     /// Refuses keys outside `allowed`, naming the first unknown one.
-    package func requireOnlyKeys(_ allowed: Set<String>) throws {
+    public func requireOnlyKeys(_ allowed: Set<String>) throws {
         if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw PortalAuthError(
                 .invalidConfiguration,
@@ -78,7 +78,7 @@ package struct ConfigurationFile: Sendable {
     }
 
     /// Whether a key is present.
-    package func has(_ key: String) -> Bool { members[key] != nil }
+    public func has(_ key: String) -> Bool { members[key] != nil }
 
     private func wrongType(_ key: String, _ expected: String) -> PortalAuthError {
         PortalAuthError(
@@ -87,7 +87,7 @@ package struct ConfigurationFile: Sendable {
     }
 
     /// A required string.
-    package func string(_ key: String, allowEmpty: Bool = false) throws -> String {
+    public func string(_ key: String, allowEmpty: Bool = false) throws -> String {
         guard let value = members[key] else {
             throw PortalAuthError(
                 .invalidConfiguration, "\(context): missing key \"\(key)\" (a string)",
@@ -99,13 +99,13 @@ package struct ConfigurationFile: Sendable {
     }
 
     /// An optional string.
-    package func optionalString(_ key: String) throws -> String? {
+    public func optionalString(_ key: String) throws -> String? {
         guard members[key] != nil else { return nil }
         return try string(key, allowEmpty: true)
     }
 
     /// A required array of strings; `nonEmpty` refuses `[]`.
-    package func strings(_ key: String, nonEmpty: Bool = false) throws -> [String] {
+    public func strings(_ key: String, nonEmpty: Bool = false) throws -> [String] {
         guard let value = members[key] else {
             throw PortalAuthError(
                 .invalidConfiguration, "\(context): missing key \"\(key)\" (an array of strings)",
@@ -124,7 +124,7 @@ package struct ConfigurationFile: Sendable {
     }
 
     /// An optional positive integer.
-    package func optionalPositiveInteger(_ key: String) throws -> Int? {
+    public func optionalPositiveInteger(_ key: String) throws -> Int? {
         guard let value = members[key] else { return nil }
         guard case .number(let number) = value, number == number.rounded(), number > 0, number < 1e9 else {
             throw wrongType(key, "a positive whole number")
@@ -133,14 +133,14 @@ package struct ConfigurationFile: Sendable {
     }
 
     /// An optional boolean.
-    package func optionalBool(_ key: String) throws -> Bool? {
+    public func optionalBool(_ key: String) throws -> Bool? {
         guard let value = members[key] else { return nil }
         guard case .bool(let bool) = value else { throw wrongType(key, "true or false") }
         return bool
     }
 
     /// A required URL with an https scheme (http only for a loopback host).
-    package func httpsURL(_ key: String) throws -> URL {
+    public func httpsURL(_ key: String) throws -> URL {
         let string = try string(key)
         // In its one strict reading, as every URL that leads to a credential is read.
         let url: URL
@@ -157,7 +157,7 @@ package struct ConfigurationFile: Sendable {
 
     /// Whether `url` is https, or http to a loopback host (127.0.0.1, localhost, ::1): the rule
     /// for every URL a configuration gives (sign-in pages, token endpoints, portals).
-    package static func isSecureOrLoopback(_ url: URL) -> Bool {
+    public static func isSecureOrLoopback(_ url: URL) -> Bool {
         guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false)?.lowercased(),
             !host.isEmpty
         else { return false }
@@ -165,12 +165,12 @@ package struct ConfigurationFile: Sendable {
     }
 
     /// Whether `host` is a loopback name or address (127.0.0.1, localhost, ::1, with or without brackets).
-    package static func isLoopback(host: String) -> Bool {
+    public static func isLoopback(host: String) -> Bool {
         ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
     }
 
     /// Whether two URLs have the same origin (scheme, host and port, default ports included).
-    package static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+    public static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
         func port(_ url: URL) -> Int { url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443) }
         return a.scheme?.lowercased() == b.scheme?.lowercased()
             && a.host(percentEncoded: false)?.lowercased() == b.host(percentEncoded: false)?.lowercased()
@@ -180,16 +180,16 @@ package struct ConfigurationFile: Sendable {
 
 /// A kind of configuration file: its `type` value and its keys. A file without `type` is read as
 /// the one kind whose keys hold all of its keys (see ``ConfigurationFile/readingKind(among:)``).
-package struct ConfigurationKind: Sendable, Equatable {
+public struct ConfigurationKind: Sendable, Equatable {
     /// The `type` value (`iap`, `oauth-user`, `oauth-application`).
-    package var type: String
+    public var type: String
     /// What it describes, for messages: "an identity-aware proxy (IAP) sign-in".
-    package var name: String
+    public var name: String
     /// Every key a file of this kind may have.
-    package var keys: Set<String>
+    public var keys: Set<String>
 
     /// Creates a kind.
-    package init(type: String, name: String, keys: Set<String>) {
+    public init(type: String, name: String, keys: Set<String>) {
         self.type = type
         self.name = name
         self.keys = keys
@@ -202,7 +202,7 @@ extension ConfigurationFile {
     /// keys: the one kind whose keys hold all of the file's, or, when several do, the first of
     /// them (`kinds` in order of preference); when none does (an unknown or misspelt key), the
     /// kind sharing the most keys with the file, whose reader then names the unknown key.
-    package mutating func readingKind(among kinds: [ConfigurationKind]) throws -> ConfigurationKind {
+    public mutating func readingKind(among kinds: [ConfigurationKind]) throws -> ConfigurationKind {
         if let type = try optionalString("type") {
             guard let kind = kinds.first(where: { $0.type == type }) else {
                 let types = kinds.map { "\"\($0.type)\"" }.joined(separator: ", ")

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// A JSON value, for ArcGIS responses whose shape the caller does not fix in advance.
@@ -111,7 +111,7 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
     /// ArcGIS Server versions send `expires` as a string). Anything else (`"soon"`, `"nan"`, `true`,
     /// `"1e3"`) throws: a token whose lifetime cannot be read would be kept as one that never
     /// expires, and never renewed.
-    package func lifetime(_ key: String, from issuer: String) throws -> Double? {
+    public func lifetime(_ key: String, from issuer: String) throws -> Double? {
         guard let value = self[key] else { return nil }
         switch value {
         case .null: return nil

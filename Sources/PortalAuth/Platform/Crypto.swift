@@ -1,9 +1,9 @@
 internal import CPortalAuth
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// Randomness and hashing from OpenSSL's libcrypto (loaded on first use).

@@ -14,9 +14,9 @@ import Foundation
 /// which the HTTP event-loop thread then uses (`gss_krb5_ccache_name`, per thread: the process's
 /// environment is not changed, and the ticket is never written to disk). One process signs in to
 /// Negotiate servers with a password as one user; the ticket is obtained again when it nears expiry.
-package enum KerberosTicket {
+public enum KerberosTicket {
     /// The credential cache in memory that tickets obtained with a password go to.
-    package static let memoryCache = "MEMORY:portal-auth"
+    public static let memoryCache = "MEMORY:portal-auth"
     /// What this process knows, so requests do not ask GSS-API or the KDC each time: the ticket in
     /// ``memoryCache`` (its principal and expiry), the user's own ticket (checked at most once a
     /// minute), and a principal and password the KDC refused or could not take (retried after a
@@ -31,7 +31,7 @@ package enum KerberosTicket {
     private static let exchanges = SingleFlight<String, Void>()
 
     /// The principal of the user's current, unexpired ticket (`alice@REALM`), or `nil`.
-    package static func current() -> String? {
+    public static func current() -> String? {
         var buffer = [CChar](repeating: 0, count: 512)
         guard pa_gss_ticket_principal(&buffer, buffer.count) == 0 else { return nil }
         return CString.text(buffer)
@@ -44,7 +44,7 @@ package enum KerberosTicket {
 
     /// Refuses a request that relies on the user's own ticket for `principal` while this process's
     /// HTTP thread uses a ticket obtained with a password for another user: it would sign in as that one.
-    package static func checkUserTicket(principal: String, for host: String) throws {
+    public static func checkUserTicket(principal: String, for host: String) throws {
         guard let held = known.withLock({ $0.obtained }), held.expires > Date(), !principal.isEmpty,
             !samePrincipal(held.principal, principal)
         else { return }
@@ -62,7 +62,7 @@ package enum KerberosTicket {
     /// Makes sure requests have a ticket for `principal` (`alice` or `alice@REALM`): the user's
     /// current one when it is that principal's, otherwise one obtained with `password` from the KDC.
     /// Throws ``PortalAuthError/Code/authenticationFailed`` when the KDC refuses the password.
-    package static func ensure(principal: String, password: String, for host: String) async throws {
+    public static func ensure(principal: String, password: String, for host: String) async throws {
         let now = Date()
         let state = known.withLock { $0 }
         if let held = state.obtained, held.expires.timeIntervalSince(now) > 0 {

@@ -106,7 +106,7 @@ extension ArcGISResolver {
         case .exchange:
             credential = try await exchange(server: server, portal: portal, tokenServiceURL: tokenServiceURL)
         }
-        if try await !arcGISCredentialStore.addDerivedToken(credential) {
+        if try await arcGISCredentialStore.commit(credential, origin: .federation) == .notStored {
             logger.debug("server token not stored: the portal's account changed", metadata: ["server": "\(server)"])
         }
         return credential
@@ -120,9 +120,13 @@ extension ArcGISResolver {
         let serviceURL = try tokenService(of: portal, named: tokenServiceURL, for: server)
         var portal = portal
         var answer = try await requestServerToken(for: server, portal: portal, at: serviceURL)
-        if case .refused(498) = answer, let renewed = try await renew(portal, refused: true),
-            renewed.tokenInfo.accessToken != portal.tokenInfo.accessToken
-        {
+        if case .refused(498) = answer {
+            // The portal refused its own token before its expiry (a restart, a revocation): its
+            // sign-in renews through the one renewal path, or it expired or was revoked (never
+            // "not federated": the server's federation is not in question).
+            guard let renewed = try await renew(portal, refused: true),
+                renewed.tokenInfo.accessToken != portal.tokenInfo.accessToken
+            else { throw Self.signInExpired(portal) }
             logger.debug(
                 "the portal refused its own token in the exchange; renewed it", metadata: ["server": "\(server)"])
             portal = renewed

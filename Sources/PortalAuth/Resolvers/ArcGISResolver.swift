@@ -41,9 +41,9 @@ final class ArcGISResolver: Sendable {
 
     /// The ArcGIS challenge being resolved for `url`'s server (the key ``resolveArcGISChallenge(url:error:sent:interactive:)`` uses).
     func pendingChallenge(for url: URL) -> Task<(any ArcGISCredential)?, any Error>? {
-        guard !Self.insideChallenge,
-            let key = (ServerContext.arcGISServerRoot(of: url) ?? (try? ServerContext(url: url)))?.url
-        else { return nil }
+        guard let key = (ServerContext.arcGISServerRoot(of: url) ?? (try? ServerContext(url: url)))?.url else {
+            return nil
+        }
         return arcGISFlights.running(key)
     }
 }
@@ -58,42 +58,37 @@ extension ArcGISResolver {
     ) async throws -> (any ArcGISCredential)? {
         let serverRoot = ServerContext.arcGISServerRoot(of: url)
         let key = try (serverRoot ?? ServerContext(url: url)).url
+        // (Nothing here waits for a pending challenge: the resolution and the plugins send through
+        // the chain (``AuthenticationServices``), never through the manager's loop.)
         return try await arcGISFlights.run(key) { [self] in
-            try await Self.$insideChallenge.withValue(true) {
-                // A credential stored since this request was sent answers it without asking anyone.
-                if let current = try await arcGISCredentialStore.credential(for: url),
-                    current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired(),
-                    try await isOwnFederatedToken(current)
-                {
-                    return current
-                }
-                // A refused credential that can renew itself silently does so.
-                if let sent, let renewed = try await sent.renewed(using: services) {
-                    try await arcGISCredentialStore.add(renewed)
-                    return renewed
-                }
-                if let serverRoot {
-                    return try await resolveServerChallenge(
-                        url: url, root: serverRoot, error: error, sent: sent, interactive: interactive)
-                }
-                let context = try ServerContext(url: url)
-                let stored = try await arcGISCredentialStore.credential(for: url)
-                guard interactive else {
-                    throw PortalAuthError(
-                        .noCredential,
-                        "no credential for \(context)", remedy: Self.signInRemedy(for: context, credential: stored))
-                }
-                let challenge = ArcGISAuthenticationChallenge(
-                    requestURL: url, serverContext: stored?.serverContext ?? context, error: error,
-                    previousCredential: sent ?? stored)
-                return try await routeArcGIS(challenge)
+            // A credential stored since this request was sent answers it without asking anyone.
+            if let current = try await arcGISCredentialStore.credential(for: url),
+                current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired(),
+                try await isOwnFederatedToken(current)
+            {
+                return current
             }
+            // A refused credential renews through the one renewal path (its own way, the
+            // program's unattended one; a federated server token from its portal).
+            if let sent, let renewed = try await renew(sent, refused: true) { return renewed }
+            if let serverRoot {
+                return try await resolveServerChallenge(
+                    url: url, root: serverRoot, error: error, sent: sent, interactive: interactive)
+            }
+            let context = try ServerContext(url: url)
+            let stored = try await arcGISCredentialStore.credential(for: url)
+            guard interactive else {
+                if let sent, sent.derivedFrom == nil { throw Self.signInExpired(sent) }
+                throw PortalAuthError(
+                    .noCredential,
+                    "no credential for \(context)", remedy: Self.signInRemedy(for: context, credential: stored))
+            }
+            let challenge = ArcGISAuthenticationChallenge(
+                requestURL: url, serverContext: stored?.serverContext ?? context, error: error,
+                previousCredential: sent ?? stored)
+            return try await routeArcGIS(challenge)
         }
     }
-
-    /// True inside a challenge's resolution: a plugin's own requests through the manager must not
-    /// wait for the very challenge they are part of.
-    @TaskLocal static var insideChallenge = false
 
     /// A challenge from an ArcGIS Server: federated servers get a token from their portal.
     func resolveServerChallenge(
@@ -124,7 +119,19 @@ extension ArcGISResolver {
                 portalCredential = try await routeArcGIS(challenge)
             }
             guard let portalCredential else { return nil }
-            return try await federate(server: root, portal: portalCredential, tokenServiceURL: nil)
+            do {
+                return try await federate(server: root, portal: portalCredential, tokenServiceURL: nil)
+            } catch let error as PortalAuthError where error.code == .credentialExpired && interactive {
+                // The portal's sign-in expired or was revoked and nothing renewed it unattended:
+                // the plugins sign in to the portal again (at its own token service), and the
+                // exchange is tried once more.
+                let challenge = ArcGISAuthenticationChallenge(
+                    requestURL: url, serverContext: portalCredential.serverContext,
+                    error: ArcGISError(code: 498, message: "Invalid token."),
+                    previousCredential: portalCredential, tokenServiceURL: portal.portalTokenServiceURL)
+                guard let signedIn = try await routeArcGIS(challenge) else { throw error }
+                return try await federate(server: root, portal: signedIn, tokenServiceURL: nil)
+            }
         }
         // A standalone server: the token service it names when that is its own, else its conventional one.
         var tokenServiceURL = hint.flatMap(URL.init(string:))
@@ -144,6 +151,16 @@ extension ArcGISResolver {
             requestURL: url, serverContext: root, error: error,
             previousCredential: sent, tokenServiceURL: tokenServiceURL)
         return try await routeArcGIS(challenge)
+    }
+
+    /// The error for `credential`, a portal's or server's own, refused before its expiry when
+    /// nothing could renew it: its sign-in expired or was revoked. The remedy signs in there again.
+    static func signInExpired(_ credential: any ArcGISCredential) -> PortalAuthError {
+        PortalAuthError(
+            .credentialExpired,
+            "the sign-in to \(credential.serverContext) expired or was revoked: its token was refused before its "
+                + "expiry, and nothing can renew it unattended",
+            remedy: signInRemedy(for: credential.serverContext, credential: credential))
     }
 
     /// Routes an ArcGIS challenge to the first plugin that accepts it.

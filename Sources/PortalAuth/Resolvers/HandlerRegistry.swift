@@ -22,16 +22,16 @@ final class HandlerRegistry: Sendable {
     /// Whether a registered plugin accepts `challenge`.
     func canHandle(_ challenge: AuthenticationChallenge) -> Bool { handlers.contains { $0.canHandle(challenge) } }
 
-    /// Asks the first accepting plugin; stores what it returns (a network credential is stored by
+    /// Asks the first accepting plugin; commits what it returns (``CredentialStore/commit(_:origin:)``) (a network credential is stored by
     /// the request once the server accepts it). `nil` when no plugin accepts or it gives nothing.
     func route(_ challenge: AuthenticationChallenge) async throws -> AuthenticationChallenge.Credential? {
         guard let handler = handlers.first(where: { $0.canHandle(challenge) }) else { return nil }
         switch try await handler.handle(challenge, services: services) {
         case .continueWithCredential(let credential):
             switch credential {
-            case .arcGIS(let c): try await arcGISStore.add(c)
+            case .arcGIS(let c): try await arcGISStore.commit(c, origin: .replacement)
             case .network: break
-            case .iap(let c): try await iapStore.add(c)
+            case .iap(let c): try await iapStore.commit(c, origin: .replacement)
             }
             return credential
         case .continueWithoutCredential:

@@ -95,11 +95,12 @@ final class NetworkResolver: Sendable {
         let refused = Self.refusedCategories(by: response)
         var pending: [ProvisionalNetworkCredential] = []
         for fresh in provisional {
-            guard Self.isAccepted(fresh.categories, refused: refused, status: response.status) else {
+            let accepted = Self.isAccepted(fresh.categories, refused: refused, status: response.status)
+            // (A credential being registered is committed by its sign-in once the request succeeded.)
+            guard try await fresh.commit(to: store, accepted: accepted, succeeded: false) else {
                 pending.append(fresh)
                 continue
             }
-            try await fresh.commit(to: store)
             forgetAnswers([fresh])
         }
         return pending

@@ -181,15 +181,16 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
     }
 }
 
-/// Removes secrets from URLs before they reach a message or a log line.
-package enum URLRedaction {
+/// Removes secrets from URLs before they reach a message or a log line: a plugin logs the URLs it
+/// requests through it.
+public enum URLRedaction {
     static let secretParameters: Set<String> = [
         "token", "password", "client_secret", "code", "code_verifier", "refresh_token", "access_token", "auth_token",
         "id_token",
     ]
 
     /// The URL with the values of secret query parameters replaced by `***`.
-    package static func redact(_ url: String) -> String {
+    public static func redact(_ url: String) -> String {
         guard let q = url.firstIndex(of: "?") else { return url }
         let base = url[..<q]
         let query = url[url.index(after: q)...]

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// One user's ArcGIS credential in a server context that may hold several (named accounts).
@@ -29,7 +29,11 @@ public enum ArcGISAccountAddition: Sendable, Equatable {
     /// Where a new credential of `username` goes when `activeUser` is the context's active user
     /// (`nil`: none): the active place unless both users are known and differ.
     package static func decide(username: String?, activeUser: String?) -> Self {
-        guard let username, let activeUser, username != activeUser else { return .active }
+        // (The commit's own decision, for a sign-in: ``CredentialCommit``.)
+        let decision = CredentialCommit.decide(
+            new: .init(username: username, kind: ""), origin: .signIn,
+            active: activeUser.map { .init(username: $0, kind: "") })
+        guard case .inactive = decision.place, let activeUser else { return .active }
         return .inactive(activeUser: activeUser)
     }
 }
@@ -63,52 +67,14 @@ extension CredentialStore where Credential == any ArcGISCredential {
 
     /// Stores a portal credential as an account of its server context: the active credential
     /// when there is none, or it is the active user's; otherwise beside it, replacing that user's
-    /// inactive credential, and the active account stays active.
+    /// inactive credential, and the active account stays active. The same as
+    /// ``commit(_:origin:)`` with ``CredentialOrigin/signIn``.
     @discardableResult
     public func addAccount(_ credential: any ArcGISCredential) async throws -> ArcGISAccountAddition {
-        let context = credential.serverContext
-        return try await withAccountLock(context) {
-            let active = try await self.credential(for: context, reload: true)
-            let addition = ArcGISAccountAddition.decide(username: credential.username, activeUser: active?.username)
-            switch addition {
-            case .active: try await add(credential)
-            case .inactive: try await accountStore(username: credential.username!).add(credential)
-            }
-            return addition
+        switch try await commit(credential, origin: .signIn) {
+        case .storedAsInactiveAccount(let activeUser): return .inactive(activeUser: activeUser)
+        case .stored, .notStored: return .active
         }
-    }
-
-    /// Stores a federated server token derived from a portal credential when the portal's active
-    /// user is still the token's user, read under the lock ``switchAccount(_:to:)`` takes: a token
-    /// obtained for an account that was switched away meanwhile is not stored. Returns whether it
-    /// was stored. Other credentials are stored as they are.
-    @discardableResult
-    package func addDerivedToken(_ token: any ArcGISCredential) async throws -> Bool {
-        guard let portal = token.derivedFrom else {
-            try await add(token)
-            return true
-        }
-        return try await withAccountLock(portal) {
-            let active = try await self.credential(for: portal, reload: true)
-            guard ArcGISResolver.isOwnFederatedToken(token, portal: active) else { return false }
-            try await add(token)
-            return true
-        }
-    }
-
-    /// Stores a credential renewed outside a renewal's lock (a remembered password's, say) where
-    /// its account lives now, with ``addAccount(_:)``'s lock and user check: the active
-    /// credential when its user is still active, else that user's inactive one. A store of one
-    /// account's items (``accountStore(username:)``) stores it in the store it is part of.
-    package func addRenewedAccount(_ credential: any ArcGISCredential) async throws {
-        guard let account = backend as? AccountCredentialBackend else {
-            try await addAccount(credential)
-            return
-        }
-        let base = ArcGISCredentialStore(backend: account.base)
-        base.engine.registerDecoders(of: engine)
-        try await base.addAccount(credential)
-        invalidateCache()
     }
 
     /// Makes `username` the active account of `context`. The steps keep exactly one active
@@ -190,7 +156,7 @@ extension CredentialStore where Credential == any ArcGISCredential {
         let context = credential.serverContext
         // The former account's server tokens go first: no reader sees the new active credential
         // beside them (one that sees the former credential without them federates again, and
-        // ``addDerivedToken(_:)`` waits for this switch and then keeps the token out).
+        // ``commit(_:origin:)`` waits for this switch and then keeps the token out).
         let removed = try await removeDerivedTokens(of: context, in: self)
         try await add(credential)
         for token in try await derivedTokens(of: context, in: chosen) { try await add(token) }
@@ -214,7 +180,7 @@ extension CredentialStore where Credential == any ArcGISCredential {
     }
 
     @discardableResult
-    private func removeDerivedTokens(of context: ServerContext, in store: ArcGISCredentialStore) async throws -> Int {
+    func removeDerivedTokens(of context: ServerContext, in store: ArcGISCredentialStore) async throws -> Int {
         var removed = 0
         for token in try await derivedTokens(of: context, in: store) {
             removed += try await store.remove(token.scope, kind: type(of: token).kind)
@@ -222,7 +188,7 @@ extension CredentialStore where Credential == any ArcGISCredential {
         return removed
     }
 
-    private func withAccountLock<T: Sendable>(
+    func withAccountLock<T: Sendable>(
         _ context: ServerContext, _ body: () async throws -> T
     ) async throws -> T {
         guard backend.isPersistent else { return try await body() }

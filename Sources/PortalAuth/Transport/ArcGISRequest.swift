@@ -49,13 +49,14 @@ public struct ArcGISResponse: Sendable {
     public var json: JSONValue?
 }
 
-/// `application/x-www-form-urlencoded` encoding.
-package enum FormEncoding {
+/// `application/x-www-form-urlencoded` encoding, as ArcGIS token services and OAuth token
+/// endpoints read it: every byte outside the unreserved set percent-encoded (a space as `%20`).
+public enum FormEncoding {
     private static let unreserved: Set<UInt8> = Set(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
 
     /// Percent-encodes one component.
-    package static func escape(_ string: String) -> String {
+    public static func escape(_ string: String) -> String {
         var out = ""
         out.reserveCapacity(string.utf8.count)
         for byte in string.utf8 {
@@ -71,8 +72,8 @@ package enum FormEncoding {
         return out
     }
 
-    /// Encodes parameters.
-    package static func encode(_ parameters: [(String, String)]) -> String {
+    /// Encodes parameters, `name=value` pairs joined with `&`, in their order.
+    public static func encode(_ parameters: [(String, String)]) -> String {
         parameters.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
     }
 

@@ -2,9 +2,9 @@ internal import CPortalAuth
 import Synchronization
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc

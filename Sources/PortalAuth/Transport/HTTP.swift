@@ -268,16 +268,18 @@ extension HTTPTransport {
     }
 }
 
-/// An error that carries a ``TransportChallenge`` a network handler may answer, thrown by
-/// ``CurlTransport`` and caught by the ``AuthenticationManager`` (and the package's own callers of
-/// a transport): not public, so ``PortalAuthError`` stays the one error type users see.
-package struct TransportChallengeError: Error, Sendable {
+/// An error that carries a ``TransportChallenge`` a network handler may answer: thrown by
+/// ``CurlTransport`` (or another ``HTTPTransport``) and caught by the ``AuthenticationManager``,
+/// which hands the challenge to the plugins. A plugin that sends requests through a transport of
+/// its own catches it to tell a TLS demand (a server's untrusted certificate, a request for a
+/// client certificate) from another failure; anything it reports is ``error``.
+public struct TransportChallengeError: Error, Sendable {
     /// The challenge.
-    package var challenge: TransportChallenge
+    public var challenge: TransportChallenge
     /// The error to report when no handler answers it.
-    package var error: PortalAuthError
+    public var error: PortalAuthError
     /// Creates the error.
-    package init(challenge: TransportChallenge, error: PortalAuthError) {
+    public init(challenge: TransportChallenge, error: PortalAuthError) {
         self.challenge = challenge
         self.error = error
     }

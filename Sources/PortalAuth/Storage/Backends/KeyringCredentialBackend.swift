@@ -2,9 +2,9 @@ internal import CLibSecret
 internal import CPortalAuth
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc

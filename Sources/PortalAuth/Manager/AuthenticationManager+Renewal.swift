@@ -1,0 +1,28 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+extension AuthenticationManager {
+    /// Renews the stored ArcGIS credential of `url`'s server context through the manager's one
+    /// renewal path: once however many tasks and processes need it; a renewal another process
+    /// stored meanwhile is used as it is; a credential signed out meanwhile is not brought back.
+    /// The credential renews itself (a refresh token, a password kept in memory, an app's secret),
+    /// else through the program's ``UnattendedRenewal``; a federated server token is obtained
+    /// again from its portal.
+    ///
+    /// - Parameter refused: a server refused the credential's token before it expired: renew it
+    ///   even so, and never return it.
+    /// - Returns: the renewed credential, the current one while it is good, or `nil` when there is
+    ///   none or nothing could renew it.
+    public func renewCredential(for url: URL, refused: Bool = false) async throws -> (any ArcGISCredential)? {
+        guard let stored = try await arcGISCredentialStore.credential(for: url) else { return nil }
+        return try await arcGIS.renew(stored, refused: refused)
+    }
+
+    /// Sets the program's way to renew credentials that cannot renew themselves (`nil`: none).
+    public func setUnattendedRenewal(_ renewal: (any UnattendedRenewal)?) {
+        arcGIS.renewals.unattended.withLock { $0 = renewal }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Logging
+import PortalAuth
+import PortalAuthOAuthApplication
+import PortalAuthToken
+import Testing
+
+@testable import portal_auth
+
+/// A memory backend that says it is persistent, as the keyring and the file store are: a password
+/// can be remembered in it (no I/O).
+private struct PersistentMemory: CredentialStorageBackend {
+    let memory = MemoryCredentialBackend()
+    var name: String { "test" }
+    var location: String { "memory" }
+    var isBlocking: Bool { false }
+    var isPersistent: Bool { true }
+    func lookup(_ query: CredentialQuery) throws -> String? { try memory.lookup(query) }
+    func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
+        try memory.search(query, withSecrets: withSecrets)
+    }
+    func contains(_ query: CredentialQuery) throws -> Bool { try memory.contains(query) }
+    func store(_ attributes: CredentialAttributes, secret: String) throws {
+        try memory.store(attributes, secret: secret)
+    }
+    func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws {
+        try memory.store(attributes, secret: secret, replacing: replacing)
+    }
+    func delete(_ query: CredentialQuery) throws -> Int { try memory.delete(query) }
+    func checkAvailable() throws {}
+}
+
+/// A transport that answers nothing: these tests never reach a server.
+private struct Offline: HTTPTransport {
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+        throw PortalAuthError(.connectionFailed, "no network in unit tests", remedy: .none)
+    }
+}
+
+/// `status --check`'s decision (which stored credentials cannot renew themselves unattended) and
+/// the remembered password's unattended renewal, over a store in memory.
+@Suite struct ExpiryCheckTests {
+    let portal = try! ServerContext("https://host.example.com/portal")
+    let server = try! ServerContext("https://host.example.com/server")
+    let inAnHour = Date(timeIntervalSinceNow: 3600)
+
+    func token(_ user: String, password: String? = nil) -> TokenCredential {
+        TokenCredential(
+            serverContext: portal, tokenServiceURL: URL(string: portal.url + "/sharing/rest/generateToken")!,
+            username: user, tokenInfo: TokenInfo(accessToken: "t", expirationDate: inAnHour, isSSLRequired: true),
+            referer: nil, tokenExpirationMinutes: 60, password: password)
+    }
+
+    func manager(_ backend: any CredentialStorageBackend) -> AuthenticationManager {
+        let manager = AuthenticationManager(backend: backend, transport: Offline())
+        manager.arcGISCredentialStore.register(TokenCredential.self)
+        manager.arcGISCredentialStore.register(OAuthApplicationCredential.self)
+        return manager
+    }
+
+    func lapses(_ manager: AuthenticationManager) async throws -> [ExpiryCheck.Lapse] {
+        try await ExpiryCheck.lapses(
+            in: try await manager.arcGISCredentialStore.summaries(), before: Date(timeIntervalSinceNow: 7 * 86400),
+            manager: manager)
+    }
+
+    @Test func aPasswordSignInWithoutARememberedPasswordLapsesWithItsToken() async throws {
+        let manager = manager(PersistentMemory())
+        try await manager.arcGISCredentialStore.commit(token("alice"), origin: .signIn)
+        let lapses = try await lapses(manager)
+        #expect(lapses.map(\.summary.kind) == [TokenCredential.kind])
+        #expect(ExpiryCheck.line(lapses[0], now: Date()).hasPrefix("token for \(portal.url) as alice expires 20"))
+    }
+
+    @Test func aRememberedPasswordRenewsUnattendedSoItDoesNotLapse() async throws {
+        let backend = PersistentMemory()
+        let manager = manager(backend)
+        try await manager.arcGISCredentialStore.commit(token("alice"), origin: .signIn)
+        try RememberedPassword.save("pw", for: portal, username: "alice", in: backend)
+        #expect(try await lapses(manager).isEmpty)
+        // Another user's remembered password is not alice's.
+        try await manager.arcGISCredentialStore.commit(token("bob"), origin: .replacement)
+        #expect(try await lapses(manager).map(\.summary.username) == ["bob"])
+    }
+
+    @Test func serverTokensAndAppsRenewThemselvesAndAreNotListed() async throws {
+        let manager = manager(PersistentMemory())
+        let store = manager.arcGISCredentialStore
+        let app = OAuthApplicationCredential(
+            serverContext: portal, clientID: "app", clientSecret: "secret", tokenExpirationMinutes: 60,
+            tokenInfo: TokenInfo(accessToken: "app", expirationDate: inAnHour, isSSLRequired: true))
+        try await store.commit(app, origin: .signIn)
+        try await store.commit(
+            FederatedTokenCredential(
+                serverContext: server, portal: portal,
+                tokenInfo: TokenInfo(accessToken: "s", expirationDate: inAnHour, isSSLRequired: true), username: nil,
+                referer: nil),
+            origin: .federation)
+        #expect(try await store.summaries().count == 2)
+        #expect(try await lapses(manager).isEmpty)
+    }
+
+    @Test func theRememberedPasswordRenewsOnlyATokenWhosePasswordIsRemembered() async throws {
+        let backend = PersistentMemory()
+        let renewal = RememberedPasswordRenewal(backend: backend, logger: Logger(label: "test"))
+        let services = manager(backend).services
+        // Nothing remembered: nothing to renew with (and no request is made).
+        #expect(try await renewal.renewed(token("alice"), services: services) == nil)
+        // A token whose password is in memory renews itself.
+        try RememberedPassword.save("pw", for: portal, username: "alice", in: backend)
+        #expect(try await renewal.renewed(token("alice", password: "pw"), services: services) == nil)
+        // Remembered: it signs in again at the token service (here, no network).
+        await #expect(throws: PortalAuthError.self) { try await renewal.renewed(token("alice"), services: services) }
+    }
+
+    @Test func theMemoryStoreRemembersNothing() async throws {
+        let backend = MemoryCredentialBackend()
+        let renewal = RememberedPasswordRenewal(backend: backend, logger: Logger(label: "test"))
+        #expect(try await renewal.renewed(token("alice"), services: manager(backend).services) == nil)
+    }
+}
