@@ -61,7 +61,7 @@ extension Login {
         let credential = try await APIKeyCredential.credential(
             apiKey: key, portalURL: portalURL, expirationDate: expiry, hosts: apiKeyOptions.hosts,
             services: manager.services)
-        try await manager.arcGISCredentialStore.add(credential)
+        try await manager.arcGISCredentialStore.commit(credential, origin: .signIn)
         let expires = credential.tokenInfo.expirationDate.map { "; it expires \($0.iso8601)" } ?? " with no expiry"
         let store = manager.arcGISCredentialStore.backend.name
         output("Stored an API key for \(APIKeyLogin.describeScope(credential))\(expires) (in \(store)).")

@@ -83,7 +83,7 @@ struct Trust: AsyncParsableCommand {
                 }
             }
             let trust = try ServerTrustCredential(report)
-            try await manager.networkCredentialStore.add(trust)
+            try await manager.networkCredentialStore.commit(trust, origin: .signIn)
             output(
                 "Trusted \(host.host):\(host.port): its key is pinned (SHA-256 "
                     + "\(report.certificate.sha256Fingerprint)) in the \(manager.networkCredentialStore.backend.name) "

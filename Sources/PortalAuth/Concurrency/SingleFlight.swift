@@ -30,36 +30,3 @@ final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         tasks.withLock { $0[key] }
     }
 }
-
-/// An async counting semaphore: at most `limit` holders at once, the others wait in order.
-package final class AsyncGate: Sendable {
-    private struct State {
-        var available: Int
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-    private let state: Locked<State>
-
-    /// A gate with `limit` free places.
-    package init(limit: Int) { state = Locked(State(available: limit)) }
-
-    /// Waits for a free place.
-    package func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let go = state.withLock { s -> Bool in
-                if s.available > 0 { s.available -= 1; return true }
-                s.waiters.append(continuation)
-                return false
-            }
-            if go { continuation.resume() }
-        }
-    }
-
-    /// Gives the place to the next waiter, or frees it.
-    package func release() {
-        let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            if s.waiters.isEmpty { s.available += 1; return nil }
-            return s.waiters.removeFirst()
-        }
-        next?.resume()
-    }
-}

@@ -6,44 +6,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// One credential's renewal, as ``RenewOnce`` runs it: any renewable credential (an ArcGIS
-/// token, an identity-aware proxy's token) renews this way, read from and saved to its store.
-struct Renewal: Sendable {
-    /// The credential close to expiry (or refused).
-    var credential: any StoredCredential
-    /// Where it is kept: its stored copy is read there and the renewed credential saved there.
-    var store: any RenewalStore
-    /// The server refused the credential's token: renew it even though it has not expired
-    /// (unless another task or process already replaced it), and do not fall back to it.
-    var refused = false
-    /// Renew the stored copy when there is one (it may carry a refresh token another process
-    /// rotated) rather than the credential in hand (which may carry what is never stored, such as
-    /// a password kept in memory).
-    var renewsStoredCopy = false
-    /// Another way to a fresh credential when the credential cannot renew itself (a federated
-    /// server token is obtained again from its portal).
-    var fallback: (@Sendable () async throws -> (any StoredCredential)?)?
-
-    /// Concurrent renewals with the same key share one run.
-    var flightKey: String { credential.scope.storeKey + (refused ? " refused" : "") }
-    /// The key of the lock shared with other processes.
-    var lockKey: String { credential.scope.renewalLockKey }
-    /// The token of a credential (a renewable credential carries one).
-    static func token(_ credential: any StoredCredential) -> TokenInfo {
-        credential.presentedToken ?? TokenInfo(accessToken: "", expirationDate: .distantPast, isSSLRequired: true)
-    }
-    /// What the log calls it.
-    var logMetadata: Logger.Metadata { ["server": "\(credential.scope)", "kind": "\(type(of: credential).kind)"] }
-}
-
-/// Where ``RenewOnce`` reads a credential's stored copy and saves its renewal: a ``CredentialStore``.
-protocol RenewalStore: Sendable {
-    /// The stored credential of `credential`'s scope and kind; `reload` reads the backend again.
-    func storedCopy(of credential: any StoredCredential, reload: Bool) async throws -> (any StoredCredential)?
-    /// Stores a renewed credential.
-    func save(_ credential: any StoredCredential) async throws
-}
-
 extension CredentialStore: RenewalStore {
     func storedCopy(of credential: any StoredCredential, reload: Bool) async throws -> (any StoredCredential)? {
         try await credentials(in: credential.scope, reload: reload).lazy.compactMap { $0 as? any StoredCredential }
@@ -153,46 +115,5 @@ final class RenewOnce: Sendable {
             let unattended = unattended.withLock({ $0 })
         else { return nil }
         return try await unattended.renewed(arcGIS, services: services)
-    }
-}
-
-/// ``RenewOnce``'s decisions, without I/O (their table: `Tests/PortalAuthUnitTests/LifecycleStateTests.swift`).
-enum RenewalDecision {
-    /// What a renewal does first, from the stored copy read under the lock.
-    enum FirstStep: Equatable {
-        /// The stored copy answers: renewed by another task or process meanwhile, or not close to
-        /// expiry (and not refused).
-        case useStored
-        /// Signed out meanwhile (another process ran logout): not brought back.
-        case signedOut
-        /// Renew it.
-        case renew
-    }
-
-    /// What is used when nothing renewed the credential.
-    enum WhenNothingRenews: Equatable {
-        /// The current credential, until it expires.
-        case current
-        /// Nothing: it was refused, or it expired.
-        case none
-    }
-
-    /// The first step for `current` when `stored` (with its leeway) is what the store holds now.
-    /// A different, unexpired stored token is another's renewal (even when its lifetime is shorter
-    /// than the leeway, renewing again would only repeat it); a refused token renews even before
-    /// its expiry.
-    static func firstStep(
-        current: TokenInfo, stored: TokenInfo?, storedLeeway: TimeInterval, refused: Bool, crossProcess: Bool
-    ) -> FirstStep {
-        guard let stored else { return crossProcess ? .signedOut : .renew }
-        if stored.accessToken != current.accessToken, !stored.expires(within: 30) { return .useStored }
-        if !refused, !stored.expires(within: storedLeeway) { return .useStored }
-        return .renew
-    }
-
-    /// When nothing renewed it: a refused or expired credential is not used again; one only close
-    /// to expiry is used until it expires.
-    static func whenNothingRenews(refused: Bool, expired: Bool) -> WhenNothingRenews {
-        refused || expired ? .none : .current
     }
 }

@@ -4,52 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Where a request goes and what it carries; a redirect changes it.
-struct RequestTarget {
-    var url: URL
-    var method: ArcGISRequest.Method
-    var parameters: [(String, String)]
-
-    /// The first target of `request` (with `f=json` when it expects JSON and names no format).
-    init(_ request: ArcGISRequest) {
-        url = request.url
-        method = request.method
-        parameters = request.parameters
-        if request.expectsJSON, !parameters.contains(where: { $0.0 == "f" }) { parameters.append(("f", "json")) }
-    }
-}
-
-/// One attempt of a request: where it went, and with which credentials.
-struct RequestAttempt {
-    /// The URL it was sent to.
-    var url: URL
-    /// The URL's host.
-    var host: ServerContext
-    /// The ArcGIS credential it carried.
-    var credential: (any ArcGISCredential)?
-    /// The network credentials it carried.
-    var options: TransportOptions
-}
-
-/// What the answer to one attempt calls for (see ``AuthenticationManager/classify(_:of:provisional:)``).
-enum AttemptOutcome {
-    /// A successful answer.
-    case done(TransportResponse)
-    /// A redirect to follow.
-    case redirect(status: Int, location: String)
-    /// An ArcGIS challenge: 499, 498, or 403 `GWM_0003` to a request without a token.
-    case arcGISChallenge(ArcGISError)
-    /// HTTP authentication (401 with `WWW-Authenticate`).
-    case httpAuthenticationChallenge(HTTPAuthenticationHeader)
-    /// A TLS-level demand (server trust, a client certificate in the handshake) or a web
-    /// server's HTTP demand for a client certificate; the error is what to throw if unanswered.
-    case tlsDemand(NetworkAuthenticationChallenge.Kind, PortalAuthError)
-    /// An identity-aware proxy in front of the host wants sign-in.
-    case iapSignIn(IAPAuthenticationChallenge)
-    /// The request failed.
-    case failure(any Error)
-}
-
 /// Redirect bookkeeping for one request, as async-http-client's `RedirectState`: how many were
 /// followed, and what the request becomes.
 struct RedirectState {

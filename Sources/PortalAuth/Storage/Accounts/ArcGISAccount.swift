@@ -19,25 +19,6 @@ public struct ArcGISAccount: Sendable, Hashable {
     public var isActive: Bool
 }
 
-/// What ``ArcGISCredentialStore/addAccount(_:)`` did with a credential.
-public enum ArcGISAccountAddition: Sendable, Equatable {
-    /// It is the context's active credential (the first account, or the active user's again).
-    case active
-    /// It was kept as an inactive account; `activeUser` stays active.
-    case inactive(activeUser: String)
-
-    /// Where a new credential of `username` goes when `activeUser` is the context's active user
-    /// (`nil`: none): the active place unless both users are known and differ.
-    package static func decide(username: String?, activeUser: String?) -> Self {
-        // (The commit's own decision, for a sign-in: ``CredentialCommit``.)
-        let decision = CredentialCommit.decide(
-            new: .init(username: username, kind: ""), origin: .signIn,
-            active: activeUser.map { .init(username: $0, kind: "") })
-        guard case .inactive = decision.place, let activeUser else { return .active }
-        return .inactive(activeUser: activeUser)
-    }
-}
-
 extension CredentialStore where Credential == any ArcGISCredential {
     /// The `store` attribute of inactive accounts' items (and of the federated server tokens
     /// derived from them), which also carry their `username`.
@@ -194,65 +175,4 @@ extension CredentialStore where Credential == any ArcGISCredential {
         guard backend.isPersistent else { return try await body() }
         return try await CrossProcessLock.withLock(CredentialScope.serverContext(context).renewalLockKey, body)
     }
-}
-
-/// One user's inactive ArcGIS credentials as a backend of their own: the items of the `arcgis`
-/// store are read and written as `arcgis-account` items with the user's `username`; every other
-/// item passes through. A manager over it uses that account for everything ArcGIS, renewals and
-/// federated server tokens included, and writes them back where the account lives.
-package struct AccountCredentialBackend: CredentialStorageBackend {
-    let base: any CredentialStorageBackend
-    let username: String
-
-    /// `base`'s items, with `username`'s inactive ArcGIS credentials as its ArcGIS items.
-    package init(base: any CredentialStorageBackend, username: String) {
-        self.base = base
-        self.username = username
-    }
-
-    package var name: String { base.name }
-    package var location: String { base.location }
-    package var isBlocking: Bool { base.isBlocking }
-    package var isPersistent: Bool { base.isPersistent }
-
-    private func mapped(_ query: CredentialQuery) -> CredentialQuery {
-        guard query.store == ArcGISCredentialStore.storeName else { return query }
-        var query = query
-        query.store = ArcGISCredentialStore.accountStoreName
-        query.username = username
-        return query
-    }
-
-    private func mapped(_ attributes: CredentialAttributes) -> CredentialAttributes {
-        let place = mapped(CredentialQuery(store: attributes.store))
-        return CredentialAttributes(
-            store: place.store ?? attributes.store, server: attributes.server, kind: attributes.kind,
-            username: place.username ?? attributes.username)
-    }
-
-    package func lookup(_ query: CredentialQuery) throws -> String? { try base.lookup(mapped(query)) }
-
-    package func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
-        try base.search(mapped(query), withSecrets: withSecrets).map { item in
-            var item = item
-            if item.attributes.store == ArcGISCredentialStore.accountStoreName {
-                item.attributes.store = ArcGISCredentialStore.storeName
-            }
-            return item
-        }
-    }
-
-    package func contains(_ query: CredentialQuery) throws -> Bool { try base.contains(mapped(query)) }
-
-    package func store(_ attributes: CredentialAttributes, secret: String) throws {
-        try base.store(mapped(attributes), secret: secret, replacing: mapped(CredentialQuery(replacing: attributes)))
-    }
-
-    package func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws {
-        try base.store(mapped(attributes), secret: secret, replacing: mapped(replacing))
-    }
-
-    package func delete(_ query: CredentialQuery) throws -> Int { try base.delete(mapped(query)) }
-
-    package func checkAvailable() throws { try base.checkAvailable() }
 }

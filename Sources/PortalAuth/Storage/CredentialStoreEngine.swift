@@ -1,53 +1,10 @@
 import Dispatch
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
-
-/// Runs blocking storage calls on a dedicated thread, never on the Swift concurrency pool.
-enum BlockingIO {
-    private static let queue = DispatchQueue(label: "portal-auth.storage")
-
-    static func run<T: Sendable>(_ blocking: Bool, _ body: @escaping @Sendable () throws -> T) async throws -> T {
-        guard blocking else { return try body() }
-        return try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try body() }) }
-        }
-    }
-
-    /// Runs a long blocking wait (a socket, a child process) on a thread of its own, off Swift's
-    /// cooperative pool and off the storage queue.
-    static func detached(_ body: @escaping @Sendable () -> Void) {
-        DispatchQueue.global(qos: .userInitiated).async(execute: body)
-    }
-}
-
-/// The JSON form of a stored credential: its kind and the credential itself.
-struct CredentialEnvelope<C: Codable>: Codable {
-    var version = 1
-    var kind: String
-    var credential: C
-}
-
-private struct KindProbe: Decodable { var kind: String }
-
-/// A non-secret summary of a stored credential, what a status listing shows of it.
-public struct CredentialSummary: Sendable, Equatable, Codable {
-    /// `arcgis` or `network`.
-    public var store: String
-    /// The credential kind.
-    public var kind: String
-    /// The server context or host.
-    public var server: String
-    /// The user name, when known.
-    public var username: String?
-    /// When the token expires, when known.
-    public var expirationDate: Date?
-    /// The storage backend (`keyring`, `file`, `memory`).
-    public var backend: String
-}
 
 /// The machinery under ``CredentialStore``: encoding, a type registry, an in-memory cache, and
 /// running blocking backends off the concurrency pool.

@@ -1,0 +1,80 @@
+import Dispatch
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the loopback listener reads from a connection, apart from the socket: the request line
+/// of a complete request head, and what to do with it. Pure functions, so that the fuzz target
+/// (Fuzz/FuzzLoopbackRequest) exercises exactly what the listener runs.
+package enum LoopbackRedirectRequest {
+    /// The largest request head read (request line and headers).
+    package static let maximumRequestSize = 16_384
+
+    /// What a complete request comes to.
+    package enum Verdict: Equatable, Sendable {
+        /// Not `GET` with a target: a 400 page; the sign-in goes on.
+        case badRequest
+        /// Another path: a 404 page; the sign-in goes on.
+        case notFound
+        /// The redirect path with a state that is not this sign-in's: an error page; the sign-in goes on.
+        case turnedAway
+        /// The redirect of this sign-in: its query parameters (the first of each name).
+        case redirect([String: String])
+    }
+
+    /// The request line, once the whole head (up to the blank line) has arrived within
+    /// ``maximumRequestSize`` bytes; nil while it has not.
+    package static func requestLine(_ received: [UInt8]) -> String? {
+        let text = String(decoding: received.prefix(maximumRequestSize), as: UTF8.self)
+        guard text.contains("\r\n\r\n") || text.contains("\n\n") else { return nil }
+        return text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).first
+            .map(String.init)
+    }
+
+    /// What to do with a complete request whose request line is `requestLine`, when the
+    /// redirect comes to `path` with `expectedState` (when not nil): the state is checked before
+    /// anything else is read from the query.
+    package static func verdict(requestLine: String, path: String, expectedState: String?) -> Verdict {
+        let parts = requestLine.split(whereSeparator: { $0 == " " || $0 == "\r" })
+        guard parts.count >= 2, parts[0] == "GET" else { return .badRequest }
+        let (requestPath, query) = split(String(parts[1]))
+        guard requestPath == path else { return .notFound }
+        let parameters = parseQuery(query)
+        if let expectedState, parameters["state"] != expectedState { return .turnedAway }
+        return .redirect(parameters)
+    }
+
+    /// A request target's path and query (without the `?`).
+    package static func split(_ target: String) -> (path: String, query: String) {
+        guard let mark = target.firstIndex(of: "?") else { return (target, "") }
+        return (String(target[..<mark]), String(target[target.index(after: mark)...]))
+    }
+
+    /// A query's parameters, the first of each name.
+    package static func parseQuery(_ query: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for (name, value) in FormEncoding.decode(query) where result[name] == nil { result[name] = value }
+        return result
+    }
+
+    /// `text` with `<`, `>`, `&` and `"` escaped, for an HTML page.
+    package static func escapeHTML(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "&": out += "&amp;"
+            case "\"": out += "&quot;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

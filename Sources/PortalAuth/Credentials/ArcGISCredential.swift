@@ -1,0 +1,44 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// A credential for ArcGIS token-based security: ArcGIS tokens, pregenerated tokens, OAuth.
+///
+/// It belongs to one ``ServerContext`` and is only attached to requests inside it.
+public protocol ArcGISCredential: StoredCredential {
+    /// The server context the credential belongs to.
+    var serverContext: ServerContext { get }
+    /// The current token (it may be close to expiry; the manager renews it through ``renewed(using:)``).
+    var tokenInfo: TokenInfo { get }
+    /// The referer the token is bound to, sent as the `Referer` header with it.
+    var referer: String? { get }
+    /// How long before expiry the manager renews the token (5 minutes by default).
+    var renewalLeeway: TimeInterval { get }
+    /// The portal a derived credential (a federated server token) was obtained from.
+    var derivedFrom: ServerContext? { get }
+    /// Returns a renewed credential without asking the user, or `nil` when that is impossible
+    /// (for example a token credential whose password is not in memory).
+    func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)?
+    /// What signing in again for this credential takes, for the remedy of errors that need it
+    /// (by default a username/password sign-in to ``serverContext``, or to the portal of
+    /// ``derivedFrom``).
+    var howToSignIn: PortalAuthError.SignIn { get }
+}
+
+extension ArcGISCredential {
+    /// No referer by default.
+    public var referer: String? { nil }
+    /// Five minutes.
+    public var renewalLeeway: TimeInterval { 300 }
+    /// Not derived by default.
+    public var derivedFrom: ServerContext? { nil }
+    /// A username/password sign-in to ``serverContext`` (to ``derivedFrom`` for a derived credential).
+    public var howToSignIn: PortalAuthError.SignIn {
+        derivedFrom.map { .token($0, username: username) }
+            ?? PortalAuthError.SignIn(kind: Self.kind, serverContext: serverContext, username: username)
+    }
+    /// Cannot be renewed by default.
+    public func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? { nil }
+}

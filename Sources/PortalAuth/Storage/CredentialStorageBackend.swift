@@ -1,0 +1,57 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where credential stores keep their items: the keyring, a file, or memory.
+///
+/// Calls are synchronous and may block (the keyring makes D-Bus round trips); the stores run
+/// them off the Swift concurrency pool when ``isBlocking`` is true.
+public protocol CredentialStorageBackend: Sendable {
+    /// A short name: `keyring`, `file` or `memory`.
+    var name: String { get }
+    /// Where the items live, for `status` and `doctor` (for example the file path).
+    var location: String { get }
+    /// Whether calls block on I/O.
+    var isBlocking: Bool { get }
+    /// Whether the items outlive the process and are shared with other processes (the keyring,
+    /// a file), so that renewals take a lock shared with other processes; `false` for memory.
+    var isPersistent: Bool { get }
+
+    /// The secret of the first item matching the query, or `nil`.
+    func lookup(_ query: CredentialQuery) throws -> String?
+    /// Every item matching the query, with secrets when `withSecrets` is true.
+    func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem]
+    /// Whether any item matches the query; nothing is decrypted or copied (the keyring answers
+    /// without a session, so without a key exchange).
+    func contains(_ query: CredentialQuery) throws -> Bool
+    /// Stores an item, replacing every item with the same store, server and kind.
+    func store(_ attributes: CredentialAttributes, secret: String) throws
+    /// Stores an item and removes every other item matching `replacing` (a query the item
+    /// matches), so that readers, in this process or another, never find no item or two.
+    func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws
+    /// Deletes every item matching the query and returns how many there were.
+    @discardableResult
+    func delete(_ query: CredentialQuery) throws -> Int
+    /// Checks that the backend can be used right now; throws the error a user should see if not.
+    func checkAvailable() throws
+}
+
+extension CredentialStorageBackend {
+    /// Searches without secrets.
+    public func contains(_ query: CredentialQuery) throws -> Bool {
+        try !search(query, withSecrets: false).isEmpty
+    }
+
+    /// For backends without an atomic replace: removes the items of other kinds in `replacing`,
+    /// then stores the item (which replaces its own kind). A reader may see the change half done.
+    public func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws {
+        for item in try search(replacing, withSecrets: false) where item.attributes.kind != attributes.kind {
+            try delete(
+                CredentialQuery(
+                    store: item.attributes.store, server: item.attributes.server, kind: item.attributes.kind))
+        }
+        try store(attributes, secret: secret)
+    }
+}

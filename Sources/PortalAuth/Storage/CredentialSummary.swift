@@ -1,0 +1,23 @@
+import Dispatch
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// A non-secret summary of a stored credential, what a status listing shows of it.
+public struct CredentialSummary: Sendable, Equatable, Codable {
+    /// `arcgis` or `network`.
+    public var store: String
+    /// The credential kind.
+    public var kind: String
+    /// The server context or host.
+    public var server: String
+    /// The user name, when known.
+    public var username: String?
+    /// When the token expires, when known.
+    public var expirationDate: Date?
+    /// The storage backend (`keyring`, `file`, `memory`).
+    public var backend: String
+}

@@ -1,0 +1,67 @@
+internal import CPortalAuth
+import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A CA bundle is checked before libcurl gets it: libcurl says only that it had trouble with
+/// "the CA cert" for a file that is missing, unreadable or not PEM at all (a DER certificate, a
+/// PKCS#12 file, a key). Once per path, size and modification time.
+package enum CABundleCheck {
+    private static let checked = Locked<Set<String>>([])
+
+    /// Throws when `path` cannot be read or holds no PEM certificate.
+    package static func check(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0, access(path, R_OK) == 0 else {
+            throw PortalAuthError(
+                .invalidArgument, "the CA bundle \(path) cannot be read", remedy: .provideCABundle(path: path))
+        }
+        let key = "\(path)\u{0}\(info.st_size)\u{0}\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+        if checked.withLock({ $0.contains(key) }) { return }
+        guard (info.st_mode & S_IFMT) == S_IFREG, let data = FileManager.default.contents(atPath: path) else {
+            throw PortalAuthError(
+                .invalidArgument, "the CA bundle \(path) cannot be read (it is not a regular file)",
+                remedy: .provideCABundle(path: path))
+        }
+        let bytes = Array(data)
+        guard let problem = problem(bytes) else {
+            checked.withLock { _ = $0.insert(key) }
+            return
+        }
+        throw PortalAuthError(
+            .invalidArgument, "the CA bundle \(path) is not a PEM file of CA certificates (\(problem))",
+            remedy: .provideCABundle(path: path))
+    }
+
+    /// What is wrong with the contents of a CA bundle, or nil when it holds a PEM certificate.
+    static func problem(_ bytes: [UInt8]) -> String? {
+        let marker = Array("-----BEGIN CERTIFICATE-----".utf8)
+        let trusted = Array("-----BEGIN TRUSTED CERTIFICATE-----".utf8)
+        if contains(bytes, marker) || contains(bytes, trusted) { return nil }
+        if bytes.isEmpty { return "it is empty" }
+        if bytes.first == 0x30 {
+            return "it looks like a binary DER file: convert it with openssl x509 -inform der -in FILE -out FILE.pem"
+        }
+        if contains(bytes, Array("-----BEGIN ".utf8)) {
+            return "it holds PEM blocks but no -----BEGIN CERTIFICATE----- (a key or a request?)"
+        }
+        return "no -----BEGIN CERTIFICATE----- line in it"
+    }
+
+    private static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard bytes.count >= needle.count else { return false }
+        var index = 0
+        while index <= bytes.count - needle.count {
+            if bytes[index] == needle[0], bytes[index..<(index + needle.count)].elementsEqual(needle) { return true }
+            index += 1
+        }
+        return false
+    }
+}

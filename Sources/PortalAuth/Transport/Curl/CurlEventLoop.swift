@@ -1,0 +1,209 @@
+internal import CPortalAuth
+import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The multi handle and the thread that drives it.
+final class CurlEventLoop: @unchecked Sendable {
+    private let multi: UnsafeMutableRawPointer
+    private struct State {
+        var pending: [CurlJob] = []
+        var cancelled: [CurlJob] = []
+        var active: [UnsafeMutableRawPointer: CurlJob] = [:]  // easy handle → job
+        var pool: [OpaquePointer] = []  // idle transfers
+        var running = true
+    }
+    private let state = Locked(State())
+    private var thread = pthread_t()
+    /// Set by the first ``shutdown()``; the thread is joined once.
+    private let ended = Atomic<Bool>(false)
+    /// Every loop whose thread has not been joined, for ``shutdownAll()``.
+    private static let live = Locked<[ObjectIdentifier: CurlEventLoop]>([:])
+
+    init(maxConnectionsPerHost: Int) throws {
+        guard let multi = pa_multi_init() else {
+            throw PortalAuthError(.internalError, "libcurl could not create a multi handle")
+        }
+        self.multi = multi
+        _ = pa_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
+        _ = pa_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(16, maxConnectionsPerHost * 4))
+        let unmanaged = Unmanaged.passRetained(self)
+        let result = pthread_create(
+            &thread, nil,
+            { context in
+                let loop = Unmanaged<CurlEventLoop>.fromOpaque(context!).takeRetainedValue()
+                loop.run()
+                return nil
+            }, unmanaged.toOpaque())
+        guard result == 0 else {
+            unmanaged.release()
+            throw PortalAuthError(.internalError, "cannot start the HTTP event-loop thread (\(result))")
+        }
+        // Joinable, not detached: a detached thread could still be closing TLS connections
+        // (curl_multi_cleanup) while the process exits and OpenSSL frees what it uses.
+        Self.live.withLock { $0[ObjectIdentifier(self)] = self }
+    }
+
+    /// Stops the thread and joins it (once): when this returns, the multi handle is cleaned up
+    /// and no libcurl call of this loop is running.
+    func shutdown() {
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        stop()
+        if pthread_equal(pthread_self(), thread) != 0 {
+            pthread_detach(thread)  // (never expected: the loop thread runs no code that ends a transport)
+        } else {
+            pthread_join(thread, nil)
+        }
+        _ = Self.live.withLock { $0.removeValue(forKey: ObjectIdentifier(self)) }
+    }
+
+    /// ``shutdown()`` for every loop of the process.
+    static func shutdownAll() {
+        for loop in live.withLock({ Array($0.values) }) { loop.shutdown() }
+    }
+
+    func takeTransfer() -> OpaquePointer? {
+        if let pooled = state.withLock({ $0.pool.popLast() }) {
+            pa_transfer_reset(pooled)
+            return pooled
+        }
+        return pa_transfer_new()
+    }
+
+    func returnTransfer(_ transfer: OpaquePointer) {
+        pa_transfer_wipe(transfer)
+        let keep = state.withLock { state -> Bool in
+            guard state.running, state.pool.count < 64 else { return false }
+            state.pool.append(transfer)
+            return true
+        }
+        if !keep { pa_transfer_free(transfer) }
+    }
+
+    // Wake-ups happen under the lock and only while the loop runs: once it has seen `running`
+    // false it frees the multi handle, and a wake-up after that would use freed memory.
+
+    func submit(_ job: CurlJob) {
+        let accepted = state.withLock { state -> Bool in
+            guard state.running else { return false }
+            state.pending.append(job)
+            _ = pa_multi_wakeup(multi)
+            return true
+        }
+        // A loop that has stopped would never answer: the request fails at once instead.
+        guard accepted else { return finish(job, cancelled: true) }
+    }
+
+    func cancel(_ job: CurlJob) {
+        job.cancelled.store(true, ordering: .relaxed)
+        state.withLock { state in
+            state.cancelled.append(job)
+            if state.running { _ = pa_multi_wakeup(multi) }
+        }
+    }
+
+    func stop() {
+        state.withLock { state in
+            guard state.running else { return }
+            state.running = false
+            _ = pa_multi_wakeup(multi)
+        }
+    }
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            let (pending, cancelled, keepRunning) = state.withLock { state -> ([CurlJob], [CurlJob], Bool) in
+                defer { state.pending.removeAll(); state.cancelled.removeAll() }
+                return (state.pending, state.cancelled, state.running)
+            }
+            if !keepRunning { break }
+            for job in pending {
+                if job.cancelled.load(ordering: .relaxed) { finish(job, cancelled: true); continue }
+                let easy = pa_transfer_easy(job.transfer)!
+                state.withLock { $0.active[easy] = job }
+                if pa_multi_add(multi, easy) != CURLM_OK {
+                    state.withLock { _ = $0.active.removeValue(forKey: easy) }
+                    finish(
+                        job,
+                        outcome: CurlOutcome(
+                            code: CURLE_FAILED_INIT.number, status: 0, headerBlock: "", body: [],
+                            errorText: "could not add the transfer", effectiveURL: nil))
+                }
+            }
+            for job in cancelled {
+                let easy = pa_transfer_easy(job.transfer)!
+                if state.withLock({ $0.active.removeValue(forKey: easy) }) != nil {
+                    _ = pa_multi_remove(multi, easy)
+                    finish(job, cancelled: true)
+                }
+            }
+            // libcurl's Negotiate runs GSS-API on this thread: give it a ticket obtained with a password.
+            KerberosTicket.applyToCurrentThread()
+            _ = pa_multi_perform(multi, &running)
+            var easy: UnsafeMutableRawPointer?
+            var result = CURLE_OK
+            while pa_multi_next_done(multi, &easy, &result) == 1, let done = easy {
+                guard let job = state.withLock({ $0.active.removeValue(forKey: done) }) else { continue }
+                _ = pa_multi_remove(multi, done)
+                finish(job, outcome: collect(job, code: result))
+            }
+            _ = pa_multi_poll(multi, 1000)
+        }
+        // Stopped: fail whatever is left.
+        let leftovers = state.withLock { state -> [CurlJob] in
+            defer { state.active.removeAll(); state.pending.removeAll() }
+            return Array(state.active.values) + state.pending
+        }
+        for job in leftovers {
+            _ = pa_multi_remove(multi, pa_transfer_easy(job.transfer))
+            finish(job, cancelled: true)
+        }
+        for transfer in state.withLock({ $0.pool }) { pa_transfer_free(transfer) }
+        _ = pa_multi_cleanup(multi)
+    }
+
+    private func collect(_ job: CurlJob, code: CURLcode) -> CurlOutcome {
+        let easy = pa_transfer_easy(job.transfer)
+        var status = 0
+        _ = pa_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        let exceeded = TransferLimits.Exceeded(pa_transfer_limit_hit(job.transfer))
+        var length = 0
+        let bodyPointer = exceeded == nil ? pa_transfer_body(job.transfer, &length) : nil
+        let body = bodyPointer.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
+        var headLength = 0
+        let headPointer = pa_transfer_headers(job.transfer, &headLength)
+        let head =
+            headPointer.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: headLength), as: UTF8.self) }
+            ?? ""
+        var text = String(cString: pa_transfer_error(job.transfer))
+        if text.isEmpty, code != CURLE_OK { text = String(cString: pa_easy_strerror(code)) }
+        var osErrno = 0
+        if code != CURLE_OK { _ = pa_easy_getinfo_long(easy, CURLINFO_OS_ERRNO, &osErrno) }
+        return CurlOutcome(
+            code: code.number, status: status, headerBlock: head, body: body, errorText: text, osErrno: osErrno,
+            effectiveURL: nil, exceeded: exceeded)
+    }
+
+    private func finish(_ job: CurlJob, outcome: CurlOutcome) {
+        let continuation = job.continuation
+        job.continuation = nil
+        returnTransfer(job.transfer)
+        continuation?.resume(returning: outcome)
+    }
+
+    private func finish(_ job: CurlJob, cancelled: Bool) {
+        let continuation = job.continuation
+        job.continuation = nil
+        returnTransfer(job.transfer)
+        continuation?.resume(
+            throwing: PortalAuthError(.cancelled, "the request to \(job.host):\(job.port) was cancelled"))
+    }
+}
