@@ -18,7 +18,7 @@ emulator_pid=""
 finish() {
   [ -z "$emulator_pid" ] || kill "$emulator_pid" 2>/dev/null || true
   # Never leave the package installed, whatever failed.
-  if dpkg-query -W -f='${Status}' portal-auth 2>/dev/null | grep -q 'install ok installed'; then
+  if grep -q 'install ok installed' <<<"$(dpkg-query -W -f='${Status}' portal-auth 2>/dev/null)"; then
     $SUDO dpkg -P portal-auth >/dev/null 2>&1 || true
   fi
   rm -rf "$work"
@@ -85,7 +85,7 @@ check "portal-auth loads no Swift runtime library" no_libswift "$unpacked/bin/po
 check "portal-emulator loads no Swift runtime library" no_libswift "$unpacked/bin/portal-emulator"
 
 # 3. Install. A copy left by an earlier run goes first.
-if dpkg-query -W -f='${Status}' portal-auth 2>/dev/null | grep -q 'install ok installed'; then
+if grep -q 'install ok installed' <<<"$(dpkg-query -W -f='${Status}' portal-auth 2>/dev/null)"; then
   echo "# removing the portal-auth package an earlier run left installed"
   $SUDO dpkg -P portal-auth >/dev/null
 fi
@@ -111,7 +111,7 @@ bash_completes() {
     COMP_WORDS=(portal-auth to); COMP_CWORD=1; COMP_LINE="portal-auth to"; COMP_POINT=${#COMP_LINE}
     "$function" portal-auth to portal-auth
     printf "offered: %s\n" "${COMPREPLY[@]}"
-    printf "%s\n" "${COMPREPLY[@]}" | grep -qx token'
+    grep -qx token <<<"$(printf "%s\n" "${COMPREPLY[@]}")"'
 }
 check "bash completes 'portal-auth to' with token" bash_completes
 check "zsh and fish completions are installed" test -s /usr/share/zsh/vendor-completions/_portal-auth \
@@ -156,7 +156,7 @@ check "the demo runs with the installed portal-auth and portal-emulator" demo
 dpkg -L portal-auth | grep -v '^/\.$' | sort >"$work/installed" || true
 check "dpkg -r removes the package" $SUDO dpkg -r portal-auth
 check "dpkg -P purges the package" $SUDO dpkg -P portal-auth
-check "dpkg no longer knows the package" bash -c '! dpkg-query -W -f="\${Status}" portal-auth 2>/dev/null | grep -q installed'
+check "dpkg no longer knows the package" bash -c '! grep -q installed <<<"$(dpkg-query -W -f="\${Status}" portal-auth 2>/dev/null)"'
 nothing_left() {
   local left=0
   [ -s "$work/installed" ] || { echo "dpkg -L listed nothing"; return 1; }
