@@ -224,4 +224,29 @@ import Testing
                 "\(result.stdout)")
         }
     }
+
+    @Test func theSecretIsOneItemOfTheRealKeyringAndStaysTheSame() async throws {
+        let result = try await CLI.inPrivateKeyring(
+            #"""
+            set -e
+            first=$("$PA" serve url https://gis.example.com/server/rest/services/A/FeatureServer/0)
+            again=$("$PA" serve url --listen 127.0.0.1:47080 https://gis.example.com/server/rest/services/A/FeatureServer/0)
+            [ "$first" = "$again" ] && echo "stable"
+            echo "$first" | sed 's#/[A-Za-z0-9_-]\{43\}/#/SECRET/#'
+            secret=$(secret-tool lookup application portal-auth store serve kind serve-secret)
+            case "$first" in *"/$secret/"*) echo "in the keyring" ;; esac
+            secret-tool search --all application portal-auth store serve 2>&1 | grep -c '^label = ' | sed 's/^/items: /'
+            secret-tool search --all application portal-auth store serve 2>&1 | grep -F "$secret" | grep -v '^secret = ' || echo "not in attributes"
+            """#)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout == """
+                stable
+                http://127.0.0.1:47080/SECRET/https/gis.example.com/server/rest/services/A/FeatureServer/0
+                in the keyring
+                items: 1
+                not in attributes
+
+                """, "\(result.stdout) \(result.stderr)")
+    }
 }
