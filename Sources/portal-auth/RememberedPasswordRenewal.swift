@@ -13,7 +13,11 @@ extension RememberedPassword {
     /// password is remembered, and stores it (the password stays in memory for this process's
     /// own renewals). For a federated server, the portal's token is renewed; the server's follows
     /// from it as usual. Nothing happens for any other credential.
-    static func renewIfExpiring(for target: URL, manager: AuthenticationManager) async throws {
+    /// `window` (seconds; the token's renewal leeway when nil) is how close to its expiry the
+    /// token is renewed (`renew --within`).
+    static func renewIfExpiring(
+        for target: URL, manager: AuthenticationManager, within window: TimeInterval? = nil
+    ) async throws {
         let store = manager.arcGISCredentialStore
         guard var credential = try await store.credential(for: target) else { return }
         if let portal = credential.derivedFrom {
@@ -21,7 +25,7 @@ extension RememberedPassword {
             credential = owner
         }
         guard let token = credential as? TokenCredential, !token.hasPassword,
-            token.tokenInfo.expires(within: token.renewalLeeway),
+            token.tokenInfo.expires(within: window ?? token.renewalLeeway),
             let user = token.username,
             let (username, password) = try read(for: token.serverContext, username: user, in: store.backend)
         else { return }
