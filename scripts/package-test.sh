@@ -98,6 +98,17 @@ check "portal-auth completion bash prints the completion" contains "complete -o 
   /usr/bin/portal-auth completion bash
 check "the hidden --generate-completion-script still works" contains "#compdef portal-auth" \
   /usr/bin/portal-auth --generate-completion-script zsh
+units_verify() {
+  # (A user manager's runtime folder of its own: systemd-analyze --user needs one, not a running manager.)
+  local runtime
+  runtime=$(mktemp -d)
+  (cd /usr/lib/systemd/user && XDG_RUNTIME_DIR="$runtime" systemd-analyze verify --user \
+    portal-auth-serve.service portal-auth-renew.service portal-auth-renew.timer)
+  local status=$?
+  rm -rf "$runtime"
+  return $status
+}
+check "the systemd user units are installed and pass systemd-analyze verify (man pages included)" units_verify
 check "man -w portal-auth-login" contains "/usr/share/man/man1/portal-auth-login.1.gz" man -w portal-auth-login
 check "man -w portal-emulator" contains "/usr/share/man/man1/portal-emulator.1.gz" man -w portal-emulator
 check "man portal-auth-token renders its options" contains "--format" env MANPAGER=cat MANWIDTH=100 man portal-auth-token

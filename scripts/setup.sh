@@ -61,6 +61,7 @@ packages=(
   lintian                # checks the .deb
   man-db                 # man -w finds the installed pages
   bash-completion        # its loader finds the installed completion
+  systemd                # systemd-analyze verify: the package's user units (serve, the daily renew timer)
 )
 [ $only_runtime = 1 ] && packages=("${runtime[@]}")
 if [ $list = 1 ]; then
