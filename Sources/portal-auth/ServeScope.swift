@@ -36,15 +36,31 @@ enum ServeScope {
     /// Whether the proxy may forward to `url`: the core gives a credential for it, or the host
     /// has a stored network credential (an HTTP password, a client certificate). Never contacts
     /// `url`'s host unless a credential is known for it.
+    ///
+    /// A yes is kept for ``coveredLifetime`` per server context and manager, so that a stream of
+    /// requests to one service does not read the store for each (the manager still attaches, for
+    /// each request, the credential it holds then); a no is never kept.
     static func covers(_ url: URL, manager: AuthenticationManager) async throws -> Bool {
+        let key = "\(ObjectIdentifier(manager).hashValue) \(try ServerContext(url: url).url)"
+        let now = ContinuousClock.now
+        if let until = covered.withLock({ $0[key] }), now < until { return true }
+        let answer: Bool
         do {
             _ = try await credential(for: url, manager: manager)
-            return true
+            answer = true
         } catch let error as PortalAuthError where isOutOfScope(error) {
             let host = try ServerContext.host(of: url)
-            return try await !manager.networkCredentialStore.credentials(for: host).isEmpty
+            answer = try await !manager.networkCredentialStore.credentials(for: host).isEmpty
         }
+        if answer { covered.withLock { $0[key] = now + coveredLifetime } }
+        return answer
     }
+
+    /// How long a yes of ``covers(_:manager:)`` is kept.
+    static let coveredLifetime: Duration = .seconds(10)
+
+    /// The server contexts covered, until when.
+    private static let covered = Locked<[String: ContinuousClock.Instant]>([:])
 
     /// Whether `error` says that no credential covers the URL (rather than that one failed).
     static func isOutOfScope(_ error: PortalAuthError) -> Bool {
