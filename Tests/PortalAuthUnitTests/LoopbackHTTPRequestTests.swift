@@ -28,6 +28,13 @@ import Testing
         #expect(try parse("GET / HTTP/1.1\r\nHost: x\r\n") == nil)
     }
 
+    @Test func keepAliveIsHTTP11sDefaultAndHTTP10sOnRequest() throws {
+        #expect(try parse("GET / HTTP/1.1\r\n\r\n")?.keepsAlive == true)
+        #expect(try parse("GET / HTTP/1.1\r\nConnection: close\r\n\r\n")?.keepsAlive == false)
+        #expect(try parse("GET / HTTP/1.0\r\n\r\n")?.keepsAlive == false)
+        #expect(try parse("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n")?.keepsAlive == true)
+    }
+
     @Test func whatIsNotPlainHTTPIsRefusedWithItsStatus() {
         #expect(refusal("GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab") == 400)
         #expect(refusal("GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n") == 400)

@@ -17,6 +17,17 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
     package var headers: [Header]
     /// The body (`Content-Length` bytes; empty without one).
     package var body: [UInt8]
+    /// Whether the client keeps the connection open for another request (HTTP/1.1 without
+    /// `Connection: close`, or HTTP/1.0 with `Connection: keep-alive`).
+    package var keepsAlive = false
+
+    package init(method: String, target: String, headers: [Header], body: [UInt8], keepsAlive: Bool = false) {
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.body = body
+        self.keepsAlive = keepsAlive
+    }
 
     /// The first header named `name` (case-insensitive).
     package func header(_ name: String) -> String? {
@@ -55,6 +66,8 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
         package var target: String
         package var headers: [Header]
         package var contentLength: Int
+        /// See ``LoopbackHTTPRequest/keepsAlive``.
+        package var keepsAlive: Bool
     }
 
     /// Where the head of `bytes` ends (the index just after the blank line), looking from
@@ -88,16 +101,20 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
         guard lines.count - 1 <= limits.headerCount else {
             throw Refusal(status: 431, reason: "too many header lines")
         }
-        let (method, target) = try requestLine(first)
+        let (method, target, http11) = try requestLine(first)
         var headers: [Header] = []
         for line in lines.dropFirst() { headers.append(try header(line)) }
         let contentLength = try bodyLength(headers, limits: limits)
-        return Head(method: method, target: target, headers: headers, contentLength: contentLength)
+        let connection = headers.filter { $0.name.lowercased() == "connection" }.map { $0.value.lowercased() }
+        let keepsAlive =
+            http11 ? !connection.contains { $0.contains("close") } : connection.contains { $0.contains("keep-alive") }
+        return Head(
+            method: method, target: target, headers: headers, contentLength: contentLength, keepsAlive: keepsAlive)
     }
 
     /// `METHOD SP TARGET SP HTTP/1.x`: the method upper-case letters, the target an origin-form
     /// path of visible ASCII.
-    private static func requestLine(_ line: ArraySlice<UInt8>) throws(Refusal) -> (String, String) {
+    private static func requestLine(_ line: ArraySlice<UInt8>) throws(Refusal) -> (String, String, Bool) {
         let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, parts[0].count <= 16,
             parts[0].allSatisfy({ (0x41...0x5A).contains($0) })
@@ -109,7 +126,10 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
         guard target.first == 0x2F, target.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw Refusal(status: 400, reason: "malformed request target")
         }
-        return (String(decoding: parts[0], as: UTF8.self), String(decoding: target, as: UTF8.self))
+        return (
+            String(decoding: parts[0], as: UTF8.self), String(decoding: target, as: UTF8.self),
+            parts[2].elementsEqual("HTTP/1.1".utf8)
+        )
     }
 
     /// `Name: value`: the name a token, the value without control characters (no line folding).
@@ -161,6 +181,6 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
         guard bytes.count - end >= head.contentLength else { return nil }
         return LoopbackHTTPRequest(
             method: head.method, target: head.target, headers: head.headers,
-            body: Array(bytes[end..<(end + head.contentLength)]))
+            body: Array(bytes[end..<(end + head.contentLength)]), keepsAlive: head.keepsAlive)
     }
 }

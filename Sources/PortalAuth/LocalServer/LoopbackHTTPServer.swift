@@ -17,7 +17,9 @@ import Glibc
 /// at once (reading or being answered; the rest wait in the kernel's backlog), each has
 /// ``readDeadline`` to send its whole request, the head and body are bounded by
 /// ``LoopbackHTTPRequest/Limits``, and an answer that the client does not read within
-/// ``writeTimeout`` is dropped. Every answer closes its connection.
+/// ``writeTimeout`` is dropped. A connection the client keeps open (HTTP/1.1 keep-alive) is read
+/// again for its next request, under a new ``readDeadline``; at the limit, an idle one is closed
+/// to make room.
 package final class LoopbackHTTPServer: Sendable {
     /// An answer.
     package struct Response: Sendable {
@@ -56,6 +58,10 @@ package final class LoopbackHTTPServer: Sendable {
     private let stopped = Locked(false)
     /// Connections handed to the handler and not yet answered.
     private let answering = Locked(0)
+    /// Answered connections whose client keeps them open, to be read again by the loop.
+    private let returned = Locked<[Int32]>([])
+    /// The loop's wake-up: a byte written to `wake[1]` ends its `poll` (a connection returned).
+    private let wake: (read: Int32, write: Int32)
 
     /// Binds `address` (port 0: a free one).
     package init(
@@ -67,11 +73,27 @@ package final class LoopbackHTTPServer: Sendable {
         self.writeTimeout = writeTimeout
         self.limits = limits
         let (fd, port) = try Self.bind(address)
+        var pipeFDs: [Int32] = [-1, -1]
+        guard pipe(&pipeFDs) == 0 else {
+            let code = errno
+            close(fd)
+            throw Self.posixError("make a pipe", code: code)
+        }
+        for end in pipeFDs {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        wake = (pipeFDs[0], pipeFDs[1])
         socketFD = fd
         self.address = LoopbackAddress(host: address.host, port: port)
     }
 
-    deinit { close(socketFD) }
+    deinit {
+        close(socketFD)
+        close(wake.read)
+        close(wake.write)
+        returned.withLock { $0.forEach { close($0) } }
+    }
 
     /// A listening socket on `address` and its port.
     private static func bind(_ address: LoopbackAddress) throws -> (Int32, Int) {
@@ -163,17 +185,35 @@ package final class LoopbackHTTPServer: Sendable {
         var connections: [Connection] = []
         defer { connections.forEach { close($0.fd) } }
         while !stopped.withLock({ $0 }) {
+            let now = ContinuousClock.now
+            connections += returned.withLock { fds in
+                defer { fds.removeAll() }
+                return fds.map { Connection(fd: $0, deadline: now + readDeadline) }
+            }
+            // At the limit, a connection kept open and idle (nothing sent) makes room for a new one.
+            if connections.count + answering.withLock({ $0 }) >= maximumConnections,
+                let idle = connections.firstIndex(where: { $0.received.isEmpty })
+            {
+                close(connections.remove(at: idle).fd)
+            }
             let room = connections.count + answering.withLock { $0 } < maximumConnections
             var entries = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            entries.append(pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0))
             if room { entries.append(pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)) }
             guard poll(&entries, nfds_t(entries.count), 100) >= 0 else { continue }
-            let now = ContinuousClock.now
+            if entries[connections.count].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 256)
+                while Glibc.read(wake.read, &drain, drain.count) > 0 {}
+            }
             var open: [Connection] = []
             for (index, var connection) in connections.enumerated() {
                 switch entries[index].revents != 0 ? read(&connection) : .waiting {
                 case .waiting where now < connection.deadline: open.append(connection)
                 case .waiting:
-                    Self.write(connection.fd, Response.text(408, "request timeout"))
+                    // (A connection kept open that sent nothing more is closed without a word.)
+                    if !connection.received.isEmpty {
+                        Self.write(connection.fd, Response.text(408, "request timeout"))
+                    }
                     close(connection.fd)
                 case .closed: close(connection.fd)
                 case .refused(let refusal):
@@ -193,12 +233,19 @@ package final class LoopbackHTTPServer: Sendable {
     private func answer(_ fd: Int32, _ request: LoopbackHTTPRequest, _ handler: @escaping Handler) {
         answering.withLock { $0 += 1 }
         let timeout = writeTimeout
-        Task { [answering] in
+        Task { [answering, returned, wake] in
             let response = await handler(request)
             BlockingIO.detached {
-                Self.makeBlocking(fd, sendTimeout: timeout)
-                Self.write(fd, response)
-                close(fd)
+                Self.setBlocking(fd, true, sendTimeout: timeout)
+                let written = Self.write(fd, response, keepAlive: request.keepsAlive)
+                if request.keepsAlive, written {
+                    Self.setBlocking(fd, false, sendTimeout: timeout)
+                    returned.withLock { $0.append(fd) }
+                    var byte: UInt8 = 1
+                    _ = Glibc.write(wake.write, &byte, 1)
+                } else {
+                    close(fd)
+                }
                 answering.withLock { $0 -= 1 }
             }
         }
@@ -240,41 +287,45 @@ package final class LoopbackHTTPServer: Sendable {
             return .complete(
                 LoopbackHTTPRequest(
                     method: head.method, target: head.target, headers: head.headers,
-                    body: Array(connection.received[end...])))
+                    body: Array(connection.received[end...]), keepsAlive: head.keepsAlive))
         } catch {
             return .refused(error)
         }
     }
 
-    private static func makeBlocking(_ fd: Int32, sendTimeout seconds: Int) {
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    private static func setBlocking(_ fd: Int32, _ blocking: Bool, sendTimeout seconds: Int) {
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, blocking ? flags & ~O_NONBLOCK : flags | O_NONBLOCK)
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// The status line, the headers (control characters replaced), `Content-Length`,
     /// `Connection: close`, and the body.
-    package static func serialize(_ response: Response) -> [UInt8] {
+    package static func serialize(_ response: Response, keepAlive: Bool = false) -> [UInt8] {
         func clean(_ text: String) -> String {
             String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
         }
         var head = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
         for header in response.headers { head += "\(clean(header.name)): \(clean(header.value))\r\n" }
-        head += "Content-Length: \(response.body.count)\r\nConnection: close\r\n\r\n"
+        head += "Content-Length: \(response.body.count)\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
         return Array(head.utf8) + response.body
     }
 
-    private static func write(_ fd: Int32, _ response: Response) {
-        let bytes = serialize(response)
+    /// Writes the whole answer; false when the client went away (or did not read in time).
+    @discardableResult
+    private static func write(_ fd: Int32, _ response: Response, keepAlive: Bool = false) -> Bool {
+        let bytes = serialize(response, keepAlive: keepAlive)
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes {
                 send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
             }
             if written < 0, errno == EINTR { continue }
-            if written <= 0 { break }
+            if written <= 0 { return false }
             offset += written
         }
+        return true
     }
 
     /// The reason phrase of the statuses a local server answers with.
