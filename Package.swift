@@ -25,7 +25,7 @@ let pluginNames = [
 /// Fuzz/FuzzTargets, seeds and kept crashes in Fuzz/Corpus/NAME).
 let fuzzTargets = [
     "ArcGISJSON", "PKCS12", "TokenAnswer", "AuthenticateHeader", "ConfigurationFile", "LoopbackRequest",
-    "StoredCredential", "CredentialFile", "KeyringIndex", "URLContext",
+    "StoredCredential", "CredentialFile", "KeyringIndex", "URLContext", "LoopbackHTTPRequest",
 ]
 
 /// How `portal-auth` is linked in release builds, so that `portal-auth token` starts about as fast as

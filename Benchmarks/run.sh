@@ -14,6 +14,9 @@
 #  4. Cross-process refresh: 100 `portal-auth token` processes started together with an OAuth
 #     access token inside the 5-minute window: refresh requests counted by portal-emulator (target 1)
 #     and the wall time of the batch, beside the same batch when no refresh is needed.
+#  5. portal-auth serve: the median latency of 200 sequential feature queries through it vs directly
+#     with a token (target <= 1.5x), and 50 concurrent clients through it (target: no error)
+#     (Benchmarks/serve-latency.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PORTAL_AUTH_BENCH_IN_KEYRING:-}" ]; then
@@ -146,5 +149,16 @@ admin reset
 read -r ms distinct < <(batch)
 refreshes=$(curl -sS --cacert "$work/ca.pem" "$base/emulator/counters" | python3 -c 'import json,sys; print(json.load(sys.stdin)["refreshTokenGrants"])')
 echo "  fresh token (reference): ${ms} ms for the batch, ${refreshes} refresh request(s), ${distinct} distinct token(s)"
+"$pa" logout --portal "$portal" >/dev/null
+
+echo "== portal-auth serve: feature queries through it vs directly with a token"
+printf '%s' alice-pass-123 | "$pa" login --portal "$portal" --username alice --password-stdin >/dev/null
+layer="$base/server/rest/services/Parcels/FeatureServer/0"
+"$pa" serve --listen 127.0.0.1:0 --state-file "$work/serve.json" >/dev/null 2>&1 &
+serve_pid=$!
+for _ in $(seq 1 100); do [ -s "$work/serve.json" ] && break; sleep 0.1; done
+serve_base=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$work/serve.json")
+python3 Benchmarks/serve-latency.py "$serve_base" "$layer" "$("$pa" token "$layer")" "$work/ca.pem" 200 50 || status=1
+kill "$serve_pid"; wait "$serve_pid" || true
 "$pa" logout --portal "$portal" >/dev/null
 exit $status

@@ -44,7 +44,7 @@ fuzz_one() {
   crashes=$(find "$artifacts/$t" -type f -newer "$scratch" | wc -l)
   {
     echo "$runs $crashes"
-    [ "$crashes" -eq 0 ] || grep -E "ERROR: |SUMMARY|Test unit written" "$log" | head -n 5 | sed 's/^/    /'
+    [ "$crashes" -eq 0 ] || grep -E "ERROR: |SUMMARY|Test unit written" "$log" | sed -n '1,5s/^/    /p'
     [ "$runs" -gt 0 ] || { echo "    $t ran nothing:"; tail -n 5 "$log" | sed 's/^/    /'; }
   } >"$results/$t"
   rm -rf "$scratch" "$log"

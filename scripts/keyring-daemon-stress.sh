@@ -54,8 +54,8 @@ daemon=$!
 cleanup() { kill "$daemon" 2>/dev/null || true; wait "$daemon" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 for _ in $(seq 1 100); do
-  gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-    --method org.freedesktop.DBus.NameHasOwner org.freedesktop.secrets 2>/dev/null | grep -q true && break
+  grep -q true <<<"$(gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+    --method org.freedesktop.DBus.NameHasOwner org.freedesktop.secrets 2>/dev/null)" && break
   sleep 0.1
 done
 pa=$PORTAL_AUTH_BINARY

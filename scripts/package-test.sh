@@ -18,7 +18,7 @@ emulator_pid=""
 finish() {
   [ -z "$emulator_pid" ] || kill "$emulator_pid" 2>/dev/null || true
   # Never leave the package installed, whatever failed.
-  if dpkg-query -W -f='${Status}' portal-auth 2>/dev/null | grep -q 'install ok installed'; then
+  if grep -q 'install ok installed' <<<"$(dpkg-query -W -f='${Status}' portal-auth 2>/dev/null)"; then
     $SUDO dpkg -P portal-auth >/dev/null 2>&1 || true
   fi
   rm -rf "$work"
@@ -85,7 +85,7 @@ check "portal-auth loads no Swift runtime library" no_libswift "$unpacked/bin/po
 check "portal-emulator loads no Swift runtime library" no_libswift "$unpacked/bin/portal-emulator"
 
 # 3. Install. A copy left by an earlier run goes first.
-if dpkg-query -W -f='${Status}' portal-auth 2>/dev/null | grep -q 'install ok installed'; then
+if grep -q 'install ok installed' <<<"$(dpkg-query -W -f='${Status}' portal-auth 2>/dev/null)"; then
   echo "# removing the portal-auth package an earlier run left installed"
   $SUDO dpkg -P portal-auth >/dev/null
 fi
@@ -98,6 +98,17 @@ check "portal-auth completion bash prints the completion" contains "complete -o 
   /usr/bin/portal-auth completion bash
 check "the hidden --generate-completion-script still works" contains "#compdef portal-auth" \
   /usr/bin/portal-auth --generate-completion-script zsh
+units_verify() {
+  # (A user manager's runtime folder of its own: systemd-analyze --user needs one, not a running manager.)
+  local runtime
+  runtime=$(mktemp -d)
+  (cd /usr/lib/systemd/user && XDG_RUNTIME_DIR="$runtime" systemd-analyze verify --user \
+    portal-auth-serve.service portal-auth-renew.service portal-auth-renew.timer)
+  local status=$?
+  rm -rf "$runtime"
+  return $status
+}
+check "the systemd user units are installed and pass systemd-analyze verify (man pages included)" units_verify
 check "man -w portal-auth-login" contains "/usr/share/man/man1/portal-auth-login.1.gz" man -w portal-auth-login
 check "man -w portal-emulator" contains "/usr/share/man/man1/portal-emulator.1.gz" man -w portal-emulator
 check "man portal-auth-token renders its options" contains "--format" env MANPAGER=cat MANWIDTH=100 man portal-auth-token
@@ -111,7 +122,7 @@ bash_completes() {
     COMP_WORDS=(portal-auth to); COMP_CWORD=1; COMP_LINE="portal-auth to"; COMP_POINT=${#COMP_LINE}
     "$function" portal-auth to portal-auth
     printf "offered: %s\n" "${COMPREPLY[@]}"
-    printf "%s\n" "${COMPREPLY[@]}" | grep -qx token'
+    grep -qx token <<<"$(printf "%s\n" "${COMPREPLY[@]}")"'
 }
 check "bash completes 'portal-auth to' with token" bash_completes
 check "zsh and fish completions are installed" test -s /usr/share/zsh/vendor-completions/_portal-auth \
@@ -156,7 +167,7 @@ check "the demo runs with the installed portal-auth and portal-emulator" demo
 dpkg -L portal-auth | grep -v '^/\.$' | sort >"$work/installed" || true
 check "dpkg -r removes the package" $SUDO dpkg -r portal-auth
 check "dpkg -P purges the package" $SUDO dpkg -P portal-auth
-check "dpkg no longer knows the package" bash -c '! dpkg-query -W -f="\${Status}" portal-auth 2>/dev/null | grep -q installed'
+check "dpkg no longer knows the package" bash -c '! grep -q installed <<<"$(dpkg-query -W -f="\${Status}" portal-auth 2>/dev/null)"'
 nothing_left() {
   local left=0
   [ -s "$work/installed" ] || { echo "dpkg -L listed nothing"; return 1; }

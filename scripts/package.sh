@@ -108,6 +108,12 @@ chmod 0644 "$stage"/usr/share/man/man1/*
 "$stage/usr/bin/portal-auth" completion fish >"$stage/usr/share/fish/vendor_completions.d/portal-auth.fish"
 bash -n "$stage/usr/share/bash-completion/completions/portal-auth" || fail "the bash completion is not valid bash"
 
+# The systemd user units: portal-auth serve from login, and a daily portal-auth renew (docs/serve.md,
+# docs/unattended.md). Enabled by each user (systemctl --user enable), never by the package.
+install -d -m 0755 "$stage/usr/lib/systemd/user"
+install -m 0644 debian/systemd/portal-auth-serve.service debian/systemd/portal-auth-renew.service \
+  debian/systemd/portal-auth-renew.timer "$stage/usr/lib/systemd/user/"
+
 # Documentation: the README, the project's changelog (CHANGELOG.md, or the README's Changelog
 # section while there is none), Debian's changelog and the copyright.
 doc="$stage/usr/share/doc/portal-auth"
@@ -134,18 +140,21 @@ linked=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$pkg/usr/bin/portal-auth" "$pkg
 # ...and the packages of the libraries portal-auth opens itself (Sources/CPortalAuth: curl.c,
 # crypto.c, gss.c), which neither ldd nor dpkg-shlibdeps see.
 opened=()
+# (Read whole, never piped into a reader that exits early: under pipefail the writer's SIGPIPE, exit
+# 141, would end the script; a GIS workstation's ldconfig -p is long.)
+libraries=$(ldconfig -p)
 for library in libcurl.so.4 libcrypto.so.3 libgssapi_krb5.so.2; do
-  path=$(ldconfig -p | awk -v lib="$library" '$1 == lib && /x86-64|AArch64|x32/ {print $NF; exit}')
-  [ -n "$path" ] || path=$(ldconfig -p | awk -v lib="$library" '$1 == lib {print $NF; exit}')
+  path=$(awk -v lib="$library" '$1 == lib && /x86-64|AArch64|x32/ {print $NF; exit}' <<<"$libraries")
+  [ -n "$path" ] || path=$(awk -v lib="$library" '$1 == lib {print $NF; exit}' <<<"$libraries")
   [ -n "$path" ] || fail "$library is not installed here: cannot name its package (scripts/setup.sh installs it)"
-  owner=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1) ||
-    owner=$(dpkg -S "$path" | head -1 | cut -d: -f1)
+  owner=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | awk -F: 'NR == 1 {print $1}') ||
+    owner=$(dpkg -S "$path" | awk -F: 'NR == 1 {print $1}')
   [ -n "$owner" ] || fail "no Debian package owns $path"
   opened+=("$owner")
 done
 depends=$(printf '%s\n' "$linked" | tr ',' '\n' | sed 's/^ *//; /^$/d')
 for owner in "${opened[@]}"; do
-  printf '%s\n' "$depends" | grep -q "^$owner\( \|$\)" || depends=$(printf '%s\n%s' "$depends" "$owner")
+  grep -q "^$owner\( \|$\)" <<<"$depends" || depends=$(printf '%s\n%s' "$depends" "$owner")
 done
 depends=$(printf '%s\n' "$depends" | sort -u | paste -sd, | sed 's/,/, /g')
 installed_size=$(du -sk --apparent-size "$pkg/usr" | cut -f1)
@@ -201,7 +210,7 @@ if [ "${PORTAL_AUTH_PACKAGE_LINTIAN:-1}" = 0 ]; then
 elif command -v lintian >/dev/null; then
   lintian_out=$(lintian --tag-display-limit 0 "$deb" 2>&1 || true)
   [ -z "$lintian_out" ] || printf '%s\n' "$lintian_out" | sed 's/^/package: lintian: /' >&2
-  if printf '%s\n' "$lintian_out" | grep -q '^E: '; then fail "lintian reports errors on $deb"; fi
+  if grep -q '^E: ' <<<"$lintian_out"; then fail "lintian reports errors on $deb"; fi
 else
   say "lintian is not installed: not checked (apt-get install lintian)"
 fi

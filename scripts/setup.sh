@@ -42,6 +42,10 @@ packages=(
   gdal-bin               # ogrinfo and ogr2ogr (GDAL's ESRIJSON driver, GDAL_HTTP_HEADERS, GDAL_HTTP_HEADER_FILE)
   python3-requests       # python requests
   wget
+  # QGIS, headless (QT_QPA_PLATFORM=offscreen, Debian's /usr/bin/python3): it loads a secured layer
+  # through portal-auth serve with the arcgisfeatureserver provider (Tests/CLITests/ServeClientsTests.swift).
+  python3-qgis
+  qgis-providers
   # Real servers the network-credential tests start on loopback (Tests/TestSupport/WebTier.swift);
   # none of them runs as a system service: the install below keeps their daemons from starting.
   nginx                  # https blocks: self-signed, client certificates, Basic (auth_basic)
@@ -57,6 +61,7 @@ packages=(
   lintian                # checks the .deb
   man-db                 # man -w finds the installed pages
   bash-completion        # its loader finds the installed completion
+  systemd                # systemd-analyze verify: the package's user units (serve, the daily renew timer)
 )
 [ $only_runtime = 1 ] && packages=("${runtime[@]}")
 if [ $list = 1 ]; then
@@ -65,7 +70,7 @@ if [ $list = 1 ]; then
 fi
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  grep -q "install ok installed" <<<"$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2

@@ -96,5 +96,5 @@ signals=$(awk '$1 > 128' "$work/statuses" | wc -l)
 lines=$(wc -l < "$work/statuses")
 echo "signals: $signals"
 if [ "$lines" -ne "$total" ]; then echo "only $lines of $total processes reported a status" >&2; exit 1; fi
-if [ -s "$STRESS_ERRORS" ]; then echo "stderr (first 5 distinct lines):"; sort "$STRESS_ERRORS" | uniq -c | sort -rn | head -5; fi
+if [ -s "$STRESS_ERRORS" ]; then echo "stderr (first 5 distinct lines):"; sort "$STRESS_ERRORS" | uniq -c | sort -rn | sed -n 1,5p; fi
 [ "$signals" -eq 0 ]

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-5}
 shift || true
 scripts/setup.sh
-dpkg-query -W -f='${Status}' stress-ng 2>/dev/null | grep -q "ok installed" || {
+grep -q "ok installed" <<<"$(dpkg-query -W -f='${Status}' stress-ng 2>/dev/null)" || {
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends stress-ng >/dev/null
 }
@@ -32,7 +32,7 @@ for i in $(seq 1 "$runs"); do
   wait "$stress_pid" 2>/dev/null || true
   stress_pid=""
   echo "run $i: $result in $(( $(date +%s) - start )) s (log: $logs/run-$i.log)"
-  grep -E '✘ Test .* failed|Test Case .* failed' "$logs/run-$i.log" | head -n 10 | sed 's/^/  /' || true
+  grep -E '✘ Test .* failed|Test Case .* failed' "$logs/run-$i.log" | sed -n '1,10s/^/  /p' || true
 done
 echo "stress: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -6,7 +6,7 @@ set -euo pipefail
 
 have_secret_service() {
   [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ] || return 1
-  dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q "boolean true"
+  grep -q "boolean true" <<<"$(dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null)"
 }
 
 if [ "${PORTAL_AUTH_KEYRING_STARTED:-}" != 1 ] && ! have_secret_service; then
@@ -32,7 +32,7 @@ if [ "${PORTAL_AUTH_KEYRING_STARTED:-}" = 1 ] && [ -z "${PORTAL_AUTH_KEYRING_UNL
   "$@" || status=$?
   for pid in $(pgrep -x gnome-keyring-d || true); do
     # (a daemon that ended meanwhile has no environ: the braces keep bash's own message quiet too)
-    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qxF "XDG_RUNTIME_DIR=$PORTAL_AUTH_KEYRING_DIR"; then
+    if grep -qxF "XDG_RUNTIME_DIR=$PORTAL_AUTH_KEYRING_DIR" <<<"$({ tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null)"; then
       kill "$pid" 2>/dev/null || true
     fi
   done

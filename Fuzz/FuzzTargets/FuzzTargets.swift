@@ -27,6 +27,7 @@ public enum FuzzTargets {
         ("CredentialFile", credentialFile),
         ("KeyringIndex", keyringIndex),
         ("URLContext", urlContext),
+        ("LoopbackHTTPRequest", loopbackHTTPRequest),
     ]
 
     /// ArcGIS JSON answers and error bodies (every response passes through both).

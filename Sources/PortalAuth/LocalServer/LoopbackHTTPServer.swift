@@ -1,0 +1,357 @@
+import Dispatch
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A small HTTP/1.1 server on a loopback address, for local programs: plain POSIX sockets and
+/// one thread that reads every connection with one `poll` (as ``LoopbackRedirectListener`` does),
+/// so that nothing is loaded that `portal-auth token` would pay for.
+///
+/// Bounded against a slow or hostile client: at most ``maximumConnections`` connections are open
+/// at once (reading or being answered; the rest wait in the kernel's backlog), each has
+/// ``readDeadline`` to send its whole request, the head and body are bounded by
+/// ``LoopbackHTTPRequest/Limits``, and an answer that the client does not read within
+/// ``writeTimeout`` is dropped. A connection the client keeps open (HTTP/1.1 keep-alive) is read
+/// again for its next request, under a new ``readDeadline``; at the limit, an idle one is closed
+/// to make room.
+package final class LoopbackHTTPServer: Sendable {
+    /// An answer.
+    package struct Response: Sendable {
+        package var status: Int
+        package var headers: [(name: String, value: String)]
+        package var body: [UInt8]
+
+        package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+
+        /// A short plain-text answer.
+        package static func text(_ status: Int, _ text: String) -> Response {
+            Response(
+                status: status, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                body: Array((text + "\n").utf8))
+        }
+    }
+
+    /// What answers a complete request.
+    package typealias Handler = @Sendable (LoopbackHTTPRequest) async -> Response
+
+    /// The address it listens on, with the port it was given.
+    package let address: LoopbackAddress
+    /// How many connections may be open at once.
+    package let maximumConnections: Int
+    /// How long a connection may take to send its whole request.
+    package let readDeadline: Duration
+    /// How long an answer may wait for the client to read it, in seconds.
+    package let writeTimeout: Int
+    /// The bounds of a request.
+    package let limits: LoopbackHTTPRequest.Limits
+    private let socketFD: Int32
+    private let stopped = Locked(false)
+    /// Connections handed to the handler and not yet answered.
+    private let answering = Locked(0)
+    /// Answered connections whose client keeps them open, to be read again by the loop.
+    private let returned = Locked<[Int32]>([])
+    /// The loop's wake-up: a byte written to `wake[1]` ends its `poll` (a connection returned).
+    private let wake: (read: Int32, write: Int32)
+
+    /// Binds `address` (port 0: a free one).
+    package init(
+        address: LoopbackAddress, maximumConnections: Int = 64, readDeadline: Duration = .seconds(30),
+        writeTimeout: Int = 60, limits: LoopbackHTTPRequest.Limits = .init()
+    ) throws {
+        self.maximumConnections = max(1, maximumConnections)
+        self.readDeadline = readDeadline
+        self.writeTimeout = writeTimeout
+        self.limits = limits
+        let (fd, port) = try Self.bind(address)
+        var pipeFDs: [Int32] = [-1, -1]
+        guard pipe(&pipeFDs) == 0 else {
+            let code = errno
+            close(fd)
+            throw Self.posixError("make a pipe", code: code)
+        }
+        for end in pipeFDs {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        wake = (pipeFDs[0], pipeFDs[1])
+        socketFD = fd
+        self.address = LoopbackAddress(host: address.host, port: port)
+    }
+
+    deinit {
+        close(socketFD)
+        close(wake.read)
+        close(wake.write)
+        returned.withLock { $0.forEach { close($0) } }
+    }
+
+    /// A listening socket on `address` and its port.
+    private static func bind(_ address: LoopbackAddress) throws -> (Int32, Int) {
+        let family = address.isIPv6 ? AF_INET6 : AF_INET
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw posixError("open a socket") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var storage = sockaddr_storage()
+        var length: socklen_t
+        if address.isIPv6 {
+            var v6 = sockaddr_in6()
+            v6.sin6_family = sa_family_t(AF_INET6)
+            v6.sin6_port = in_port_t(UInt16(address.port).bigEndian)
+            _ = inet_pton(AF_INET6, address.host, &v6.sin6_addr)
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: v6, as: sockaddr_in6.self) }
+        } else {
+            var v4 = sockaddr_in()
+            v4.sin_family = sa_family_t(AF_INET)
+            v4.sin_port = in_port_t(UInt16(address.port).bigEndian)
+            _ = inet_pton(AF_INET, address.host, &v4.sin_addr)
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: v4, as: sockaddr_in.self) }
+        }
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, length) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            let code = errno
+            close(fd)
+            if code == EADDRINUSE {
+                throw PortalAuthError(
+                    .invalidConfiguration, "\(address) is already in use", remedy: .freePort(address.port),
+                    cause: .posix(code: code, message: String(cString: strerror(code))))
+            }
+            throw posixError("listen on \(address)", code: code)
+        }
+        var actual = sockaddr_storage()
+        var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
+        }
+        let port = withUnsafeBytes(of: &actual) { bytes in
+            // sin_port and sin6_port sit at the same offset, in network order.
+            UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+        }
+        return (fd, Int(port))
+    }
+
+    private static func posixError(_ what: String, code: Int32 = errno) -> PortalAuthError {
+        let text = String(cString: strerror(code))
+        return PortalAuthError(.connectionFailed, "cannot \(what): \(text)", cause: .posix(code: code, message: text))
+    }
+
+    /// Serves until ``stop()``, on a thread of its own; each complete request is answered by
+    /// `handler` in a task of its own.
+    package func run(_ handler: @escaping Handler) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            BlockingIO.detached { [self] in
+                serveLoop(handler)
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Ends ``run(_:)`` within a tenth of a second (answers under way still go out).
+    package func stop() { stopped.withLock { $0 = true } }
+
+    /// One connection being read: what it sent so far, how far the head was looked for, and
+    /// until when it may send the rest.
+    private struct Connection {
+        let fd: Int32
+        let deadline: ContinuousClock.Instant
+        var received: [UInt8] = []
+        var scanned = 0
+        var headEnd: Int?
+        var head: LoopbackHTTPRequest.Head?
+    }
+
+    /// What reading a connection came to.
+    private enum Read {
+        case waiting, closed
+        case refused(LoopbackHTTPRequest.Refusal)
+        case complete(LoopbackHTTPRequest)
+    }
+
+    private func serveLoop(_ handler: @escaping Handler) {
+        var connections: [Connection] = []
+        defer { connections.forEach { close($0.fd) } }
+        while !stopped.withLock({ $0 }) {
+            let now = ContinuousClock.now
+            connections += returned.withLock { fds in
+                defer { fds.removeAll() }
+                return fds.map { Connection(fd: $0, deadline: now + readDeadline) }
+            }
+            // At the limit, a connection kept open and idle (nothing sent) makes room for a new one.
+            if connections.count + answering.withLock({ $0 }) >= maximumConnections,
+                let idle = connections.firstIndex(where: { $0.received.isEmpty })
+            {
+                close(connections.remove(at: idle).fd)
+            }
+            let room = connections.count + answering.withLock { $0 } < maximumConnections
+            var entries = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            entries.append(pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0))
+            if room { entries.append(pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)) }
+            guard poll(&entries, nfds_t(entries.count), 100) >= 0 else { continue }
+            if entries[connections.count].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 256)
+                while Glibc.read(wake.read, &drain, drain.count) > 0 {}
+            }
+            var open: [Connection] = []
+            for (index, var connection) in connections.enumerated() {
+                switch entries[index].revents != 0 ? read(&connection) : .waiting {
+                case .waiting where now < connection.deadline: open.append(connection)
+                case .waiting:
+                    // (A connection kept open that sent nothing more is closed without a word.)
+                    if !connection.received.isEmpty {
+                        Self.write(connection.fd, Response.text(408, "request timeout"))
+                    }
+                    close(connection.fd)
+                case .closed: close(connection.fd)
+                case .refused(let refusal):
+                    Self.write(connection.fd, Response.text(refusal.status, refusal.reason))
+                    close(connection.fd)
+                case .complete(let request): answer(connection.fd, request, handler)
+                }
+            }
+            connections = open
+            if room, (entries.last?.revents ?? 0) & Int16(POLLIN) != 0, let fd = acceptConnection() {
+                connections.append(Connection(fd: fd, deadline: now + readDeadline))
+            }
+        }
+    }
+
+    /// Hands a complete request to the handler; its answer is written on a thread of its own.
+    private func answer(_ fd: Int32, _ request: LoopbackHTTPRequest, _ handler: @escaping Handler) {
+        answering.withLock { $0 += 1 }
+        let timeout = writeTimeout
+        Task { [answering, returned, wake] in
+            let response = await handler(request)
+            BlockingIO.detached {
+                Self.setBlocking(fd, true, sendTimeout: timeout)
+                let written = Self.write(fd, response, keepAlive: request.keepsAlive)
+                if request.keepsAlive, written {
+                    Self.setBlocking(fd, false, sendTimeout: timeout)
+                    returned.withLock { $0.append(fd) }
+                    var byte: UInt8 = 1
+                    _ = Glibc.write(wake.write, &byte, 1)
+                } else {
+                    close(fd)
+                }
+                answering.withLock { $0 -= 1 }
+            }
+        }
+    }
+
+    /// A new connection, non-blocking, or nil.
+    private func acceptConnection() -> Int32? {
+        let fd = accept(socketFD, nil, nil)
+        guard fd >= 0 else { return nil }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        return fd
+    }
+
+    /// Reads what the connection has sent; the request once it is complete.
+    private func read(_ connection: inout Connection) -> Read {
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        let count = Glibc.read(connection.fd, &buffer, buffer.count)
+        if count < 0 { return errno == EAGAIN || errno == EINTR ? .waiting : .closed }
+        if count == 0 { return .closed }
+        connection.received.append(contentsOf: buffer[0..<count])
+        do {
+            if connection.headEnd == nil {
+                connection.headEnd = LoopbackHTTPRequest.headEnd(connection.received, from: connection.scanned - 3)
+                connection.scanned = connection.received.count
+                guard let end = connection.headEnd else {
+                    if connection.received.count > limits.headBytes {
+                        return .refused(.init(status: 431, reason: "request head too large"))
+                    }
+                    return .waiting
+                }
+                connection.head = try LoopbackHTTPRequest.parseHead(connection.received[..<end], limits: limits)
+            }
+            guard let end = connection.headEnd, let head = connection.head else { return .waiting }
+            if connection.received.count - end > head.contentLength {
+                return .refused(.init(status: 400, reason: "more bytes than Content-Length"))
+            }
+            guard connection.received.count - end == head.contentLength else { return .waiting }
+            return .complete(
+                LoopbackHTTPRequest(
+                    method: head.method, target: head.target, headers: head.headers,
+                    body: Array(connection.received[end...]), keepsAlive: head.keepsAlive))
+        } catch {
+            return .refused(error)
+        }
+    }
+
+    private static func setBlocking(_ fd: Int32, _ blocking: Bool, sendTimeout seconds: Int) {
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, blocking ? flags & ~O_NONBLOCK : flags | O_NONBLOCK)
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// The status line, the headers (control characters replaced), `Content-Length`,
+    /// `Connection: close`, and the body.
+    package static func serialize(_ response: Response, keepAlive: Bool = false) -> [UInt8] {
+        func clean(_ text: String) -> String {
+            String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        }
+        var head = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
+        for header in response.headers { head += "\(clean(header.name)): \(clean(header.value))\r\n" }
+        head += "Content-Length: \(response.body.count)\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+        return Array(head.utf8) + response.body
+    }
+
+    /// Writes the whole answer; false when the client went away (or did not read in time).
+    @discardableResult
+    private static func write(_ fd: Int32, _ response: Response, keepAlive: Bool = false) -> Bool {
+        let bytes = serialize(response, keepAlive: keepAlive)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes {
+                send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if written < 0, errno == EINTR { continue }
+            if written <= 0 { return false }
+            offset += written
+        }
+        return true
+    }
+
+    /// The reason phrase of the statuses a local server answers with.
+    static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 206: "Partial Content"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        case 505: "HTTP Version Not Supported"
+        default: "Status"
+        }
+    }
+}

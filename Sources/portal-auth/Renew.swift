@@ -1,0 +1,56 @@
+import ArgumentParser
+import PortalAuth
+import PortalAuthOAuthApplication
+import PortalAuthOAuthUser
+import PortalAuthToken
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `portal-auth renew`: renews, now, every stored sign-in that can renew itself and would expire
+/// within the window, so that a sign-in nobody uses for a while does not die (an OAuth refresh
+/// token is exchanged only when used within a day of its end). A daily systemd user timer runs it.
+struct Renew: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Renew the stored sign-ins that can renew themselves and would expire soon.",
+        discussion: """
+            One line per stored sign-in: renewed (with its new expiry), nothing to do, or cannot renew itself \
+            (a pregenerated token, an API key, a password sign-in whose password is not kept, an OAuth refresh \
+            token past its end). Exits 6, as status --check does, when a sign-in cannot be renewed and expires \
+            within the window. An OAuth sign-in's refresh token is exchanged for a new one within a day of its \
+            end: run renew daily (the package's portal-auth-renew.timer does).
+
+            Examples:
+              portal-auth renew
+              portal-auth renew --within 3d
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(
+        help: ArgumentHelp(
+            "How far ahead to look (a number and s, m, h, d or w; default 1d).", valueName: "duration"))
+    var within: DurationArgument?
+
+    func run() async throws {
+        try await runReportingErrors {
+            let manager = try global.makeManager()
+            let window = TimeInterval((within ?? DurationArgument(argument: "1d")!).seconds)
+            let summaries = try await manager.arcGISCredentialStore.summaries().filter {
+                $0.kind != FederatedTokenCredential.kind
+            }
+            if summaries.isEmpty { output("nothing is signed in") }
+            var failed = false
+            for summary in summaries.sorted(by: { ($0.server, $0.username ?? "") < ($1.server, $1.username ?? "") }) {
+                let outcome = await RenewOne(summary: summary, manager: manager, window: window).run()
+                output(outcome.line)
+                failed = failed || outcome.failed
+            }
+            if failed { throw ExitCode(credentialsExpiringExitCode) }
+        }
+    }
+}

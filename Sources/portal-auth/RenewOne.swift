@@ -1,0 +1,103 @@
+import PortalAuth
+import PortalAuthOAuthApplication
+import PortalAuthOAuthUser
+import PortalAuthToken
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One stored sign-in in `renew`: when it lastingly expires, whether it can renew itself, and
+/// the renewal, through the manager's one renewal path.
+struct RenewOne {
+    let summary: CredentialSummary
+    let manager: AuthenticationManager
+    let window: TimeInterval
+
+    /// The line `renew` prints, and whether the sign-in is one that cannot be renewed in time.
+    struct Outcome {
+        var line: String
+        var failed: Bool
+    }
+
+    private var name: String {
+        "\(APIKeyLogin.portalServer(summary))\(summary.username.map { " (\($0))" } ?? "") \(summary.kind)"
+    }
+
+    func run() async -> Outcome {
+        let now = Date()
+        let deadline = now.addingTimeInterval(window)
+        do {
+            let (expires, renewable) = try await lasting()
+            guard let expires, expires < deadline else {
+                return Outcome(line: "\(name): \(Self.until(expires)), nothing to do", failed: false)
+            }
+            guard renewable else {
+                return Outcome(
+                    line:
+                        "\(name): \(expires < now ? "expired" : "expires") \(expires.iso8601) and cannot renew itself: "
+                        + "sign in again (portal-auth login)", failed: true)
+            }
+            try await renew()
+            let (after, _) = try await reread().lasting()
+            guard let after, after <= expires else {
+                return Outcome(line: "\(name): renewed, \(Self.until(after))", failed: false)
+            }
+            // The manager renews only what is due: an OAuth access token still fresh is left as it is,
+            // and its refresh token is exchanged at its next renewal (within a day of its end).
+            return Outcome(
+                line: "\(name): not renewed now (the manager renews it when it is due), \(Self.until(after))",
+                failed: after < Date())
+        } catch let error as PortalAuthError {
+            return Outcome(line: "\(name): cannot be renewed: \(error.cliMessage)", failed: true)
+        } catch {
+            return Outcome(line: "\(name): cannot be renewed: \(error)", failed: true)
+        }
+    }
+
+    /// This sign-in as stored now (after a renewal).
+    func reread() async throws -> RenewOne {
+        let current = try await manager.arcGISCredentialStore.summaries().first {
+            $0.server == summary.server && $0.kind == summary.kind && $0.username == summary.username
+        }
+        return RenewOne(summary: current ?? summary, manager: manager, window: window)
+    }
+
+    static func until(_ date: Date?) -> String { date.map { "valid until \($0.iso8601)" } ?? "does not expire" }
+
+    /// When the sign-in stops working for good unless renewed (an OAuth sign-in's refresh token;
+    /// any other's token), and whether it renews itself unattended.
+    func lasting() async throws -> (Date?, Bool) {
+        let store = manager.arcGISCredentialStore
+        switch summary.kind {
+        case OAuthUserCredential.kind:
+            let refresh = try await ExpiryCheck.expiry(of: summary, from: .refreshToken, manager: manager)
+            return (refresh, refresh.map { $0 > Date() } ?? true)
+        case OAuthApplicationCredential.kind:
+            return (summary.expirationDate, true)
+        case TokenCredential.kind:
+            guard let context = try? ServerContext(summary.server), let user = summary.username else {
+                return (summary.expirationDate, false)
+            }
+            let kept = try RememberedPassword.read(for: context, username: user, in: store.backend) != nil
+            return (summary.expirationDate, kept)
+        default:
+            return (summary.expirationDate, false)
+        }
+    }
+
+    /// The renewal, in one place: a token sign-in with its remembered password; any other through
+    /// the manager's one renewal path (`renewCredential(for:refused:)`, once across processes,
+    /// renewing even a token that is still good; an OAuth sign-in exchanges its refresh token
+    /// there within a day of its end).
+    func renew() async throws {
+        guard let url = URL(string: summary.server) else { return }
+        if summary.kind == TokenCredential.kind {
+            try await RememberedPassword.renewIfExpiring(for: url, manager: manager, within: window)
+        } else {
+            _ = try await manager.renewCredential(for: url, refused: true)
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import PortalAuth
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `BASE/https/HOST[:PORT]/PATH[?QUERY]`: the authenticating reverse proxy. The request goes to
+/// `https://HOST[:PORT]/PATH[?QUERY]` through the manager, which attaches the credential the core
+/// decides for that URL (and renews it, once for every client at once), only when
+/// ``ServeScope/covers(_:manager:)`` says a stored or environment credential covers it: anything
+/// else is refused with 403 and never contacted.
+///
+/// GET, and POST with a form body (the ArcGIS REST way). Whatever authorization the client sent
+/// is dropped: no client header is forwarded (`Authorization`, `X-Esri-Authorization`, `Cookie`
+/// and the rest), and `token` parameters are removed from the query and the form. The answer's
+/// status, headers (less those of the hop: ``droppedResponseHeaders``) and body come back; the
+/// body is read whole within the transport's limit (64 MiB by default) before it is passed on.
+struct ServeProxy {
+    let managers: ServeManagers
+
+    /// Response headers not passed back: the hop's own, the length and encoding of a body that
+    /// the transport has decoded, cookies, CORS and redirects (followed by the manager).
+    static let droppedResponseHeaders: Set<String> = [
+        "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+        "transfer-encoding", "upgrade", "content-length", "content-encoding", "set-cookie", "set-cookie2",
+        "strict-transport-security", "alt-svc", "location", "www-authenticate",
+    ]
+
+    func answer(_ request: LoopbackHTTPRequest, remote: String, query: String) async -> LoopbackHTTPServer.Response {
+        let method: ArcGISRequest.Method
+        switch request.method {
+        case "GET": method = .automatic
+        case "POST": method = .post
+        default: return .text(405, "the proxy forwards GET and POST only")
+        }
+        do {
+            let url = try Self.remoteURL(remote)
+            var parameters = Self.withoutTokens(FormEncoding.decode(query))
+            if request.method == "POST", !request.body.isEmpty {
+                let type = request.header("Content-Type")?.lowercased() ?? ""
+                guard type.hasPrefix("application/x-www-form-urlencoded") else {
+                    return .text(415, "the proxy forwards form bodies only (application/x-www-form-urlencoded)")
+                }
+                parameters += Self.withoutTokens(FormEncoding.decode(String(decoding: request.body, as: UTF8.self)))
+            }
+            let manager = await managers.manager(for: url)
+            guard try await ServeScope.covers(url, manager: manager) else {
+                return ServeErrors.body(
+                    status: 403, code: 403,
+                    message: "no stored or environment credential covers \(ServerContext.describe(url)): not forwarded")
+            }
+            let response = try await manager.send(
+                ArcGISRequest(url: url, parameters: parameters, method: method, expectsJSON: false))
+            return LoopbackHTTPServer.Response(
+                status: response.http.status,
+                headers: response.http.headers.filter { !Self.droppedResponseHeaders.contains($0.name.lowercased()) },
+                body: response.http.body)
+        } catch {
+            return ServeErrors.response(for: error)
+        }
+    }
+
+    /// `https://` + `remote` (`HOST[:PORT]/PATH`, no query), read strictly; a user part, an empty
+    /// host or a URL that does not read back the same is refused.
+    static func remoteURL(_ remote: String) throws -> URL {
+        let authority = remote.prefix { $0 != "/" }
+        guard !authority.isEmpty, !authority.contains("@"), !remote.contains("\\") else {
+            throw PortalAuthError(.invalidURL, "the proxy's path must be https/HOST[:PORT]/PATH")
+        }
+        return try StrictURL.normalized(try parseURL("https://" + remote))
+    }
+
+    /// The parameters without any `token` (any case): a client's own token never goes on.
+    static func withoutTokens(_ parameters: [(String, String)]) -> [(String, String)] {
+        parameters.filter { $0.0.lowercased() != "token" }
+    }
+
+    /// The local URL of `remote` under `base` (`BASE/https/HOST[:PORT]/PATH?QUERY`); only https URLs.
+    static func localURL(for remote: URL, base: String) throws -> String {
+        guard remote.scheme?.lowercased() == "https", let host = remote.host(percentEncoded: true), !host.isEmpty
+        else {
+            throw PortalAuthError(
+                .invalidURL, "serve forwards to https URLs only", remedy: .useHTTPS(url: remote))
+        }
+        let authority = (host.contains(":") ? "[\(host)]" : host) + (remote.port.map { ":\($0)" } ?? "")
+        let query = remote.query(percentEncoded: true).map { "?" + $0 } ?? ""
+        return base + "https/" + authority + remote.path(percentEncoded: true) + query
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Dispatch
+import PortalAuth
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `portal-auth serve [run]`: the server itself, in the foreground until SIGTERM or SIGINT.
+struct ServeRun: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the server in the foreground (the default); SIGTERM or SIGINT stops it (exit 0)."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(
+        help: ArgumentHelp(
+            "The loopback address to listen on (127.0.0.0/8, ::1 or localhost; port 0 picks a free one).",
+            valueName: "host:port"))
+    var listen: String = Serve.defaultListen
+
+    @Flag(help: "Replace the secret of the base URL (every URL given out before stops working).")
+    var newSecret = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Write {\"url\": BASE, \"pid\": N} to this file (mode 0600) while running; removed when stopped.",
+            valueName: "file"))
+    var stateFile: String?
+
+    func run() async throws {
+        try await runReportingErrors {
+            let address = try LoopbackAddress.parse(listen, defaultPort: Serve.defaultPort)
+            let backend = try global.makeManager().arcGISCredentialStore.backend
+            let secret = try ServeSecret.current(in: backend, renew: newSecret)
+            let managers = try await ServeManagers.make(global)
+            let server = try LoopbackHTTPServer(address: address)
+            let base = Serve.baseURL(address, port: server.address.port, secret: secret)
+            let state = stateFile.map(ServeStateFile.init(path:))
+            try state?.write(baseURL: base)
+            let signals = Self.stopping(server)
+            printInfo(
+                "portal-auth: serving on http://\(server.address)/ (the base URL, with its secret: "
+                    + "portal-auth serve url URL\(stateFile.map { ", or the state file \($0)" } ?? ""))")
+            let router = ServeRouter(secret: secret, managers: managers)
+            await server.run { await router.answer($0) }
+            state?.remove()
+            signals.forEach { $0.cancel() }
+            exitProcess(0)
+        }
+    }
+
+    /// SIGTERM and SIGINT stop the server (then the state file is removed and it exits 0).
+    static func stopping(_ server: LoopbackHTTPServer) -> [any DispatchSourceSignal] {
+        [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { server.stop() }
+            source.resume()
+            return source
+        }
+    }
+}

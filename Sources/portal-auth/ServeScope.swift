@@ -1,0 +1,91 @@
+import PortalAuth
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The one place `serve` asks which credential goes with a URL, for the token endpoint and for
+/// the proxy's decision to forward: the same question `portal-auth token URL --format json` asks
+/// the manager (never prompting), so that `serve` never decides on its own where a credential
+/// goes. (To be replaced by the core's public scope answer when it lands: only this type asks.)
+///
+/// Before the manager is asked, ``mayContact(_:manager:)`` makes sure that the URL's host is one
+/// a credential is already known for: the manager would otherwise read an unknown server's
+/// `rest/info` to learn whether it is federated, and the proxy must never contact a host outside
+/// a credential's scope.
+enum ServeScope {
+    /// What the core gives for `url`: the ArcGIS credential (renewed or federated as needed) and
+    /// the identity-aware proxy's, as `token` finds them; a remembered password renews an
+    /// expiring token first, as for `token`. Throws `noCredential` (or the sign-in error) when
+    /// no stored or environment credential covers the URL.
+    static func credential(
+        for url: URL, manager: AuthenticationManager
+    ) async throws -> (arcGIS: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?) {
+        guard try await mayContact(url, manager: manager) else {
+            throw PortalAuthError(
+                .noCredential, "no stored or environment credential covers \(ServerContext.describe(url))")
+        }
+        try await RememberedPassword.renewIfExpiring(for: url, manager: manager)
+        let (credential, proxy) = try await Token.credentials(
+            for: url, manager: manager, format: .json, interactive: false)
+        return (credential, proxy)
+    }
+
+    /// Whether the proxy may forward to `url`: the core gives a credential for it, or the host
+    /// has a stored network credential (an HTTP password, a client certificate). Never contacts
+    /// `url`'s host unless a credential is known for it.
+    ///
+    /// A yes is kept for ``coveredLifetime`` per server context and manager, so that a stream of
+    /// requests to one service does not read the store for each (the manager still attaches, for
+    /// each request, the credential it holds then); a no is never kept.
+    static func covers(_ url: URL, manager: AuthenticationManager) async throws -> Bool {
+        let key = "\(ObjectIdentifier(manager).hashValue) \(try ServerContext(url: url).url)"
+        let now = ContinuousClock.now
+        if let until = covered.withLock({ $0[key] }), now < until { return true }
+        let answer: Bool
+        do {
+            _ = try await credential(for: url, manager: manager)
+            answer = true
+        } catch let error as PortalAuthError where isOutOfScope(error) {
+            let host = try ServerContext.host(of: url)
+            answer = try await !manager.networkCredentialStore.credentials(for: host).isEmpty
+        }
+        if answer { covered.withLock { $0[key] = now + coveredLifetime } }
+        return answer
+    }
+
+    /// How long a yes of ``covers(_:manager:)`` is kept.
+    static let coveredLifetime: Duration = .seconds(10)
+
+    /// The server contexts covered, until when.
+    private static let covered = Locked<[String: ContinuousClock.Instant]>([:])
+
+    /// Whether `error` says that no credential covers the URL (rather than that one failed).
+    static func isOutOfScope(_ error: PortalAuthError) -> Bool {
+        [.noCredential, .authenticationRequired, .credentialExpired, .notFederated].contains(error.code)
+    }
+
+    /// Whether a credential is known for `url` without contacting its host: a stored credential
+    /// of its server context (a portal's, a server's, a federated server token), an API key or an
+    /// identity-aware proxy's credential that applies to it, a network credential of its host, or
+    /// an ArcGIS Server that a signed-in portal lists among its federated servers (read from the
+    /// portal).
+    static func mayContact(_ url: URL, manager: AuthenticationManager) async throws -> Bool {
+        try await APIKeyLogin.adopt(for: url, manager: manager)
+        if try await manager.arcGISCredentialStore.credential(for: url) != nil { return true }
+        if let key = manager.apiKey, key.applies(to: url) { return true }
+        if try await manager.iapCredentialStore.credential(for: url) != nil { return true }
+        if try await !manager.networkCredentialStore.credentials(for: ServerContext.host(of: url)).isEmpty {
+            return true
+        }
+        guard let root = ServerContext.arcGISServerRoot(of: url) else { return false }
+        for summary in try await manager.arcGISCredentialStore.summaries()
+        where summary.kind != FederatedTokenCredential.kind {
+            guard let portal = URL(string: summary.server).flatMap({ try? ServerContext(url: $0) }) else { continue }
+            if await ServeFederatedServers.shared.lists(root, portal: portal, manager: manager) { return true }
+        }
+        return false
+    }
+}

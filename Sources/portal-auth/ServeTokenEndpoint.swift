@@ -1,0 +1,32 @@
+import PortalAuth
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `BASE/token?url=URL`: what `portal-auth token URL --format json` prints, for programs that talk
+/// HTTP but cannot run a command (the credential endpoint of aws-vault and the cloud metadata
+/// servers). The same question (``ServeScope``) and the same rendering (``Token/render(_:proxy:format:)``).
+struct ServeTokenEndpoint {
+    let managers: ServeManagers
+
+    func answer(query: String) async -> LoopbackHTTPServer.Response {
+        let parameters = FormEncoding.decode(query)
+        guard let text = parameters.first(where: { $0.0 == "url" })?.1, !text.isEmpty else {
+            return .text(400, "give the URL: BASE/token?url=https://host/...")
+        }
+        do {
+            let url = try parseURL(text)
+            let manager = await managers.manager(for: url)
+            let (credential, proxy) = try await ServeScope.credential(for: url, manager: manager)
+            let body = Token.render(credential, proxy: proxy, format: .json) + "\n"
+            return LoopbackHTTPServer.Response(
+                status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+                body: Array(body.utf8))
+        } catch {
+            return ServeErrors.response(for: error)
+        }
+    }
+}
