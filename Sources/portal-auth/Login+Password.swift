@@ -24,7 +24,10 @@ extension Login {
     }
 
     func loginWithPassword() async throws {
-        let target = try PortalURLInput.read(place.portal ?? place.url!, doing: "signing in to")
+        // A portal's URL is read as every typed portal URL is; `--url` names the page whose server answers
+        // (a web tier's 401 is asked of that very URL), read strictly but not reduced.
+        let target =
+            try place.portal.map { try PortalURLInput.read($0, doing: "signing in to") } ?? parseURL(place.url!)
         let context = try ServerContext(url: target)
         let transport = global.makeTransport()
         let manager = try global.makeManager(transport: transport)

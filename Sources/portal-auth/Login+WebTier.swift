@@ -11,7 +11,7 @@ import Foundation
 /// `login --url URL --p12 FILE` and `login --url URL --kerberos`: what a server secured at the web tier takes besides a password.
 extension Login {
     func loginWithKerberosTicket() async throws {
-        let target = try PortalURLInput.read(place.url!, doing: "signing in to")
+        let target = try parseURL(place.url!)
         let host = try ServerContext.host(of: target)
         let manager = try global.makeManager()
         try manager.networkCredentialStore.backend.checkAvailable()
@@ -31,7 +31,7 @@ extension Login {
     }
 
     func loginWithClientCertificate(path: String) async throws {
-        let target = try PortalURLInput.read(place.url!, doing: "signing in to")
+        let target = try parseURL(place.url!)
         let host = try ServerContext.host(of: target)
         let manager = try global.makeManager()
         try manager.networkCredentialStore.backend.checkAvailable()
