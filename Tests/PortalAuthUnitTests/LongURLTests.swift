@@ -28,6 +28,19 @@ import Testing
         }
     }
 
+    /// A URL whose query grows over the limit once percent-encoded is refused too: whatever is
+    /// accepted is read again as it is normalised (found by the `URLContext` fuzz target).
+    @Test func aURLOverTheLimitOnceItsQueryIsEncodedIsRefused() throws {
+        let start = "https://h/portal?f="
+        let text = start + String(repeating: "\"", count: StrictURL.maximumLength - start.utf8.count)
+        #expect(text.utf8.count == StrictURL.maximumLength)
+        let error = #expect(throws: PortalAuthError.self) { try StrictURL.parse(text) }
+        #expect(error?.message.contains("percent-encoded") == true, "\(error?.message ?? "")")
+        let fits = start + String(repeating: "\"", count: (StrictURL.maximumLength - start.utf8.count) / 3)
+        let read = try StrictURL.parse(fits)
+        #expect(try StrictURL.parse(read.string) == read)
+    }
+
     /// The store looks a URL up in its candidate contexts: few, however many segments it has, so
     /// the work is linear in its length (the candidates' URLs together stay within a fixed
     /// multiple of it), not quadratic (16 KiB of `a/` once made 8,000 candidates of 8 KiB each).

@@ -63,18 +63,27 @@ package struct StrictURL: Sendable, Hashable {
     /// (or that it is longer than ``maximumLength``).
     package static func parse(_ text: String) throws -> StrictURL {
         let length = text.utf8.count
-        guard length <= maximumLength else {
-            throw PortalAuthError(
-                .invalidURL,
-                "a URL of \(length) bytes is refused: the longest URL portal-auth reads is \(maximumLength) bytes (16 KiB)",
-                remedy: .checkURL)
-        }
+        guard length <= maximumLength else { throw tooLong(length) }
         do {
-            return try Reader(Array(text.utf8)).read()
+            let read = try Reader(Array(text.utf8)).read()
+            // Percent-encoding the query can lengthen it: what is accepted is read again as it is.
+            let normalised = read.string.utf8.count
+            guard normalised <= maximumLength else { throw tooLong(normalised, encoded: true) }
+            return read
         } catch let problem as Problem {
             throw PortalAuthError(
                 .invalidURL, "'\(Self.printable(text))' is refused: \(problem.text)", remedy: .checkURL)
         }
+    }
+
+    /// The error of a URL of `length` bytes, over ``maximumLength`` (once its query is
+    /// percent-encoded, when `encoded`).
+    static func tooLong(_ length: Int, encoded: Bool = false) -> PortalAuthError {
+        PortalAuthError(
+            .invalidURL,
+            "a URL of \(length) bytes\(encoded ? " (its query percent-encoded)" : "") is refused: the longest URL "
+                + "portal-auth reads is \(maximumLength) bytes (16 KiB)",
+            remedy: .checkURL)
     }
 
     /// The URL for a message: user information and secret parameters redacted, control characters
