@@ -94,7 +94,7 @@ private struct Offline: HTTPTransport {
             FederatedTokenCredential(
                 serverContext: server, portal: portal,
                 tokenInfo: TokenInfo(accessToken: "s", expirationDate: inAnHour, isSSLRequired: true), username: nil,
-                referer: nil),
+                referer: nil, portalPrincipal: ArcGISCredentialStore.principal(of: app).id),
             origin: .federation)
         #expect(try await store.summaries().count == 2)
         #expect(try await lapses(manager).isEmpty)
