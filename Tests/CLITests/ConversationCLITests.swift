@@ -298,11 +298,11 @@ import Testing
 
     @Test func whatAServerSaysReachesTheTerminalWithoutControlCharacters() async throws {
         let eve = EmulatorUser(
-            username: "eve", password: "eve-pass-789", fullName: "Eve \u{1B}]0;owned\u{07}\u{1B}[2J",
+            username: "eve", password: "eve-pass-789", fullName: "Eve \u{1B}]0;owned\u{07}\u{1B}[2J\nforged: line",
             email: "eve\u{1B}[31m@example.com\u{9B}")
         try await TokenUse.with({
             $0.users.append(eve)
-            $0.portalName = "Portal \u{1B}[5mblink"
+            $0.portalName = "Portal \u{1B}[5mblink\nforged: portal"
         }) { use in
             let result = try await use.bash(
                 #"""
@@ -312,8 +312,12 @@ import Testing
                 portal-auth status
                 """#)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stdout.contains("eve (Eve  ]0;owned  [2J) <eve [31m@example.com >"), "\(result.stdout)")
-            #expect(result.stdout.contains("Portal  [5mblink"))
+            #expect(
+                result.stdout.contains("eve (Eve  ]0;owned  [2J forged: line) <eve [31m@example.com >"),
+                "\(result.stdout)")
+            #expect(result.stdout.contains("Portal  [5mblink forged: portal"))
+            // A line feed in a single-line field does not start a line of its own.
+            #expect(!result.stdout.split(separator: "\n").contains { $0.hasPrefix("forged") }, "\(result.stdout)")
             for control in ["\u{1B}", "\u{07}", "\u{9B}"] {
                 #expect(!result.stdout.contains(control) && !result.stderr.contains(control))
             }
