@@ -40,7 +40,7 @@ trap 'kill "${emu_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 # A credential in the keyring: a pregenerated token (no server needed for the cached path).
 url="https://bench.portal-auth.invalid/portal"
 token=$(head -c 96 /dev/urandom | base64 -w0 | tr -d '+/=' | head -c 128)
-printf %s "$token" | "$pa" login --url "$url" --token-stdin --expires-in 86400 >/dev/null
+printf %s "$token" | "$pa" login --url "$url" --token-stdin --unchecked --expires-in 86400 >/dev/null
 secret=$(secret-tool lookup application portal-auth store arcgis server "$url")
 # The reference item: the same size of secret, looked up by the same number of attributes.
 printf %s "$secret" | secret-tool store --label="bench reference" application portal-auth-bench server "$url"
@@ -55,7 +55,7 @@ python3 Benchmarks/pairs.py --runs "${BENCH_PAIRS:-60}" --reference "$ref" --ref
   "${commands[@]}" --target-time 1.2 --target-memory 2.0 --json "$work/one.json" || status=1
 
 echo "== portal-auth token for long URLs (read in linear time up to 16 KiB, refused beyond), every store"
-printf %s "$token" | "$pa" --store file login --url "$url" --token-stdin --expires-in 86400 >/dev/null
+printf %s "$token" | "$pa" --store file login --url "$url" --token-stdin --unchecked --expires-in 86400 >/dev/null
 python3 Benchmarks/long-urls.py "$pa" "$url" || status=1
 "$pa" --store file logout --portal "$url" >/dev/null
 
@@ -97,7 +97,7 @@ in_many() { env $(cat "$work/many.env") "$@"; }
 printf %s "portal-auth-session" | in_many XDG_DATA_HOME="$many_dir/data" gnome-keyring-daemon --unlock \
   --components=secrets >/dev/null
 # The credential and the reference item again, then the count of fillers.
-printf %s "$token" | in_many "$pa" login --url "$url" --token-stdin --expires-in 86400 >/dev/null
+printf %s "$token" | in_many "$pa" login --url "$url" --token-stdin --unchecked --expires-in 86400 >/dev/null
 printf %s "$secret" | in_many secret-tool store --label="bench reference" application portal-auth-bench server "$url"
 found=$(in_many gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
   --method org.freedesktop.Secret.Service.SearchItems "{'filler': 'yes'}" | grep -o "/collection/login/" | wc -l)

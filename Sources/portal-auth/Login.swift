@@ -73,6 +73,7 @@ struct Login: AsyncParsableCommand {
             (.expiration, credentials.expiration != nil), (.referer, credentials.referer != nil),
             (.apiKeyStdin, apiKeyOptions.apiKeyStdin), (.expires, apiKeyOptions.expires != nil),
             (.host, !apiKeyOptions.hosts.isEmpty), (.tokenStdin, pregenerated.tokenStdin),
+            (.unchecked, pregenerated.unchecked),
             (.expiresIn, pregenerated.expiresIn != nil),
             (.clientID, oauth.clientID != nil), (.clientSecretStdin, oauth.clientSecretStdin),
             (.redirectURL, oauth.redirectURL != nil), (.oob, oauth.oob), (.noBrowser, oauth.noBrowser),

@@ -7,7 +7,7 @@ enum LoginOption: String, CaseIterable, Sendable {
     case noBrowser = "--no-browser", referer = "--referer", tokenStdin = "--token-stdin", expiresIn = "--expires-in"
     case clientID = "--client-id", clientSecretStdin = "--client-secret-stdin", p12 = "--p12", kerberos = "--kerberos"
     case allowBasicOverHttp = "--allow-basic-over-http", config = "--config", rememberPassword = "--remember-password"
-    case apiKeyStdin = "--api-key-stdin", expires = "--expires", host = "--host"
+    case apiKeyStdin = "--api-key-stdin", expires = "--expires", host = "--host", unchecked = "--unchecked"
 }
 
 /// The kind of sign-in a `login` command line asks for. Its options say which (``init(given:clientSecretSet:)``);
@@ -84,7 +84,7 @@ extension LoginRule {
         needs: [([.portal], "--api-key-stdin needs --portal URL (the portal of the key)")],
         exclusive: [(.expires, .expiresIn)])
     static let pregenerated = LoginRule(
-        named: "--token-stdin", takes: [.portal, .url, .tokenStdin, .expiresIn, .referer, .username],
+        named: "--token-stdin", takes: [.portal, .url, .tokenStdin, .expiresIn, .referer, .username, .unchecked],
         needs: [([.url, .portal], "--token-stdin needs --url URL (the server the token is for)")])
     static let oauthUser = LoginRule(
         named: "--client-id (a browser sign-in)",

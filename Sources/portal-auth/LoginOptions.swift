@@ -70,6 +70,12 @@ struct LoginPregeneratedTokenOptions: ParsableArguments {
             "When the pregenerated token (or API key) expires, in seconds from now, or with a unit: 12h, 30d.",
             valueName: "seconds"), transform: { try parseSeconds($0, option: "--expires-in") })
     var expiresIn: Int?
+
+    @Flag(
+        help:
+            "Store the pregenerated token without first sending it to its server (which refuses a mistyped or expired one); for a server not reachable now."
+    )
+    var unchecked = false
 }
 
 /// An app registered in the portal: a user's browser sign-in, or the app's own (client credentials).

@@ -116,6 +116,14 @@ func output(_ text: String) {
     writeAll(1, &line)
 }
 
+/// Prints one line to stdout, without any control character (``terminalText(_:keepingLines:)``
+/// without `keepingLines`): for a line that quotes what a server said (a user, full name, email,
+/// portal or app name), whose line feed must not start a line of its own.
+func outputLine(_ text: String) {
+    var line = terminalText(text) + "\n"
+    writeAll(1, &line)
+}
+
 /// Prints to stdout as it is: what a command was asked to pass on unchanged (`request --raw`).
 func outputRaw(_ text: String) {
     var line = text + "\n"

@@ -47,7 +47,7 @@ struct Renew: AsyncParsableCommand {
             var failed = false
             for summary in summaries.sorted(by: { ($0.server, $0.username ?? "") < ($1.server, $1.username ?? "") }) {
                 let outcome = await RenewOne(summary: summary, manager: manager, window: window).run()
-                output(outcome.line)
+                outputLine(outcome.line)
                 failed = failed || outcome.failed
             }
             if failed { throw ExitCode(credentialsExpiringExitCode) }

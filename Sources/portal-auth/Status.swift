@@ -124,7 +124,7 @@ struct Status: AsyncParsableCommand {
         }
         let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {
-            output(
+            outputLine(
                 row.enumerated().map {
                     $0.offset == 4 ? $0.element : $0.element.padding(toLength: widths[$0.offset])
                 }.joined(separator: "  "))

@@ -30,7 +30,8 @@ import Glibc
 /// - Anything else — nothing stored, a token to renew or to federate, a federated server token of
 ///   a principal no longer active on its portal, an API key, a proxy credential — is the full command's: it prints nothing, changes nothing, and hands over.
 ///
-/// `PORTAL_AUTH_NO_FAST_PATH` (any value but empty) turns it off, so the two can be compared.
+/// `PORTAL_AUTH_NO_FAST_PATH` (any value but empty) turns it off, so the two can be compared;
+/// `PORTAL_AUTH_FAST_PATH_MARK=FILE` (for tests) has it append a line to FILE when it answered.
 enum TokenFastPath {
     /// A `token` command line the fast path takes.
     struct Request: Equatable {
@@ -110,6 +111,7 @@ enum TokenFastPath {
                 return false
             }
             Token.print(credential, proxy: nil, format: request.format, url: url)
+            markAnswered()
             return true
         } catch let error as PortalAuthError where error.code != .noCredential && error.code != .authenticationRequired
         {
@@ -118,6 +120,16 @@ enum TokenFastPath {
         } catch {
             return false
         }
+    }
+
+    /// Appends a line to the file `PORTAL_AUTH_FAST_PATH_MARK` names, when it names one, so that a
+    /// test can tell that the fast path answered (one `getenv` after the answer, nothing else).
+    static func markAnswered() {
+        guard let path = getenv("PORTAL_AUTH_FAST_PATH_MARK"), path.pointee != 0 else { return }
+        let file = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard file >= 0 else { return }
+        _ = write(file, "answered\n", 9)
+        close(file)
     }
 
     /// Whether a proxy credential applies to `url`. Where no proxy credential is stored at all, as

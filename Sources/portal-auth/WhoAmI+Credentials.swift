@@ -60,10 +60,10 @@ extension WhoAmI {
             output(try JSONValue.object(object).jsonText(pretty: true))
             return
         }
-        output("an app (no user): \(appName.map { "\($0), " } ?? "")client ID \(app.clientID)")
-        output("portal:       \(portalName ?? "?") (\(app.serverContext.url))")
-        if let organization { output("organization: \(organization)") }
-        output("expires:      \(expires?.iso8601 ?? "never") (renewed with the client secret)")
+        outputLine("an app (no user): \(appName.map { "\($0), " } ?? "")client ID \(app.clientID)")
+        outputLine("portal:       \(portalName ?? "?") (\(app.serverContext.url))")
+        if let organization { outputLine("organization: \(organization)") }
+        outputLine("expires:      \(expires?.iso8601 ?? "never") (renewed with the client secret)")
     }
 
     /// A pregenerated token: the server it is for, its user when known, its expiry and referer.
@@ -79,10 +79,10 @@ extension WhoAmI {
             output((try? JSONValue.object(object).jsonText(pretty: true)) ?? "{}")
             return
         }
-        output("a pregenerated token\(token.username.map { " of \($0)" } ?? "")")
-        output("server:       \(token.serverContext.url)")
-        output("expires:      \(expires?.iso8601 ?? "never") (not renewed: get a new token when it expires)")
-        if let referer = token.referer { output("referer:      \(referer)") }
+        outputLine("a pregenerated token\(token.username.map { " of \($0)" } ?? "")")
+        outputLine("server:       \(token.serverContext.url)")
+        outputLine("expires:      \(expires?.iso8601 ?? "never") (not renewed: get a new token when it expires)")
+        if let referer = token.referer { outputLine("referer:      \(referer)") }
     }
 
     /// A network credential: the server (scheme, host, port), the kind and the user.
@@ -102,7 +102,7 @@ extension WhoAmI {
             output((try? JSONValue.object(object).jsonText(pretty: true)) ?? "{}")
             return
         }
-        output("\(described)\(credential.username.map { " of \($0)" } ?? "")")
-        output("server:       \(host.url)")
+        outputLine("\(described)\(credential.username.map { " of \($0)" } ?? "")")
+        outputLine("server:       \(host.url)")
     }
 }

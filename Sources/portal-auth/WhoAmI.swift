@@ -101,17 +101,17 @@ struct WhoAmI: AsyncParsableCommand {
                 if let thumbnail { object["thumbnailFile"] = .string(thumbnail) }
                 output(try JSONValue.object(object).jsonText(pretty: true))
             } else {
-                output(
+                outputLine(
                     "\(username)\(field("fullName").map { " (\($0))" } ?? "")\(field("email").map { " <\($0)>" } ?? "")"
                 )
-                if let created { output("member since: \(created.formatted(.iso8601.year().month().day()))") }
-                output(
+                if let created { outputLine("member since: \(created.formatted(.iso8601.year().month().day()))") }
+                outputLine(
                     "portal:       \(selfInfo["name"]?.stringValue ?? selfInfo["portalName"]?.stringValue ?? "?") "
                         + "(\(context.url))"
                 )
-                output("geocode:      \(geocode ?? "none")")
-                output("route:        \(route ?? "none")")
-                if let thumbnail { output("thumbnail:    saved to \(thumbnail)") }
+                outputLine("geocode:      \(geocode ?? "none")")
+                outputLine("route:        \(route ?? "none")")
+                if let thumbnail { outputLine("thumbnail:    saved to \(thumbnail)") }
             }
         }
     }

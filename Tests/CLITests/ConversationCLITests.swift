@@ -101,7 +101,7 @@ import Testing
         try await TokenUse.with { use in
             let result = try await use.bash(
                 #"""
-                printf %s made-elsewhere | portal-auth login --url "$PORTAL" --token-stdin --expires-in 2h
+                printf %s made-elsewhere | portal-auth login --url "$PORTAL" --token-stdin --unchecked --expires-in 2h
                 portal-auth whoami
                 portal-auth whoami --json | python3 -c 'import json,sys; d = json.load(sys.stdin); print("json:", d["credential"], d["server"])'
                 """#)
@@ -169,7 +169,7 @@ import Testing
         try await TokenUse.with { use in
             let result = try await use.bash(
                 #"""
-                printf %s t1 | portal-auth login --url "$PORTAL" --token-stdin --expires-in 2h
+                printf %s t1 | portal-auth login --url "$PORTAL" --token-stdin --unchecked --expires-in 2h
                 printf %s alice-pass-123 | portal-auth login --portal "$PORTAL" --username alice --password-stdin --expiration 30m
                 portal-auth request "$PORTAL/sharing/rest/portals/self" --timeout 1m | grep -c '"helperServices"'
                 portal-auth status --json
@@ -189,7 +189,7 @@ import Testing
                 #expect(abs(expiries[1].timeIntervalSinceNow - 1800) < 120, "--expiration 30m")
             }
             let plain = try await use.bash(
-                "printf %s t2 | portal-auth login --url \"$PORTAL\" --token-stdin --expires-in 90")
+                "printf %s t2 | portal-auth login --url \"$PORTAL\" --token-stdin --unchecked --expires-in 90")
             let expiry = plain.stdout.range(of: "expires ").flatMap {
                 ISO8601DateFormatter().date(from: String(plain.stdout[$0.upperBound...].prefix(20)))
             }
@@ -298,11 +298,11 @@ import Testing
 
     @Test func whatAServerSaysReachesTheTerminalWithoutControlCharacters() async throws {
         let eve = EmulatorUser(
-            username: "eve", password: "eve-pass-789", fullName: "Eve \u{1B}]0;owned\u{07}\u{1B}[2J",
+            username: "eve", password: "eve-pass-789", fullName: "Eve \u{1B}]0;owned\u{07}\u{1B}[2J\nforged: line",
             email: "eve\u{1B}[31m@example.com\u{9B}")
         try await TokenUse.with({
             $0.users.append(eve)
-            $0.portalName = "Portal \u{1B}[5mblink"
+            $0.portalName = "Portal \u{1B}[5mblink\nforged: portal"
         }) { use in
             let result = try await use.bash(
                 #"""
@@ -312,8 +312,12 @@ import Testing
                 portal-auth status
                 """#)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stdout.contains("eve (Eve  ]0;owned  [2J) <eve [31m@example.com >"), "\(result.stdout)")
-            #expect(result.stdout.contains("Portal  [5mblink"))
+            #expect(
+                result.stdout.contains("eve (Eve  ]0;owned  [2J forged: line) <eve [31m@example.com >"),
+                "\(result.stdout)")
+            #expect(result.stdout.contains("Portal  [5mblink forged: portal"))
+            // A line feed in a single-line field does not start a line of its own.
+            #expect(!result.stdout.split(separator: "\n").contains { $0.hasPrefix("forged") }, "\(result.stdout)")
             for control in ["\u{1B}", "\u{07}", "\u{9B}"] {
                 #expect(!result.stdout.contains(control) && !result.stderr.contains(control))
             }

@@ -37,7 +37,7 @@ import Testing
             let env = keyring.environment
             let url = "https://portal.example.com/first-call"
             let stored = try await CLI.portalAuth(
-                ["login", "--url", url, "--token-stdin", "--expires-in", "3600"], emulator: nil,
+                ["login", "--url", url, "--token-stdin", "--unchecked", "--expires-in", "3600"], emulator: nil,
                 stdin: "first-call-token", environment: env)
             try #require(stored.status == 0, "\(stored.stderr)")
             let calls = try await watchingSecretServiceCalls(env) {

@@ -44,7 +44,8 @@ import Testing
                 let tokens = [a: "token-a-\(UUID().uuidString)", b: "token-b-\(UUID().uuidString)"]
                 for url in [a, b] {
                     let r = try await CLI.portalAuth(
-                        ["login", "--url", url, "--token-stdin", "--expires-in", "3600"], emulator: emulator,
+                        ["login", "--url", url, "--token-stdin", "--unchecked", "--expires-in", "3600"],
+                        emulator: emulator,
                         stdin: tokens[url]!, environment: env)
                     #expect(r.status == 0, "\(r.stderr)")
                 }
@@ -82,7 +83,8 @@ import Testing
                 // Any change portal-auth makes to the keyring forgets the index: now A is searched
                 // for, and not found.
                 let other = try await CLI.portalAuth(
-                    ["login", "--url", emulator.baseURL + "/index-c", "--token-stdin"], emulator: emulator,
+                    ["login", "--url", emulator.baseURL + "/index-c", "--token-stdin", "--unchecked"],
+                    emulator: emulator,
                     stdin: "token-c", environment: env)
                 #expect(other.status == 0, "\(other.stderr)")
                 #expect(!FileManager.default.fileExists(atPath: file))
@@ -102,7 +104,8 @@ import Testing
                 try await withIAPConfig(emulator) { config in
                     let proxied = emulator.proxyBaseURL! + "/portal"
                     let arcGIS = try await CLI.portalAuth(
-                        ["login", "--url", proxied, "--token-stdin", "--expires-in", "3600"], emulator: emulator,
+                        ["login", "--url", proxied, "--token-stdin", "--unchecked", "--expires-in", "3600"],
+                        emulator: emulator,
                         stdin: "arcgis-token", environment: env)
                     #expect(arcGIS.status == 0, "\(arcGIS.stderr)")
                     let before = try await CLI.portalAuth(

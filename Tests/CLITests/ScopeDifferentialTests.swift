@@ -14,15 +14,22 @@ import Testing
         privileges: EmulatorAPIKey.allPrivileges)
     static let formats = ["plain", "json", "header", "env"]
 
+    /// The file the fast path appends to when it answered (`PORTAL_AUTH_FAST_PATH_MARK`).
+    let mark = FileManager.default.temporaryDirectory.appendingPathComponent("fast-path-mark-\(UUID().uuidString)").path
+
     /// One run of `token URL --format F`, fast path first, then the full path; both must agree
-    /// (status, stdout, stderr). Returns the fast path's stdout.
+    /// (status, stdout, stderr). Returns the fast path's stdout and whether the fast path answered.
     @discardableResult
     func compare(
         _ url: String, _ format: String, _ emulator: PortalEmulator, _ env: [String: String], step: String,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws -> String {
+    ) async throws -> (stdout: String, answeredFast: Bool) {
         let arguments = ["token", url, "--format", format]
-        let fast = try await CLI.portalAuth(arguments, emulator: emulator, environment: env)
+        try? FileManager.default.removeItem(atPath: mark)
+        let fast = try await CLI.portalAuth(
+            arguments, emulator: emulator, environment: env.merging(["PORTAL_AUTH_FAST_PATH_MARK": mark]) { $1 })
+        let answeredFast = FileManager.default.fileExists(atPath: mark)
+        try? FileManager.default.removeItem(atPath: mark)
         let full = try await CLI.portalAuth(
             arguments, emulator: emulator, environment: env.merging(["PORTAL_AUTH_NO_FAST_PATH": "1"]) { $1 })
         let what = "\(step): token \(url) --format \(format)"
@@ -31,21 +38,27 @@ import Testing
             fast.stdout == full.stdout, "\(what):\n\(fast.stdout)\nvs\n\(full.stdout)", sourceLocation: sourceLocation)
         #expect(
             fast.stderr == full.stderr, "\(what):\n\(fast.stderr)\nvs\n\(full.stderr)", sourceLocation: sourceLocation)
-        return fast.stdout
+        return (fast.stdout, answeredFast)
     }
 
-    /// Every URL in every format; then the json answer of each URL.
+    /// Every URL in every format; then the json answer of each URL. The fast path must have
+    /// answered every format of each URL in `fast` (a credential ready in the store): the
+    /// comparison is not vacuous.
     @discardableResult
     func compareAll(
-        _ urls: [String], _ emulator: PortalEmulator, _ env: [String: String], step: String,
+        _ urls: [String], _ emulator: PortalEmulator, _ env: [String: String], step: String, fast: [String] = [],
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [String: [String: Any]] {
         var answers: [String: [String: Any]] = [:]
         for url in urls {
             for format in Self.formats {
-                let out = try await compare(url, format, emulator, env, step: step, sourceLocation: sourceLocation)
+                let (out, answeredFast) = try await compare(
+                    url, format, emulator, env, step: step, sourceLocation: sourceLocation)
                 if format == "json", let object = try? JSONSerialization.jsonObject(with: Data(out.utf8)) {
                     answers[url] = object as? [String: Any]
+                }
+                if fast.contains(url) {
+                    #expect(answeredFast, "\(step): the fast path did not answer token \(url) --format \(format)")
                 }
             }
         }
@@ -75,10 +88,12 @@ import Testing
                 let standalone = emulator.standaloneServerURL + "/rest/services"
                 let geocode = try #require(emulator.geocodeServiceURL)
                 let urls = [portal, portal + "/sharing/rest/portals/self", layer, layer + "/query", standalone]
+                // The portal's credential is ready in the store at every step: the fast path answers it.
+                let ready = [portal, portal + "/sharing/rest/portals/self"]
 
                 // alice signs in; the layer's server token is obtained (the fast path hands over once).
                 #expect(try await login(emulator, environment: env).status == 0)
-                var answers = try await compareAll(urls, emulator, env, step: "alice")
+                var answers = try await compareAll(urls, emulator, env, step: "alice", fast: ready)
                 let alicesServerToken = try #require(answers[layer]?["token"] as? String)
                 #expect(answers[portal]?["kind"] as? String == "token")
                 #expect(answers[portal]?["scope"] as? [String] == [Self.prefix(portal)])
@@ -90,7 +105,7 @@ import Testing
                 try await run(
                     ["login", "--portal", portal, "--client-id", "portal-auth-app", "--client-secret-stdin"], emulator,
                     env, stdin: "app-secret-456")
-                answers = try await compareAll(urls, emulator, env, step: "app")
+                answers = try await compareAll(urls, emulator, env, step: "app", fast: ready)
                 let appsServerToken = try #require(answers[layer]?["token"] as? String)
                 #expect(appsServerToken != alicesServerToken)
 
@@ -99,7 +114,7 @@ import Testing
                 try await run(
                     ["login", "--url", portal, "--token-stdin", "--username", "bob", "--expires-in", "3600"], emulator,
                     env, stdin: bobs)
-                answers = try await compareAll(urls, emulator, env, step: "bob's pregenerated token")
+                answers = try await compareAll(urls, emulator, env, step: "bob's pregenerated token", fast: ready)
                 let bobsServerToken = try #require(answers[layer]?["token"] as? String)
                 #expect(![alicesServerToken, appsServerToken].contains(bobsServerToken))
                 #expect(answers[portal]?["token"] as? String == bobs)
@@ -107,16 +122,16 @@ import Testing
                 // Named accounts: alice, then bob beside her; switches back and forth.
                 try await run(["logout", "--all", "--no-browser"], emulator, env)
                 #expect(try await login(emulator, environment: env).status == 0)
-                try await compareAll(urls, emulator, env, step: "alice again")
+                try await compareAll(urls, emulator, env, step: "alice again", fast: ready)
                 try await run(
                     ["login", "--portal", portal, "--username", "bob", "--password-stdin"], emulator, env,
                     stdin: "bob-pass-456")
-                try await compareAll(urls, emulator, env, step: "bob beside alice")
+                try await compareAll(urls, emulator, env, step: "bob beside alice", fast: ready)
                 try await run(["switch", portal, "bob"], emulator, env)
-                answers = try await compareAll(urls, emulator, env, step: "switched to bob")
+                answers = try await compareAll(urls, emulator, env, step: "switched to bob", fast: ready)
                 let bobsOwn = try #require(answers[layer]?["token"] as? String)
                 try await run(["switch", portal, "alice"], emulator, env)
-                answers = try await compareAll(urls, emulator, env, step: "switched back to alice")
+                answers = try await compareAll(urls, emulator, env, step: "switched back to alice", fast: ready)
                 #expect(answers[layer]?["token"] as? String != bobsOwn)
 
                 // An API key beside the user: the key for its services, the user's token for the portal.
@@ -125,7 +140,7 @@ import Testing
                     stdin: Self.key.key + "\n")
                 answers = try await compareAll(
                     urls + [geocode, geocode + "/findAddressCandidates", "https://127.0.0.1:9/anything"], emulator, env,
-                    step: "API key beside alice")
+                    step: "API key beside alice", fast: ready + [layer])
                 #expect(answers[geocode]?["kind"] as? String == "api-key")
                 #expect(answers[geocode]?["token"] as? String == Self.key.key)
                 let keyScope = try #require(answers[geocode]?["scope"] as? [String])
@@ -139,7 +154,8 @@ import Testing
                 try await run(
                     ["login", "--url", standalone, "--username", "alice", "--password-stdin"], emulator, env,
                     stdin: alicePassword)
-                answers = try await compareAll(urls, emulator, env, step: "standalone server")
+                answers = try await compareAll(
+                    urls, emulator, env, step: "standalone server", fast: ready + [standalone, layer])
                 #expect(answers[standalone]?["kind"] as? String == "token")
                 #expect(answers[standalone]?["scope"] as? [String] == [Self.prefix(emulator.standaloneServerURL)])
             }

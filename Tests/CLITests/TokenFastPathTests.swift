@@ -54,7 +54,8 @@ import Testing
                     ("/soon", ["--expires-in", "290"]), ("/expired", ["--expires-in", "3600"]),
                 ] {
                     let r = try await CLI.portalAuth(
-                        ["login", "--url", base + path, "--token-stdin"] + extra, emulator: emulator, stdin: token,
+                        ["login", "--url", base + path, "--token-stdin", "--unchecked"] + extra, emulator: emulator,
+                        stdin: token,
                         environment: env)
                     #expect(r.status == 0, "\(path): \(r.stderr)")
                 }
@@ -134,7 +135,7 @@ import Testing
     @Test func aLockedKeyringIsReportedAfterOneRead() async throws {
         let r = try await CLI.inPrivateKeyring(
             #"""
-            printf %s tok-123 | "$PA" login --url https://locked.invalid/portal --token-stdin --expires-in 3600 >/dev/null
+            printf %s tok-123 | "$PA" login --url https://locked.invalid/portal --token-stdin --unchecked --expires-in 3600 >/dev/null
             C=$(gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.ReadAlias default | grep -o "/org/freedesktop/secrets/collection/[A-Za-z0-9_]*")
             gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.Lock "[\"$C\"]" >/dev/null
             for format in plain json; do

@@ -105,8 +105,8 @@ extension AccountTests {
             serverContext: server, portal: portal, tokenInfo: info, username: "alice", referer: nil)
         #expect(ArcGISResolver.isOwnFederatedToken(alices, portal: token("alice", "a")))
         #expect(!ArcGISResolver.isOwnFederatedToken(alices, portal: token("bob", "b")))
-        // Kept when the portal's credential is gone (the server may still accept it until it expires).
-        #expect(ArcGISResolver.isOwnFederatedToken(alices, portal: nil))
+        // Nobody's once the portal's credential is gone (signed out, perhaps while it was exchanged).
+        #expect(!ArcGISResolver.isOwnFederatedToken(alices, portal: nil))
     }
 }
 

@@ -94,7 +94,9 @@ private struct Offline: HTTPTransport {
             FederatedTokenCredential(
                 serverContext: server, portal: portal,
                 tokenInfo: TokenInfo(accessToken: "s", expirationDate: inAnHour, isSSLRequired: true), username: nil,
-                referer: nil),
+                referer: nil,
+                portalPrincipal: CredentialCommit.identity(
+                    kind: OAuthApplicationCredential.kind, clientID: "app", token: "app")),
             origin: .federation)
         #expect(try await store.summaries().count == 2)
         #expect(try await lapses(manager).isEmpty)

@@ -1,4 +1,5 @@
 import Foundation
+import PortalAuthPregeneratedToken
 import Testing
 
 @testable import PortalAuth
@@ -11,8 +12,12 @@ import Testing
     static let alice = Principal(username: "alice", kind: "token")
     static let aliceOAuth = Principal(username: "alice", kind: "oauth-user")
     static let bob = Principal(username: "bob", kind: "token")
-    static let app = Principal(username: nil, kind: "oauth-app")
-    static let pregenerated = Principal(username: nil, kind: "pregenerated-token")
+    static let app = Principal(username: nil, kind: "oauth-application", id: "oauth-application client A")
+    static let otherApp = Principal(username: nil, kind: "oauth-application", id: "oauth-application client B")
+    static let pregenerated = Principal(username: nil, kind: "pregenerated-token", id: "pregenerated-token sha256 01")
+    static let otherToken = Principal(username: nil, kind: "pregenerated-token", id: "pregenerated-token sha256 02")
+    /// A principal without a name that nothing tells apart (a stored item of an earlier version).
+    static let unknown = Principal(username: nil, kind: "federated-token")
     static let bobsToken = Principal(username: "bob", kind: "pregenerated-token")
 
     struct Row: Sendable, CustomTestStringConvertible {
@@ -55,7 +60,33 @@ import Testing
         Row(new: alice, origin: .federation, active: bob, place: .nowhere, removesDerivedTokens: false),
         Row(new: alice, origin: .federation, active: app, place: .nowhere, removesDerivedTokens: false),
         Row(new: app, origin: .federation, active: app, place: .active, removesDerivedTokens: false),
+        // Signed out while the exchange was in flight: not kept.
+        Row(new: alice, origin: .federation, active: nil, place: .nowhere, removesDerivedTokens: false),
+        Row(new: app, origin: .federation, active: nil, place: .nowhere, removesDerivedTokens: false),
+        // Principals without a name are told apart by kind and client ID or token digest.
+        Row(new: app, origin: .federation, active: otherApp, place: .nowhere, removesDerivedTokens: false),
+        Row(new: app, origin: .federation, active: pregenerated, place: .nowhere, removesDerivedTokens: false),
+        Row(new: pregenerated, origin: .federation, active: app, place: .nowhere, removesDerivedTokens: false),
+        Row(new: pregenerated, origin: .federation, active: otherToken, place: .nowhere, removesDerivedTokens: false),
+        Row(new: pregenerated, origin: .federation, active: pregenerated, place: .active, removesDerivedTokens: false),
+        Row(new: unknown, origin: .federation, active: unknown, place: .nowhere, removesDerivedTokens: false),
+        Row(new: app, origin: .federation, active: alice, place: .nowhere, removesDerivedTokens: false),
+        // The same app signing in again keeps its server tokens; another app's go.
+        Row(new: app, origin: .signIn, active: app, place: .active, removesDerivedTokens: false),
+        Row(new: otherApp, origin: .signIn, active: app, place: .active, removesDerivedTokens: true),
     ]
+
+    /// An app is its kind and client ID (its token renews); a principal with neither name nor
+    /// client ID is its kind and its token's digest, which never shows the token.
+    @Test func aPrincipalWithoutANameIsItsClientIDOrTokenDigest() throws {
+        let identity = CredentialCommit.identity
+        #expect(identity("oauth-application", "A", "t1") == identity("oauth-application", "A", "t2"))
+        #expect(identity("oauth-application", "A", "t1") != identity("oauth-application", "B", "t1"))
+        #expect(identity("other", "A", "t1") != identity("oauth-application", "A", "t1"))
+        let digest = try #require(identity("pregenerated-token", nil, "secret-token"))
+        #expect(digest != identity("pregenerated-token", nil, "other-token"))
+        #expect(!digest.contains("secret-token"))
+    }
 
     @Test(arguments: commitTable)
     func commitDecides(_ row: Row) {
@@ -74,6 +105,33 @@ import Testing
         #expect(!stores(false, false, false, false), "refused")
         #expect(stores(false, false, true, false), "a plugin's answer the server took")
         #expect(!stores(false, true, true, true), "the user's own ticket, picked up for a request")
+    }
+
+    /// What the readers (the full path and the fast path) decide for a stored federated server
+    /// token: it is its portal principal's, and nobody's once the portal is signed out.
+    @Test func aFederatedTokenIsOwnOnlyByThePrincipalItWasIssuedFor() throws {
+        let portal = try ServerContext("https://host.example.com/portal/sharing/rest")
+        let server = try ServerContext("https://host.example.com:6443/arcgis/rest/services")
+        func pregenerated(_ token: String, username: String? = nil) -> PregeneratedTokenCredential {
+            PregeneratedTokenCredential(
+                serverContext: portal,
+                tokenInfo: TokenInfo(accessToken: token, expirationDate: nil, isSSLRequired: true),
+                username: username)
+        }
+        let own = ArcGISResolver.isOwnFederatedToken
+        let first = pregenerated("first")
+        let issued = ArcGISResolver.portalTokenCredential(for: server, portal: first)
+        #expect(own(issued, first))
+        #expect(!own(issued, nil), "signed out")
+        #expect(!own(issued, pregenerated("second")), "another pregenerated token")
+        #expect(!own(issued, pregenerated("first", username: "alice")), "a named user")
+        let alices = ArcGISResolver.portalTokenCredential(for: server, portal: pregenerated("a", username: "alice"))
+        #expect(own(alices, pregenerated("b", username: "alice")), "alice's token, renewed")
+        #expect(!own(alices, first))
+        // An item of an earlier version without its principal, issued to a principal without a name.
+        let earlier = FederatedTokenCredential(
+            serverContext: server, portal: portal, tokenInfo: issued.tokenInfo, username: nil, referer: nil)
+        #expect(!own(earlier, first))
     }
 
     static func token(_ value: String, in seconds: TimeInterval) -> TokenInfo {

@@ -81,7 +81,7 @@ def test_no_credential_is_sent_outside_the_context(session, outside_server):
 def test_a_redirect_out_of_the_context_loses_the_credential(session, two_servers):
     (inside, inside_seen), (outside, outside_seen) = two_servers
     # A pregenerated token for a plain-http server's /arcgis context (ssl false: it may go over http).
-    cli("login", "--url", inside + "/arcgis/rest/services", "--token-stdin", stdin="pregenerated-123")
+    cli("login", "--url", inside + "/arcgis/rest/services", "--token-stdin", "--unchecked", stdin="pregenerated-123")
     auth = portal_auth.Auth()
 
     # Within the context, the redirect keeps it.

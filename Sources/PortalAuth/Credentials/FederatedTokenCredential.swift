@@ -19,17 +19,23 @@ public struct FederatedTokenCredential: ArcGISCredential, Equatable {
     public let username: String?
     /// The referer the portal token was bound to, if any.
     public let referer: String?
+    /// Who it was issued for when the portal credential names no user: the portal principal's
+    /// kind with its client ID, or with the SHA-256 digest of its token (never the token).
+    /// `nil` for a named user (``username``) and in items stored by earlier versions.
+    public let portalPrincipal: String?
     /// The portal.
     public var derivedFrom: ServerContext? { portal }
 
     /// Creates a federated token credential.
     public init(
-        serverContext: ServerContext, portal: ServerContext, tokenInfo: TokenInfo, username: String?, referer: String?
+        serverContext: ServerContext, portal: ServerContext, tokenInfo: TokenInfo, username: String?, referer: String?,
+        portalPrincipal: String? = nil
     ) {
         self.serverContext = serverContext
         self.portal = portal
         self.tokenInfo = tokenInfo
         self.username = username
         self.referer = referer
+        self.portalPrincipal = portalPrincipal
     }
 }

@@ -65,8 +65,19 @@ extension CredentialStore where Credential == any ArcGISCredential {
         }
     }
 
-    /// Who `credential` is, for ``CredentialCommit``.
+    /// Who `credential` is, for ``CredentialCommit``: for a federated server token, the portal
+    /// principal it was issued for.
     static func principal(of credential: any ArcGISCredential) -> CredentialCommit.Principal {
-        CredentialCommit.Principal(username: credential.username, kind: type(of: credential).kind)
+        let kind = type(of: credential).kind
+        if let federated = credential as? FederatedTokenCredential {
+            return CredentialCommit.Principal(username: federated.username, kind: kind, id: federated.portalPrincipal)
+        }
+        guard credential.username == nil else {
+            return CredentialCommit.Principal(username: credential.username, kind: kind)
+        }
+        return CredentialCommit.Principal(
+            username: nil, kind: kind,
+            id: CredentialCommit.identity(
+                kind: kind, clientID: credential.howToSignIn.clientID, token: credential.tokenInfo.accessToken))
     }
 }

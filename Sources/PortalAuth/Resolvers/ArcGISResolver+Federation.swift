@@ -150,7 +150,8 @@ extension ArcGISResolver {
     ) -> FederatedTokenCredential {
         FederatedTokenCredential(
             serverContext: server, portal: portal.serverContext, tokenInfo: portal.tokenInfo,
-            username: portal.username, referer: portal.referer)
+            username: portal.username, referer: portal.referer,
+            portalPrincipal: ArcGISCredentialStore.principal(of: portal).id)
     }
 
     /// The token service to exchange at: the portal's own generateToken, derived from the URL of
@@ -200,6 +201,7 @@ extension ArcGISResolver {
                     },
                     isSSLRequired: json["ssl"]?.boolValue ?? false
                 ).checkedAsIssued(by: issuer),
-                username: portal.username, referer: portal.referer))
+                username: portal.username, referer: portal.referer,
+                portalPrincipal: ArcGISCredentialStore.principal(of: portal).id))
     }
 }

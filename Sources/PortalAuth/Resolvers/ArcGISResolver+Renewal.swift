@@ -25,12 +25,17 @@ extension ArcGISResolver {
         return try await renew(credential)
     }
 
-    /// Whether a federated server token belongs to the account its portal's credential is: one
-    /// obtained for another account while the accounts were switched is not used (and is obtained
-    /// again for this one).
+    /// Whether a federated server token belongs to the principal its portal's credential is
+    /// (``CredentialCommit/Principal/isSame(as:)``): one obtained for another account while the
+    /// accounts were switched, or before an app or a pregenerated token took the portal over, is
+    /// not used (and is obtained again for this one). With no portal credential (signed out), none is.
     static func isOwnFederatedToken(_ token: any ArcGISCredential, portal: (any ArcGISCredential)?) -> Bool {
-        guard let portal else { return true }
-        return portal.username == token.username
+        guard let portal else { return false }
+        // A named user on either side is decided by the names alone (no digest computed).
+        if token.username != nil || portal.username != nil {
+            return token.username != nil && token.username == portal.username
+        }
+        return ArcGISCredentialStore.principal(of: token).isSame(as: ArcGISCredentialStore.principal(of: portal))
     }
 
     /// Whether `credential` is no federated server token, or one of the account active on its
