@@ -28,6 +28,13 @@ struct ServeProxy {
         "strict-transport-security", "alt-svc", "location", "www-authenticate",
     ]
 
+    /// Whether the response header `name` is not passed back: one of ``droppedResponseHeaders``, or
+    /// any `Access-Control-*` (a local page must never be let read the answer).
+    static func dropsResponseHeader(_ name: String) -> Bool {
+        let name = name.lowercased()
+        return droppedResponseHeaders.contains(name) || name.hasPrefix("access-control-")
+    }
+
     func answer(_ request: LoopbackHTTPRequest, remote: String, query: String) async -> LoopbackHTTPServer.Response {
         let method: ArcGISRequest.Method
         switch request.method {
@@ -45,7 +52,7 @@ struct ServeProxy {
                 }
                 parameters += Self.withoutTokens(FormEncoding.decode(String(decoding: request.body, as: UTF8.self)))
             }
-            let manager = await managers.manager(for: url)
+            let manager = try await managers.manager(for: url)
             guard try await ServeScope.covers(url, manager: manager) else {
                 return ServeErrors.body(
                     status: 403, code: 403,
@@ -55,7 +62,7 @@ struct ServeProxy {
                 ArcGISRequest(url: url, parameters: parameters, method: method, expectsJSON: false))
             return LoopbackHTTPServer.Response(
                 status: response.http.status,
-                headers: response.http.headers.filter { !Self.droppedResponseHeaders.contains($0.name.lowercased()) },
+                headers: response.http.headers.filter { !Self.dropsResponseHeader($0.name) },
                 body: response.http.body)
         } catch {
             return ServeErrors.response(for: error)
