@@ -159,6 +159,41 @@ import Testing
         }
     }
 
+    @Test func aRedirectComesBackWithTheLocalURLOrIs502AndItsTargetIsNeverContacted() async throws {
+        try await ServeUse.with { serve in
+            let login = try await serve.use.portalAuth(
+                ["login", "--url", serve.origin + "/emulator", "--token-stdin", "--expires-in", "3600"],
+                stdin: "emulator-token")
+            #expect(login.status == 0, "\(login.stderr)")
+            let result = try await serve.bash(
+                #"""
+                start_serve
+                redirect="${BASE}https/${ORIGIN#https://}/emulator/redirect"
+                secret=${BASE#http://*/}; secret=${secret%/}
+                curl -s -D headers.txt -o /dev/null -w '%{http_code}\n' --get --data-urlencode "to=$ORIGIN/emulator/echo/x" "$redirect"
+                grep -i '^location:' headers.txt | tr -d '\r' | sed "s#$secret#SECRET#; s#${ORIGIN#https://}#ORIGIN#"
+                curl -sL --get --data-urlencode "to=$ORIGIN/emulator/echo/x" "$redirect" | python3 -c '
+                import json, sys; a = json.load(sys.stdin); print(a["path"], a["hadToken"])'
+                code() { curl -s -o /dev/null -w '%{http_code}' --get "$@"; echo; }
+                echo "claimant: $(code --data-urlencode "to=$ORIGIN/claimant/rest/info?f=json" "$redirect")"
+                echo "another host: $(code --data-urlencode "to=https://example.invalid/x" "$redirect")"
+                stop_serve
+                """#)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(
+                result.stdout == """
+                    302
+                    Location: /SECRET/https/ORIGIN/emulator/echo/x
+                    /emulator/echo/x True
+                    claimant: 502
+                    another host: 502
+
+                    """, "\(result.stdout)")
+            let counters = serve.emulator.counters()
+            #expect(counters.requestsByPath.keys.filter { $0.hasPrefix("/claimant") } == [])
+        }
+    }
+
     @Test func theTokenEndpointAnswersWhatTokenFormatJSONPrints() async throws {
         try await ServeUse.with { serve in
             try await serve.use.signIn()
