@@ -173,6 +173,8 @@ package final class LoopbackHTTPServer: Sendable {
     private struct Connection {
         let fd: Int32
         let deadline: ContinuousClock.Instant
+        /// Kept open by its client after an answer (not a new connection).
+        var kept = false
         var received: [UInt8] = []
         var scanned = 0
         var headEnd: Int?
@@ -194,13 +196,13 @@ package final class LoopbackHTTPServer: Sendable {
             let now = ContinuousClock.now
             connections += returned.withLock { fds in
                 defer { fds.removeAll() }
-                return fds.map { Connection(fd: $0, deadline: now + readDeadline) }
+                return fds.map { Connection(fd: $0, deadline: now + readDeadline, kept: true) }
             }
             // At the limit, with a new connection waiting: a connection kept open and idle (nothing
             // sent), else the oldest whose head is not complete, makes room for it (so that many
             // slow connections cannot lock everyone out).
             if connections.count + answering.withLock({ $0 }) >= maximumConnections, isPending(),
-                let index = connections.firstIndex(where: { $0.received.isEmpty })
+                let index = connections.firstIndex(where: { $0.kept && $0.received.isEmpty })
                     ?? connections.indices.filter({ connections[$0].headEnd == nil })
                     .min(by: { connections[$0].deadline < connections[$1].deadline })
             {
