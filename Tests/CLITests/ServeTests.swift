@@ -189,7 +189,7 @@ import Testing
         }
     }
 
-    @Test func aRedirectComesBackWithTheLocalURLOrIs502AndItsTargetIsNeverContacted() async throws {
+    @Test func aRedirectComesBackAsItsLocalURLOrIs502AndNoAccessControlHeaderPasses() async throws {
         try await ServeUse.with { serve in
             let login = try await serve.use.portalAuth(
                 ["login", "--url", serve.origin + "/emulator", "--token-stdin", "--expires-in", "3600"],
@@ -202,6 +202,8 @@ import Testing
                 secret=${BASE#http://*/}; secret=${secret%/}
                 curl -s -D headers.txt -o /dev/null -w '%{http_code}\n' --get --data-urlencode "to=$ORIGIN/emulator/echo/x" "$redirect"
                 grep -i '^location:' headers.txt | tr -d '\r' | sed "s#$secret#SECRET#; s#${ORIGIN#https://}#ORIGIN#"
+                curl -s -D echo.txt -o /dev/null "${BASE}https/${ORIGIN#https://}/emulator/echo/x?cors=1"
+                echo "cors: $(grep -ci '^access-control-' echo.txt || true)"
                 curl -sL --get --data-urlencode "to=$ORIGIN/emulator/echo/x" "$redirect" | python3 -c '
                 import json, sys; a = json.load(sys.stdin); print(a["path"], a["hadToken"])'
                 code() { curl -s -o /dev/null -w '%{http_code}' --get "$@"; echo; }
@@ -214,6 +216,7 @@ import Testing
                 result.stdout == """
                     302
                     Location: /SECRET/https/ORIGIN/emulator/echo/x
+                    cors: 0
                     /emulator/echo/x True
                     claimant: 502
                     another host: 502
