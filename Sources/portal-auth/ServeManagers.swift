@@ -8,25 +8,24 @@ import Foundation
 
 /// The managers `serve` answers with, made once for the life of the process so that every
 /// client shares their renewals: the stored credentials', and, when the environment supplies a
-/// credential (`ARCGIS_HOST` and the rest), the environment's, in memory, for the URLs it covers
-/// (as ``GlobalOptions/managerAndTarget(_:transport:storedAccount:)`` chooses for one command).
+/// credential (`ARCGIS_HOST` and the rest), the environment's, in memory, for the URLs it covers.
+///
+/// Choosing a manager contacts no host but the environment's portal: a URL is the environment's
+/// when it is the portal's, or an ArcGIS Server that the portal lists among its servers
+/// (`portals/self/servers`, read with the environment's credential); a server that merely names
+/// the portal as its owner is not asked (unlike one command's choice,
+/// ``GlobalOptions/managerAndTarget(_:transport:storedAccount:)``, which reads its `rest/info`).
 final class ServeManagers: Sendable {
     let stored: AuthenticationManager
     private let environment:
         (credentials: EnvironmentCredentials, key: APIKeyCredential?, manager: AuthenticationManager)?
-    private let transport: CurlTransport
-    /// Whether the environment's credential covers each ArcGIS Server root asked about (its
-    /// `rest/info` read once).
-    private let covered = Locked<[String: Bool]>([:])
 
     private init(
         stored: AuthenticationManager,
-        environment: (credentials: EnvironmentCredentials, key: APIKeyCredential?, manager: AuthenticationManager)?,
-        transport: CurlTransport
+        environment: (credentials: EnvironmentCredentials, key: APIKeyCredential?, manager: AuthenticationManager)?
     ) {
         self.stored = stored
         self.environment = environment
-        self.transport = transport
     }
 
     /// The managers for `global`'s store and transport; the environment's signs in at once.
@@ -34,7 +33,7 @@ final class ServeManagers: Sendable {
         let transport = global.makeTransport()
         let stored = try global.makeManager(transport: transport)
         guard let credentials = try EnvironmentCredentials.read() else {
-            return ServeManagers(stored: stored, environment: nil, transport: transport)
+            return ServeManagers(stored: stored, environment: nil)
         }
         let manager = try GlobalOptions.makeManager(
             store: global.store, verbose: global.verbose, transport: transport, environment: credentials)
@@ -44,18 +43,46 @@ final class ServeManagers: Sendable {
         } else {
             _ = try await manager.credential(for: URL(string: credentials.portal.url)!, interactive: true)
         }
-        return ServeManagers(stored: stored, environment: (credentials, key, manager), transport: transport)
+        return ServeManagers(stored: stored, environment: (credentials, key, manager))
     }
 
-    /// The manager for `url`: the environment's when its credential covers the URL, else the
-    /// stored credentials'.
-    func manager(for url: URL) async -> AuthenticationManager {
+    /// The manager for `url`, with the stored credentials as they are now (another process may
+    /// have signed in, out or switched since the last request): the environment's when its
+    /// credential covers the URL, else the stored credentials'. Contacts nothing but the
+    /// environment's portal.
+    func manager(for url: URL) async throws -> AuthenticationManager {
+        try await Self.reread(stored, for: url)
         guard let environment else { return stored }
-        if let key = environment.key { return key.applies(to: url) ? environment.manager : stored }
-        let root = ServerContext.arcGISServerRoot(of: url)?.url ?? ""
-        if !root.isEmpty, let known = covered.withLock({ $0[root] }) { return known ? environment.manager : stored }
-        let covers = await environment.credentials.covers(url, transport: transport)
-        if !root.isEmpty { covered.withLock { $0[root] = covers } }
-        return covers ? environment.manager : stored
+        if let key = environment.key { return ScopedCredential(key).covers(url) ? environment.manager : stored }
+        guard url.scheme?.lowercased() == "https" else { return stored }
+        if let context = try? ServerContext(url: url), environment.credentials.isPortal(context) {
+            return environment.manager
+        }
+        guard let root = ServerContext.arcGISServerRoot(of: url) else { return stored }
+        let listed = await ServeFederatedServers.shared.lists(
+            root, portal: environment.credentials.portal, manager: environment.manager)
+        return listed ? environment.manager : stored
+    }
+
+    /// Makes `manager` read its stores again (their caches are dropped: the next question reads
+    /// the backend) and gives it the stored API key for `url`, or none when no key is stored any
+    /// longer; a key that is no longer stored is never kept.
+    static func reread(_ manager: AuthenticationManager, for url: URL) async throws {
+        manager.arcGISCredentialStore.invalidateCache()
+        manager.iapCredentialStore.invalidateCache()
+        manager.networkCredentialStore.invalidateCache()
+        let keys = try await storedKeys(in: manager.arcGISCredentialStore)
+        if let key = keys.first(where: { ScopedCredential($0).covers(url) }) {
+            manager.apiKey = key
+        } else if let current = manager.apiKey, !keys.contains(current) {
+            manager.apiKey = nil
+        }
+    }
+
+    /// Every stored API key (none read when the store holds no item of their kind).
+    private static func storedKeys(in store: ArcGISCredentialStore) async throws -> [APIKeyCredential] {
+        let any = CredentialQuery(store: ArcGISCredentialStore.storeName, kind: APIKeyCredential.kind)
+        guard try store.backend.contains(any) else { return [] }
+        return try await store.allCredentials().compactMap { $0 as? APIKeyCredential }
     }
 }

@@ -19,14 +19,27 @@ import Foundation
 /// body is read whole within the transport's limit (64 MiB by default) before it is passed on.
 struct ServeProxy {
     let managers: ServeManagers
+    /// The secret of the base URL (a redirect's `Location` is rewritten under it).
+    let secret: String
+
+    /// The redirect statuses: passed back to the client with the local URL of their target, never
+    /// followed here.
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// Response headers not passed back: the hop's own, the length and encoding of a body that
-    /// the transport has decoded, cookies, CORS and redirects (followed by the manager).
+    /// the transport has decoded, cookies, CORS (and every `Access-Control-*`), and the redirect's own `Location`.
     static let droppedResponseHeaders: Set<String> = [
         "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
         "transfer-encoding", "upgrade", "content-length", "content-encoding", "set-cookie", "set-cookie2",
         "strict-transport-security", "alt-svc", "location", "www-authenticate",
     ]
+
+    /// Whether the response header `name` is not passed back: one of ``droppedResponseHeaders``, or
+    /// any `Access-Control-*` (a local page must never be let read the answer).
+    static func dropsResponseHeader(_ name: String) -> Bool {
+        let name = name.lowercased()
+        return droppedResponseHeaders.contains(name) || name.hasPrefix("access-control-")
+    }
 
     func answer(_ request: LoopbackHTTPRequest, remote: String, query: String) async -> LoopbackHTTPServer.Response {
         let method: ArcGISRequest.Method
@@ -45,21 +58,48 @@ struct ServeProxy {
                 }
                 parameters += Self.withoutTokens(FormEncoding.decode(String(decoding: request.body, as: UTF8.self)))
             }
-            let manager = await managers.manager(for: url)
+            let manager = try await managers.manager(for: url)
             guard try await ServeScope.covers(url, manager: manager) else {
                 return ServeErrors.body(
                     status: 403, code: 403,
                     message: "no stored or environment credential covers \(ServerContext.describe(url)): not forwarded")
             }
-            let response = try await manager.send(
-                ArcGISRequest(url: url, parameters: parameters, method: method, expectsJSON: false))
+            var forwarded = ArcGISRequest(url: url, parameters: parameters, method: method, expectsJSON: false)
+            forwarded.followsRedirects = false
+            let response = try await manager.send(forwarded)
+            if Self.redirectStatuses.contains(response.http.status), let location = response.http.header("Location") {
+                return await redirect(response.http, to: location, from: url)
+            }
             return LoopbackHTTPServer.Response(
                 status: response.http.status,
-                headers: response.http.headers.filter { !Self.droppedResponseHeaders.contains($0.name.lowercased()) },
+                headers: response.http.headers.filter { !Self.dropsResponseHeader($0.name) },
                 body: response.http.body)
         } catch {
             return ServeErrors.response(for: error)
         }
+    }
+
+    /// A redirect of `url` to `location`, for the client to follow through the proxy: its
+    /// `Location` is the local URL of the target (`/SECRET/https/HOST/PATH`) when a stored or
+    /// environment credential covers the target; else 502 (the target is never contacted: the
+    /// redirect is not followed here, and the client is not sent there).
+    func redirect(
+        _ response: TransportResponse, to location: String, from url: URL
+    ) async -> LoopbackHTTPServer.Response {
+        guard let next = URL(string: location, relativeTo: url)?.absoluteURL,
+            let strict = try? StrictURL.normalized(next), strict.scheme?.lowercased() == "https",
+            let manager = try? await managers.manager(for: strict),
+            (try? await ServeScope.covers(strict, manager: manager)) == true,
+            let local = try? Self.localURL(for: strict, base: "/\(secret)/")
+        else {
+            return ServeErrors.body(
+                status: 502, code: 502,
+                message: "\(ServerContext.describe(url)) redirected to a URL no stored or environment credential "
+                    + "covers: not followed")
+        }
+        var headers = response.headers.filter { !Self.dropsResponseHeader($0.name) }
+        headers.append(("Location", local))
+        return LoopbackHTTPServer.Response(status: response.status, headers: headers, body: response.body)
     }
 
     /// `https://` + `remote` (`HOST[:PORT]/PATH`, no query), read strictly; a user part, an empty

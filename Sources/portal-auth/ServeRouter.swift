@@ -26,7 +26,7 @@ struct ServeRouter: Sendable {
             return await ServeTokenEndpoint(managers: managers).answer(query: query)
         }
         if rest.hasPrefix("https/") {
-            return await ServeProxy(managers: managers).answer(
+            return await ServeProxy(managers: managers, secret: secret).answer(
                 request, remote: String(rest.dropFirst("https/".count)), query: query)
         }
         return .text(404, "not found: use BASE/token?url=URL or BASE/https/HOST/PATH")

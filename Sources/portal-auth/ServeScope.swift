@@ -9,7 +9,9 @@ import Foundation
 /// The one place `serve` asks which credential goes with a URL, for the token endpoint and for
 /// the proxy's decision to forward: the same question `portal-auth token URL --format json` asks
 /// the manager (never prompting), so that `serve` never decides on its own where a credential
-/// goes. (To be replaced by the core's public scope answer when it lands: only this type asks.)
+/// goes: the answer is the core's (``Token/credentials(for:manager:format:interactive:)`` asks
+/// ``AuthenticationManager/scopedCredential(for:interactive:)``; an API key's reach is
+/// ``ScopedCredential/covers(_:)``).
 ///
 /// Before the manager is asked, ``mayContact(_:manager:)`` makes sure that the URL's host is one
 /// a credential is already known for: the manager would otherwise read an unknown server's
@@ -37,29 +39,37 @@ enum ServeScope {
     /// has a stored network credential (an HTTP password, a client certificate). Never contacts
     /// `url`'s host unless a credential is known for it.
     ///
-    /// A yes is kept for ``coveredLifetime`` per server context and manager, so that a stream of
-    /// requests to one service does not read the store for each (the manager still attaches, for
-    /// each request, the credential it holds then); a no is never kept.
+    /// The core is asked for every request (the stores are read again: see
+    /// ``ServeManagers/manager(for:)``), so that a sign-out or a switch in another process
+    /// counts at once. Only a host's network credential is kept, for ``coveredLifetime`` per
+    /// host and manager (expired entries are dropped, at most ``coveredLimit`` are kept); a no is
+    /// never kept.
     static func covers(_ url: URL, manager: AuthenticationManager) async throws -> Bool {
-        let key = "\(ObjectIdentifier(manager).hashValue) \(try ServerContext(url: url).url)"
-        let now = ContinuousClock.now
-        if let until = covered.withLock({ $0[key] }), now < until { return true }
-        let answer: Bool
+        let host = try ServerContext.host(of: url)
         do {
             _ = try await credential(for: url, manager: manager)
-            answer = true
+            return true
         } catch let error as PortalAuthError where isOutOfScope(error) {
-            let host = try ServerContext.host(of: url)
-            answer = try await !manager.networkCredentialStore.credentials(for: host).isEmpty
+            let key = "\(ObjectIdentifier(manager).hashValue) \(host)"
+            let now = ContinuousClock.now
+            if let until = covered.withLock({ $0[key] }), now < until { return true }
+            guard try await !manager.networkCredentialStore.credentials(for: host).isEmpty else { return false }
+            covered.withLock { covered in
+                covered = covered.filter { $0.value > now }
+                if covered.count >= coveredLimit { covered.removeAll() }
+                covered[key] = now + coveredLifetime
+            }
+            return true
         }
-        if answer { covered.withLock { $0[key] = now + coveredLifetime } }
-        return answer
     }
 
-    /// How long a yes of ``covers(_:manager:)`` is kept.
+    /// How long a host's network credential is taken as known by ``covers(_:manager:)``.
     static let coveredLifetime: Duration = .seconds(10)
 
-    /// The server contexts covered, until when.
+    /// At most this many hosts are kept by ``covers(_:manager:)``.
+    static let coveredLimit = 256
+
+    /// The hosts (with their manager) known to have a network credential, until when.
     private static let covered = Locked<[String: ContinuousClock.Instant]>([:])
 
     /// Whether `error` says that no credential covers the URL (rather than that one failed).
@@ -73,9 +83,8 @@ enum ServeScope {
     /// an ArcGIS Server that a signed-in portal lists among its federated servers (read from the
     /// portal).
     static func mayContact(_ url: URL, manager: AuthenticationManager) async throws -> Bool {
-        try await APIKeyLogin.adopt(for: url, manager: manager)
         if try await manager.arcGISCredentialStore.credential(for: url) != nil { return true }
-        if let key = manager.apiKey, key.applies(to: url) { return true }
+        if let key = manager.apiKey, ScopedCredential(key).covers(url) { return true }
         if try await manager.iapCredentialStore.credential(for: url) != nil { return true }
         if try await !manager.networkCredentialStore.credentials(for: ServerContext.host(of: url)).isEmpty {
             return true

@@ -17,7 +17,6 @@ struct ServeStateFile {
     /// Writes the file for `baseURL` and this process.
     func write(baseURL: String) throws {
         let object: JSONValue = .object(["url": .string(baseURL), "pid": .number(Double(getpid()))])
-        unlink(path + ".tmp-\(getpid())")
         try writeFile(path, Array((object.description + "\n").utf8), mode: 0o600)
     }
 

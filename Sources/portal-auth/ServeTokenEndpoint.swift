@@ -19,7 +19,7 @@ struct ServeTokenEndpoint {
         }
         do {
             let url = try parseURL(text)
-            let manager = await managers.manager(for: url)
+            let manager = try await managers.manager(for: url)
             let (credential, proxy) = try await ServeScope.credential(for: url, manager: manager)
             let body = Token.render(credential, proxy: proxy, format: .json) + "\n"
             return LoopbackHTTPServer.Response(

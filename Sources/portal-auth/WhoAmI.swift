@@ -120,7 +120,14 @@ struct WhoAmI: AsyncParsableCommand {
 /// Writes a file atomically (temp file + rename).
 func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
     let temp = path + ".tmp-\(getpid())"
-    let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+    // A new file only, never through a link planted at the temporary name (another user's, in a
+    // shared folder): one left by a crashed run of this process id is removed once.
+    let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+    var fd = open(temp, flags, mode)
+    if fd < 0, errno == EEXIST {
+        unlink(temp)
+        fd = open(temp, flags, mode)
+    }
     guard fd >= 0 else {
         throw PortalAuthError(.invalidArgument, "cannot write \(path): \(String(cString: strerror(errno)))")
     }

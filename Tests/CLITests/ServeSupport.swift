@@ -28,14 +28,16 @@ struct ServeUse {
 
     /// `start_serve [ARGS]`: starts `portal-auth serve --listen 127.0.0.1:0 --state-file serve.json
     /// ARGS` in the background and waits for its state file (written once it listens); sets
-    /// `BASE` and `SERVE_PID`. `stop_serve` sends SIGTERM and returns its exit status. The server
+    /// `BASE` and `SERVE_PID`; fails when the file has not appeared within 30 seconds. `stop_serve` sends SIGTERM and returns its exit status. The server
     /// is killed when the script ends, whatever happens.
     static let functions = #"""
         start_serve() {
           portal-auth serve --listen 127.0.0.1:0 --state-file serve.json "$@" </dev/null >serve.out 2>serve.err &
           SERVE_PID=$!
+          local deadline=$((SECONDS + 30))
           until [ -s serve.json ]; do
             kill -0 "$SERVE_PID" 2>/dev/null || { cat serve.err >&2; return 1; }
+            [ "$SECONDS" -lt "$deadline" ] || { echo "serve did not start within 30 s" >&2; cat serve.err >&2; return 1; }
             sleep 0.02
           done
           BASE=$(python3 -c 'import json; print(json.load(open("serve.json"))["url"])')

@@ -56,6 +56,36 @@ import Testing
         }
     }
 
+    @Test func aRequestWithoutTheSecretIsRefusedOnItsHeadAndSlowConnectionsLockNobodyOut() async throws {
+        try await ServeUse.with { serve in
+            try await serve.use.signIn()
+            let result = try await serve.bash(
+                #"""
+                start_serve
+                port=$(python3 -c 'import json,urllib.parse; print(urllib.parse.urlsplit(json.load(open("serve.json"))["url"]).port)')
+                # A head announcing 8 MB without the secret: refused at once, before any body is sent.
+                python3 -c '
+                import socket, sys
+                s = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.settimeout(10)
+                s.sendall(b"POST /nosecret/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 8000000\r\n\r\n")
+                print("big head:", s.recv(100).split(b"\r\n")[0].decode())' "$port"
+                # 64 connections that sent one byte each: a real client is still answered at once.
+                python3 -c '
+                import socket, subprocess, sys
+                held = []
+                for _ in range(64):
+                    c = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); c.sendall(b"G"); held.append(c)
+                code = subprocess.run(["curl", "-s", "--max-time", "10", "-o", "/dev/null", "-w", "%{http_code}",
+                                       sys.argv[2] + "token?url=" + sys.argv[3]], capture_output=True, text=True).stdout
+                print("after 64 slow connections:", code)' "$port" "$BASE" "$PORTAL"
+                stop_serve
+                """#)
+            #expect(result.status == 0, "\(result.stderr)")
+            let expected = "big head: HTTP/1.1 403 Forbidden\nafter 64 slow connections: 200\n"
+            #expect(result.stdout == expected, "\(result.stdout)")
+        }
+    }
+
     @Test func aURLOutsideEveryCredentialsScopeIs403AndNeverContacted() async throws {
         try await ServeUse.with { serve in
             try await serve.use.signIn()
@@ -89,6 +119,111 @@ import Testing
                 counters.requestsByPath.keys.filter { $0.hasPrefix("/claimant") || $0.hasPrefix("/elsewhere") } == [])
             #expect(counters.tokensSentToClaimant == 0)
             #expect(serve.log.all.filter { $0.contains("/claimant") || $0.contains("/arcgis/rest") } == [])
+        }
+    }
+
+    @Test func aSignOutInAnotherProcessCountsAtTheNextRequest() async throws {
+        try await ServeUse.with { serve in
+            try await serve.use.signIn()
+            let result = try await serve.bash(
+                #"""
+                start_serve
+                layer="$(portal-auth serve url --state-file serve.json "$LAYER")?f=json"
+                code() { curl -s -o /dev/null -w '%{http_code}' "$@"; echo; }
+                echo "before: $(code "$layer")"
+                echo "token before: $(code "${BASE}token?url=$LAYER")"
+                portal-auth logout >/dev/null
+                echo "after: $(code "$layer")"
+                echo "token after: $(code "${BASE}token?url=$LAYER")"
+                stop_serve
+                """#)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(
+                result.stdout == "before: 200\ntoken before: 200\nafter: 403\ntoken after: 403\n", "\(result.stdout)")
+            // Counted at the emulator: the layer was asked once, before the sign-out, never after.
+            let layerPath = "/rest/services/Parcels/FeatureServer/0"
+            let asked = serve.log.all.filter { $0.contains(layerPath) }
+            #expect(asked.count == 1, "\(asked)")
+        }
+    }
+
+    @Test func withEnvironmentCredentialsAHostThePortalDoesNotListIsNeverContacted() async throws {
+        try await ServeUse.with { serve in
+            let result = try await serve.bash(
+                #"""
+                # A listener of our own that counts the connections it gets.
+                python3 -c '
+                import os, signal, socket, sys
+                s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+                open("other.tmp", "w").write(str(s.getsockname()[1])); os.rename("other.tmp", "other.port")
+                count = 0
+                def stop(*_):
+                    global count
+                    s.setblocking(False)
+                    try:
+                        while True: s.accept(); count += 1
+                    except BlockingIOError: pass
+                    open("other.count", "w").write(str(count)); sys.exit(0)
+                signal.signal(signal.SIGTERM, stop)
+                while True: s.accept()[0].close(); count += 1
+                ' & OTHER=$!
+                until [ -s other.port ]; do sleep 0.02; done
+                other=$(cat other.port)
+                export ARCGIS_HOST=$PORTAL ARCGIS_USER=alice ARCGIS_PASSWORD=alice-pass-123
+                start_serve
+                code() { curl -s -o /dev/null -w '%{http_code}' "$@"; echo; }
+                echo "layer: $(code "$(portal-auth serve url --state-file serve.json "$LAYER")?f=json")"
+                echo "other: $(code "${BASE}https/127.0.0.1:$other/arcgis/rest/services/x?f=json")"
+                echo "other token: $(code "${BASE}token?url=https://127.0.0.1:$other/arcgis/rest/services/x")"
+                echo "claimant: $(code "${BASE}https/${ORIGIN#https://}/claimant/rest/services/Parcels/FeatureServer/0?f=json")"
+                stop_serve
+                kill -TERM "$OTHER"; wait "$OTHER" || true
+                echo "connections: $(cat other.count)"
+                """#)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(
+                result.stdout == "layer: 200\nother: 403\nother token: 403\nclaimant: 403\nconnections: 0\n",
+                "\(result.stdout)")
+            let counters = serve.emulator.counters()
+            #expect(counters.requestsByPath.keys.filter { $0.hasPrefix("/claimant") } == [])
+        }
+    }
+
+    @Test func aRedirectComesBackAsItsLocalURLOrIs502AndNoAccessControlHeaderPasses() async throws {
+        try await ServeUse.with { serve in
+            let login = try await serve.use.portalAuth(
+                ["login", "--url", serve.origin + "/emulator", "--token-stdin", "--expires-in", "3600"],
+                stdin: "emulator-token")
+            #expect(login.status == 0, "\(login.stderr)")
+            let result = try await serve.bash(
+                #"""
+                start_serve
+                redirect="${BASE}https/${ORIGIN#https://}/emulator/redirect"
+                secret=${BASE#http://*/}; secret=${secret%/}
+                curl -s -D headers.txt -o /dev/null -w '%{http_code}\n' --get --data-urlencode "to=$ORIGIN/emulator/echo/x" "$redirect"
+                grep -i '^location:' headers.txt | tr -d '\r' | sed "s#$secret#SECRET#; s#${ORIGIN#https://}#ORIGIN#"
+                curl -s -D echo.txt -o /dev/null "${BASE}https/${ORIGIN#https://}/emulator/echo/x?cors=1"
+                echo "cors: $(grep -ci '^access-control-' echo.txt || true)"
+                curl -sL --get --data-urlencode "to=$ORIGIN/emulator/echo/x" "$redirect" | python3 -c '
+                import json, sys; a = json.load(sys.stdin); print(a["path"], a["hadToken"])'
+                code() { curl -s -o /dev/null -w '%{http_code}' --get "$@"; echo; }
+                echo "claimant: $(code --data-urlencode "to=$ORIGIN/claimant/rest/info?f=json" "$redirect")"
+                echo "another host: $(code --data-urlencode "to=https://example.invalid/x" "$redirect")"
+                stop_serve
+                """#)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(
+                result.stdout == """
+                    302
+                    Location: /SECRET/https/ORIGIN/emulator/echo/x
+                    cors: 0
+                    /emulator/echo/x True
+                    claimant: 502
+                    another host: 502
+
+                    """, "\(result.stdout)")
+            let counters = serve.emulator.counters()
+            #expect(counters.requestsByPath.keys.filter { $0.hasPrefix("/claimant") } == [])
         }
     }
 
@@ -162,7 +297,8 @@ import Testing
                 stop_serve && echo "exit 0 on SIGTERM"
                 [ ! -e serve.json ] && echo "removed"
                 start_serve
-                [ "$BASE" != "$first" ] && [ "${BASE#*/*/*/}" = "${first#*/*/*/}" ] && echo "same secret, new port"
+                # (Port 0: the kernel may give the same port again; only the secret is compared.)
+                [ "${BASE#*/*/*/}" = "${first#*/*/*/}" ] && echo "same secret"
                 kill -INT "$SERVE_PID"; wait "$SERVE_PID" && echo "exit 0 on SIGINT"; SERVE_PID=
                 [ ! -e serve.json ] && echo "removed again"
                 start_serve --new-secret
@@ -180,7 +316,7 @@ import Testing
                     ['pid', 'url'] True
                     exit 0 on SIGTERM
                     removed
-                    same secret, new port
+                    same secret
                     exit 0 on SIGINT
                     removed again
                     new secret

@@ -16,10 +16,11 @@ import Glibc
 /// Bounded against a slow or hostile client: at most ``maximumConnections`` connections are open
 /// at once (reading or being answered; the rest wait in the kernel's backlog), each has
 /// ``readDeadline`` to send its whole request, the head and body are bounded by
-/// ``LoopbackHTTPRequest/Limits``, and an answer that the client does not read within
+/// ``LoopbackHTTPRequest/Limits``, a request can be refused on its head before its body is read
+/// (`run(headFilter:_:)`), and an answer that the client has not read whole within
 /// ``writeTimeout`` is dropped. A connection the client keeps open (HTTP/1.1 keep-alive) is read
-/// again for its next request, under a new ``readDeadline``; at the limit, an idle one is closed
-/// to make room.
+/// again for its next request, under a new ``readDeadline``; at the limit, with a new connection
+/// waiting, an idle one, else the oldest whose head has not arrived, is closed to make room.
 package final class LoopbackHTTPServer: Sendable {
     /// An answer.
     package struct Response: Sendable {
@@ -43,6 +44,9 @@ package final class LoopbackHTTPServer: Sendable {
 
     /// What answers a complete request.
     package typealias Handler = @Sendable (LoopbackHTTPRequest) async -> Response
+    /// What refuses a request on its head alone (the request given has an empty body), before
+    /// its body is read; nil lets it go on.
+    package typealias HeadFilter = @Sendable (LoopbackHTTPRequest) -> Response?
 
     /// The address it listens on, with the port it was given.
     package let address: LoopbackAddress
@@ -150,11 +154,12 @@ package final class LoopbackHTTPServer: Sendable {
     }
 
     /// Serves until ``stop()``, on a thread of its own; each complete request is answered by
-    /// `handler` in a task of its own.
-    package func run(_ handler: @escaping Handler) async {
+    /// `handler` in a task of its own. `headFilter` may refuse a request as soon as its head has
+    /// arrived (nothing of its body is read or kept).
+    package func run(headFilter: HeadFilter? = nil, _ handler: @escaping Handler) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             BlockingIO.detached { [self] in
-                serveLoop(handler)
+                serveLoop(headFilter, handler)
                 continuation.resume()
             }
         }
@@ -168,6 +173,8 @@ package final class LoopbackHTTPServer: Sendable {
     private struct Connection {
         let fd: Int32
         let deadline: ContinuousClock.Instant
+        /// Kept open by its client after an answer (not a new connection).
+        var kept = false
         var received: [UInt8] = []
         var scanned = 0
         var headEnd: Int?
@@ -178,23 +185,28 @@ package final class LoopbackHTTPServer: Sendable {
     private enum Read {
         case waiting, closed
         case refused(LoopbackHTTPRequest.Refusal)
+        case filtered(Response)
         case complete(LoopbackHTTPRequest)
     }
 
-    private func serveLoop(_ handler: @escaping Handler) {
+    private func serveLoop(_ headFilter: HeadFilter?, _ handler: @escaping Handler) {
         var connections: [Connection] = []
         defer { connections.forEach { close($0.fd) } }
         while !stopped.withLock({ $0 }) {
             let now = ContinuousClock.now
             connections += returned.withLock { fds in
                 defer { fds.removeAll() }
-                return fds.map { Connection(fd: $0, deadline: now + readDeadline) }
+                return fds.map { Connection(fd: $0, deadline: now + readDeadline, kept: true) }
             }
-            // At the limit, a connection kept open and idle (nothing sent) makes room for a new one.
-            if connections.count + answering.withLock({ $0 }) >= maximumConnections,
-                let idle = connections.firstIndex(where: { $0.received.isEmpty })
+            // At the limit, with a new connection waiting: a connection kept open and idle (nothing
+            // sent), else the oldest whose head is not complete, makes room for it (so that many
+            // slow connections cannot lock everyone out).
+            if connections.count + answering.withLock({ $0 }) >= maximumConnections, isPending(),
+                let index = connections.firstIndex(where: { $0.kept && $0.received.isEmpty })
+                    ?? connections.indices.filter({ connections[$0].headEnd == nil })
+                    .min(by: { connections[$0].deadline < connections[$1].deadline })
             {
-                close(connections.remove(at: idle).fd)
+                close(connections.remove(at: index).fd)
             }
             let room = connections.count + answering.withLock { $0 } < maximumConnections
             var entries = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
@@ -207,7 +219,7 @@ package final class LoopbackHTTPServer: Sendable {
             }
             var open: [Connection] = []
             for (index, var connection) in connections.enumerated() {
-                switch entries[index].revents != 0 ? read(&connection) : .waiting {
+                switch entries[index].revents != 0 ? read(&connection, headFilter) : .waiting {
                 case .waiting where now < connection.deadline: open.append(connection)
                 case .waiting:
                     // (A connection kept open that sent nothing more is closed without a word.)
@@ -218,6 +230,9 @@ package final class LoopbackHTTPServer: Sendable {
                 case .closed: close(connection.fd)
                 case .refused(let refusal):
                     Self.write(connection.fd, Response.text(refusal.status, refusal.reason))
+                    close(connection.fd)
+                case .filtered(let response):
+                    Self.write(connection.fd, response)
                     close(connection.fd)
                 case .complete(let request): answer(connection.fd, request, handler)
                 }
@@ -237,7 +252,8 @@ package final class LoopbackHTTPServer: Sendable {
             let response = await handler(request)
             BlockingIO.detached {
                 Self.setBlocking(fd, true, sendTimeout: timeout)
-                let written = Self.write(fd, response, keepAlive: request.keepsAlive)
+                let written = Self.write(
+                    fd, response, keepAlive: request.keepsAlive, until: .now + .seconds(timeout))
                 if request.keepsAlive, written {
                     Self.setBlocking(fd, false, sendTimeout: timeout)
                     returned.withLock { $0.append(fd) }
@@ -251,6 +267,12 @@ package final class LoopbackHTTPServer: Sendable {
         }
     }
 
+    /// Whether a new connection waits in the listening socket's queue.
+    private func isPending() -> Bool {
+        var entry = pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLIN) != 0
+    }
+
     /// A new connection, non-blocking, or nil.
     private func acceptConnection() -> Int32? {
         let fd = accept(socketFD, nil, nil)
@@ -261,7 +283,7 @@ package final class LoopbackHTTPServer: Sendable {
     }
 
     /// Reads what the connection has sent; the request once it is complete.
-    private func read(_ connection: inout Connection) -> Read {
+    private func read(_ connection: inout Connection, _ headFilter: HeadFilter?) -> Read {
         var buffer = [UInt8](repeating: 0, count: 16_384)
         let count = Glibc.read(connection.fd, &buffer, buffer.count)
         if count < 0 { return errno == EAGAIN || errno == EINTR ? .waiting : .closed }
@@ -277,7 +299,12 @@ package final class LoopbackHTTPServer: Sendable {
                     }
                     return .waiting
                 }
-                connection.head = try LoopbackHTTPRequest.parseHead(connection.received[..<end], limits: limits)
+                let head = try LoopbackHTTPRequest.parseHead(connection.received[..<end], limits: limits)
+                connection.head = head
+                let headOnly = LoopbackHTTPRequest(
+                    method: head.method, target: head.target, headers: head.headers, body: [],
+                    keepsAlive: head.keepsAlive)
+                if let refusal = headFilter?(headOnly) { return .filtered(refusal) }
             }
             guard let end = connection.headEnd, let head = connection.head else { return .waiting }
             if connection.received.count - end > head.contentLength {
@@ -312,12 +339,23 @@ package final class LoopbackHTTPServer: Sendable {
         return Array(head.utf8) + response.body
     }
 
-    /// Writes the whole answer; false when the client went away (or did not read in time).
+    /// Writes the whole answer; false when the client went away, or (for a blocking `fd`) has not
+    /// read all of it by `deadline`: each send may wait only for the time left.
     @discardableResult
-    private static func write(_ fd: Int32, _ response: Response, keepAlive: Bool = false) -> Bool {
+    private static func write(
+        _ fd: Int32, _ response: Response, keepAlive: Bool = false, until deadline: ContinuousClock.Instant? = nil
+    ) -> Bool {
         let bytes = serialize(response, keepAlive: keepAlive)
         var offset = 0
         while offset < bytes.count {
+            if let deadline {
+                let left = deadline - .now
+                guard left > .zero else { return false }
+                let micros = max(
+                    1000, left.components.seconds * 1_000_000 + left.components.attoseconds / 1_000_000_000_000)
+                var timeout = timeval(tv_sec: Int(micros / 1_000_000), tv_usec: Int(micros % 1_000_000))
+                setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            }
             let written = bytes.withUnsafeBytes {
                 send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
             }

@@ -45,6 +45,9 @@ extension AuthenticationManager {
             case .failure(let error):
                 throw error
             case .redirect(let status, let location):
+                if !request.followsRedirects, case .success(let response) = sent {
+                    return ArcGISResponse(http: response, json: nil)
+                }
                 target = try followRedirect(from: attempt, to: location, status: status, target, &redirects)
             case .tlsDemand(let kind, let error):
                 try await answerNetworkDemand(kind, error, attempt, &ledger, &provisional)

@@ -24,6 +24,10 @@ public struct ArcGISRequest: Sendable {
     public var tokenPlacement: TokenPlacement
     /// Whether the response must be JSON (adds `f=json` unless `f` is given).
     public var expectsJSON: Bool
+    /// Whether a redirect (301, 302, 303, 307, 308 with a `Location`) is followed (the default:
+    /// the credential is chosen again for the new URL). When false, the redirect is the answer, for
+    /// a caller that decides itself whether its target may be contacted (a local proxy).
+    public var followsRedirects = true
 
     /// Creates a request.
     public init(

@@ -139,7 +139,8 @@ struct AdminRoutes: Sendable {
                 username: user.username, clientID: clientID, refreshSeconds: refresh, accessSeconds: access))
     }
 
-    /// `/emulator/redirect?to=` and `/emulator/echo[/...]`: counted like any request.
+    /// `/emulator/redirect?to=` and `/emulator/echo[/...]` (with `cors=1`, the answer carries the
+    /// CORS headers of a server open to every page): counted like any request.
     func handle(_ request: IncomingRequest) -> OutgoingResponse {
         let lower = request.components.map { $0.lowercased() }
         if lower == ["emulator", "redirect"] {
@@ -149,13 +150,20 @@ struct AdminRoutes: Sendable {
             return .redirect(to: target)
         }
         if lower.count >= 2, lower[1] == "echo" {
-            return .json(
+            var response = OutgoingResponse.json(
                 .object([
                     ("host", .string(request.host)),
                     ("path", .string(request.path)),
                     ("method", .string(request.method)),
                     ("hadToken", .bool(request.carriesAnyToken)),
                 ]))
+            if request.parameter("cors") == "1" {
+                response.headers += [
+                    ("Access-Control-Allow-Origin", "*"), ("Access-Control-Allow-Credentials", "true"),
+                    ("Access-Control-Expose-Headers", "*"),
+                ]
+            }
+            return response
         }
         return .notFound(request.path)
     }
