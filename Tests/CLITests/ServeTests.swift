@@ -192,7 +192,10 @@ import Testing
     @Test func aRedirectComesBackAsItsLocalURLOrIs502AndNoAccessControlHeaderPasses() async throws {
         try await ServeUse.with { serve in
             let login = try await serve.use.portalAuth(
-                ["login", "--url", serve.origin + "/emulator", "--token-stdin", "--expires-in", "3600"],
+                [
+                    "login", "--url", serve.origin + "/emulator", "--token-stdin", "--unchecked", "--expires-in",
+                    "3600",
+                ],
                 stdin: "emulator-token")
             #expect(login.status == 0, "\(login.stderr)")
             let result = try await serve.bash(
