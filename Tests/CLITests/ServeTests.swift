@@ -167,7 +167,11 @@ import Testing
                 signal.signal(signal.SIGTERM, stop)
                 while True: s.accept()[0].close(); count += 1
                 ' & OTHER=$!
-                until [ -s other.port ]; do sleep 0.02; done
+                deadline=$((SECONDS + 30))
+                until [ -s other.port ]; do
+                  kill -0 "$OTHER" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ] || { echo "no listener" >&2; exit 1; }
+                  sleep 0.02
+                done
                 other=$(cat other.port)
                 export ARCGIS_HOST=$PORTAL ARCGIS_USER=alice ARCGIS_PASSWORD=alice-pass-123
                 start_serve
