@@ -60,6 +60,26 @@ import Testing
         #expect(info.headers.lowercased().contains("content-type: application/json"))
     }
 
+    /// A server of the tier that dies is named with its logs and started again on the same ports
+    /// (a private tier: the shared one's Apache serves other tests meanwhile).
+    @Test func aServerOfTheTierThatExitsIsStartedAgain() async throws {
+        let tier = try await WebTier.start()
+        let url = tier.digestURL.appendingPathComponent("data.json")
+        #expect(try await curl(url, ["-k"]).status == 401)
+        let killed = tier.apachePid
+        kill(-killed, SIGKILL)
+        var answered: Fetched? = nil
+        for _ in 0..<600 {
+            if tier.apachePid != killed {
+                answered = try await curl(url, ["-k"])
+                if answered?.status == 401 { break }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(tier.apachePid != killed)
+        #expect(answered?.status == 401, "\(answered?.stderr ?? "not started again within 30 s")")
+    }
+
     @Test func selfSignedServerFailsVerificationUnlessPinned() async throws {
         let tier = try await WebTier.shared()
         let url = tier.selfSignedURL.appendingPathComponent("data.json")

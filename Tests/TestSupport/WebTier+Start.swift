@@ -73,7 +73,7 @@ extension WebTier {
     static func startKerberos(
         directory krb: String, realm: String, kdcPort: Int, configPath: String, credentialCache: String,
         user: String, password: String, isRoot: Bool, watchdog: Watchdog
-    ) throws -> (kdc: Int32, keytab: String, environment: [String: String]) {
+    ) throws -> (kdc: SupervisedServer, keytab: String, environment: [String: String]) {
         let kdcProfile = "\(krb)/kdc.conf"
         let keytab = "\(krb)/http.keytab"
         try krb5Conf(realm: realm, kdcPort: kdcPort, directory: krb)
@@ -106,44 +106,20 @@ extension WebTier {
             throw WebTierError("kadmin.local failed: \(kadmin.stderr)\(kadmin.stdout)")
         }
         chmod(keytab, isRoot ? 0o644 : 0o600)
-        let kdc = try spawnServer(
-            "krb5kdc", ["-n", "-r", realm, "-P", "\(krb)/krb5kdc.pid"],
-            environment: environment, log: "\(krb)/krb5kdc.out", watchdog: watchdog)
+        let kdc = try SupervisedServer(
+            name: "krb5kdc", executable: "krb5kdc", arguments: ["-n", "-r", realm, "-P", "\(krb)/krb5kdc.pid"],
+            environment: environment, output: "\(krb)/krb5kdc.out", logs: ["\(krb)/kdc.log"], ports: [kdcPort],
+            watchdog: watchdog)
         return (kdc, keytab, environment)
     }
 
-    /// Starts a server in its own process group, output to `log`, and hands it to the watchdog.
-    static func spawnServer(
-        _ executable: String, _ arguments: [String], environment: [String: String],
-        log: String, watchdog: Watchdog
-    ) throws -> Int32 {
-        let fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        defer { if fd >= 0 { close(fd) } }
-        let pid = try Subprocess.spawn(
-            executable, arguments, environment: environment, stdout: fd, stderr: fd, newGroup: true)
-        watchdog.track(pid)
-        return pid
-    }
-
-    static func waitUntilListening(pid: Int32, ports: [Int], name: String, logs: [String]) throws {
-        let deadline = Date().addingTimeInterval(20)
-        var pending = ports
-        while true {
-            pending.removeAll { canConnect(port: $0) }
-            if pending.isEmpty { return }
-            var code: Int32 = 0
-            if pa_wait(pid, 1, &code) == pid {
-                throw WebTierError(
-                    "\(name) exited with status \(code) during start\n"
-                        + logs.map { "--- \($0):\n\(tail($0))" }.joined(separator: "\n"))
-            }
-            if Date() > deadline {
-                throw WebTierError(
-                    "\(name) does not accept connections on port(s) \(pending) after 20 s\n"
-                        + logs.map { "--- \($0):\n\(tail($0))" }.joined(separator: "\n"))
-            }
-            usleep(50_000)
-        }
+    /// Whether the Apache block at `port` answers a request itself (401: each block wants a
+    /// password or a ticket), not only its listening socket: its worker process has started.
+    static func apacheAnswers(port: Int) -> Bool {
+        let answer = try? Subprocess.runBlocking(
+            "curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", "https://127.0.0.1:\(port)/"],
+            stdin: nil, environment: ProcessInfo.processInfo.environment, timeout: 10)
+        return answer?.stdout == "401"
     }
 }
 

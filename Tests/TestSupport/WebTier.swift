@@ -105,7 +105,12 @@ public final class WebTier: Sendable {
     /// How long the start took, in seconds.
     public let startupSeconds: TimeInterval
 
-    let nginxPid: Int32
+    let nginx: SupervisedServer
+    let apache: SupervisedServer
+    let kdc: SupervisedServer
+    /// The pid of the Apache parent now running (its process group's id): a server of the tier
+    /// that exits is started again on the same ports, with a new pid.
+    public var apachePid: Int32 { apache.pid }
     private let rotating: NIOLockedValueBox<(certificate: String, key: String, fingerprint: String)>
     /// Held through every change of nginx's configuration and its reload; the proxy blocks added.
     private let reloads = NIOLockedValueBox<[String]>([])
@@ -215,7 +220,7 @@ public final class WebTier: Sendable {
         let fingerprint = try TestPKI.fingerprint(ofCertificateAt: live.certificate)
         let generation = "\(directory)/nginx/rotating-\(UUID().uuidString).pem"
         try FileManager.default.copyItem(atPath: live.certificate, toPath: generation)
-        guard kill(nginxPid, SIGHUP) == 0 else { throw WebTierError("nginx is gone\n\(tail(nginxErrorLogPath))") }
+        guard kill(nginx.pid, SIGHUP) == 0 else { throw WebTierError("nginx is gone\n\(tail(nginxErrorLogPath))") }
         let port = rotatingSelfSignedURL.port!
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
@@ -307,7 +312,7 @@ public final class WebTier: Sendable {
             try updated.joined(separator: "\n").write(
                 toFile: "\(directory)/nginx/proxies.conf", atomically: true, encoding: .utf8)
             chmod("\(directory)/nginx/proxies.conf", 0o644)
-            guard kill(nginxPid, SIGHUP) == 0 else { throw WebTierError("nginx is gone\n\(tail(nginxErrorLogPath))") }
+            guard kill(nginx.pid, SIGHUP) == 0 else { throw WebTierError("nginx is gone\n\(tail(nginxErrorLogPath))") }
             let deadline = Date().addingTimeInterval(20)
             while !canConnect(port: port) {
                 if Date() > deadline {
@@ -365,9 +370,12 @@ public final class WebTier: Sendable {
         try "".write(toFile: "\(dir)/nginx/proxies.conf", atomically: false, encoding: .utf8)
         try Self.nginxConf(directory: dir, pki: pki, ports: p, isRoot: isRoot, basicRealm: basicRealm)
             .write(toFile: nginxConf, atomically: false, encoding: .utf8)
-        nginxPid = try Self.spawnServer(
-            "nginx", ["-p", "\(dir)/nginx", "-c", nginxConf, "-e", nginxErrorLogPath],
-            environment: ProcessInfo.processInfo.environment, log: "\(dir)/nginx/nginx.out", watchdog: watchdog)
+        nginx = try SupervisedServer(
+            name: "nginx", executable: "nginx",
+            arguments: ["-p", "\(dir)/nginx", "-c", nginxConf, "-e", nginxErrorLogPath],
+            environment: ProcessInfo.processInfo.environment, output: "\(dir)/nginx/nginx.out",
+            logs: [nginxErrorLogPath],
+            ports: [p.selfSigned, p.rotating, p.clientCertificate, p.basic, p.basicPlain], watchdog: watchdog)
 
         apacheErrorLogPath = "\(dir)/apache/error.log"
         let apacheConf = "\(dir)/apache/httpd.conf"
@@ -376,19 +384,19 @@ public final class WebTier: Sendable {
             digestRealm: digestRealm, htdigest: passwords.htdigest, keytab: kerberos.keytab
         )
         .write(toFile: apacheConf, atomically: false, encoding: .utf8)
-        let apache = try Self.spawnServer(
-            "apache2", ["-d", "\(dir)/apache", "-f", apacheConf, "-DFOREGROUND"],
-            environment: kerberos.environment, log: "\(dir)/apache/apache.out", watchdog: watchdog)
+        apache = try SupervisedServer(
+            name: "apache2", executable: "apache2",
+            arguments: ["-d", "\(dir)/apache", "-f", apacheConf, "-DFOREGROUND"],
+            environment: kerberos.environment, output: "\(dir)/apache/apache.out", logs: [apacheErrorLogPath],
+            ports: [p.digest, p.negotiate],
+            answers: { Self.apacheAnswers(port: p.digest) && Self.apacheAnswers(port: p.negotiate) },
+            watchdog: watchdog)
+        kdc = kerberos.kdc
 
-        // Ready when every port accepts connections.
-        try Self.waitUntilListening(
-            pid: kerberos.kdc, ports: [p.kdc], name: "krb5kdc", logs: [kdcLogPath, "\(krb)/krb5kdc.out"])
-        try Self.waitUntilListening(
-            pid: nginxPid, ports: [p.selfSigned, p.rotating, p.clientCertificate, p.basic, p.basicPlain],
-            name: "nginx", logs: [nginxErrorLogPath, "\(dir)/nginx/nginx.out"])
-        try Self.waitUntilListening(
-            pid: apache, ports: [p.digest, p.negotiate], name: "apache2",
-            logs: [apacheErrorLogPath, "\(dir)/apache/apache.out"])
+        // Ready when every port accepts connections and Apache's worker answers.
+        try kdc.waitUntilReady()
+        try nginx.waitUntilReady()
+        try apache.waitUntilReady()
         startupSeconds = Date().timeIntervalSince(began)
     }
 }
