@@ -44,8 +44,18 @@ func runReportingErrors(_ body: () async throws -> Void) async throws {
 
 /// Prints an error as every command does (one line: the message and the command that fixes it;
 /// the details too with PORTAL_AUTH_DEBUG_ERRORS) and returns the exit code that goes with it.
+///
+/// With `PORTAL_AUTH_ERROR_FORMAT=json` (for programs that run portal-auth, such as the Python
+/// adapter) the line is a JSON object instead, `{"error":{"code":"noCredential","exit":3,
+/// "message":"…"}}`: `code` is the library's ``PortalAuthError/Code``, so a program tells "nothing
+/// is stored for this URL" from other failures without reading English (docs/exit-codes.md).
 func report(_ error: PortalAuthError) -> Int32 {
     let error = environmentAPIKeyInUse.load(ordering: .relaxed) ? error.fromEnvironmentKey : error
+    if environmentVariable("PORTAL_AUTH_ERROR_FORMAT") == "json" {
+        var line = ErrorLine(error).json + "\n"
+        writeAll(2, &line)
+        return exitCode(for: error.code)
+    }
     printError(error.cliMessage)
     if environmentVariable("PORTAL_AUTH_DEBUG_ERRORS") != nil { printError(error.detailedDescription) }
     return exitCode(for: error.code)

@@ -74,8 +74,33 @@ def test_no_credential_is_sent_outside_the_context(session, outside_server):
     with pytest.raises(portal_auth.PortalAuthError) as raised:
         portal_auth.token(base + "/rest/services")
     assert raised.value.exit_code == 3
-    assert "no credential" in raised.value.message
+    assert raised.value.code == "noCredential"
+    assert "no credential" in raised.value.message and not raised.value.message.startswith("{")
     assert portal_auth.token(em.portal) not in str(raised.value)
+
+
+def test_nothing_stored_is_told_by_the_error_code_not_its_words(session, monkeypatch, tmp_path):
+    """Auth passes a request on bare when portal-auth says noCredential, whatever its message says,
+    and raises any other sign-in error (here a refused one, whose message reads much the same)."""
+    messages = {
+        "noCredential": "a wording that names nothing the adapter knows",
+        "credentialExpired": "no credential could be renewed: no stored password",
+    }
+    for code, message in messages.items():
+        fake = tmp_path / ("portal-auth-" + code)
+        line = json.dumps({"error": {"code": code, "exit": 3, "message": message}})
+        fake.write_text("#!/bin/sh\necho '%s' >&2\nexit 3\n" % line)
+        fake.chmod(0o755)
+        monkeypatch.setenv("PORTAL_AUTH_BIN", str(fake))
+        portal_auth.clear_cache()
+        auth = portal_auth.Auth()
+        request = requests.Request("GET", "https://127.0.0.1:9/arcgis/rest/services").prepare()
+        if code == "noCredential":
+            assert auth(request) is request and "X-Esri-Authorization" not in request.headers
+        else:
+            with pytest.raises(portal_auth.PortalAuthError) as raised:
+                auth(request)
+            assert (raised.value.code, raised.value.message) == (code, message)
 
 
 def test_a_redirect_out_of_the_context_loses_the_credential(session, two_servers):

@@ -47,12 +47,15 @@ _TIMEOUT = 120.0
 class PortalAuthError(Exception):
     """portal-auth failed: ``exit_code`` is its exit status (2 usage or a URL it refuses, 3 sign-in
     needed or refused, 4 network or TLS, 5 credential store; 127 when portal-auth is not found),
-    ``message`` its one-line message on stderr. Never holds a token."""
+    ``message`` its one-line message on stderr, ``code`` the library's error code when portal-auth
+    gave one (``"noCredential"``, ``"credentialExpired"``...: docs/exit-codes.md). Never holds a
+    token."""
 
-    def __init__(self, message: str, exit_code: int):
+    def __init__(self, message: str, exit_code: int, code: Optional[str] = None):
         super().__init__(message)
         self.message = message
         self.exit_code = exit_code
+        self.code = code
 
     def __str__(self) -> str:
         return "%s (exit %d)" % (self.message, self.exit_code)
@@ -160,15 +163,15 @@ def _ask(url: str) -> dict:
             capture_output=True,
             text=True,
             timeout=_TIMEOUT,
+            # The error, if any, as one JSON object with its code (docs/exit-codes.md).
+            env=dict(os.environ, PORTAL_AUTH_ERROR_FORMAT="json"),
         )
     except subprocess.TimeoutExpired:
         raise PortalAuthError("portal-auth did not answer within %d s" % _TIMEOUT, 1) from None
     except OSError as error:
         raise PortalAuthError("portal-auth could not be run: %s" % error.strerror, 127) from None
     if done.returncode != 0:
-        lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
-        message = lines[-1] if lines else "portal-auth failed with no message"
-        raise PortalAuthError(message, done.returncode)
+        raise _failure(done.stderr, done.returncode)
     try:
         answer = json.loads(done.stdout)
     except ValueError:
@@ -334,7 +337,7 @@ class Auth(requests.auth.AuthBase):
         try:
             return _cache.get(url, fresh=fresh)
         except PortalAuthError as error:
-            if error.exit_code == EXIT_SIGN_IN and _no_credential(error.message):
+            if error.exit_code == EXIT_SIGN_IN and _no_credential(error):
                 return None
             raise
 
@@ -477,11 +480,26 @@ def _strip_token_parameter(request, url: str) -> bool:
     return stripped
 
 
-def _no_credential(message: str) -> bool:
-    """Whether portal-auth's exit-3 message says nothing is stored for the URL (rather than that a
-    stored credential could not be used, which is an error to report)."""
-    lowered = message.lower()
-    return "no credential" in lowered or "not signed in" in lowered or "no stored" in lowered
+def _failure(stderr: str, exit_code: int) -> PortalAuthError:
+    """The error portal-auth reported: its last line on stderr, a JSON object with the error's
+    code and message (PORTAL_AUTH_ERROR_FORMAT=json), or, from a usage error, plain text."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    if not lines:
+        return PortalAuthError("portal-auth failed with no message", exit_code)
+    try:
+        error = json.loads(lines[-1])["error"]
+        code, message = error["code"], error["message"]
+        if isinstance(code, str) and isinstance(message, str):
+            return PortalAuthError(message, exit_code, code)
+    except (ValueError, KeyError, TypeError):
+        pass
+    return PortalAuthError(lines[-1], exit_code)
+
+
+def _no_credential(error: PortalAuthError) -> bool:
+    """Whether portal-auth said that nothing is stored for the URL (rather than that a stored
+    credential could not be used, which is an error to report): its error code, not its words."""
+    return error.code == "noCredential"
 
 
 def _is_invalid_token(response, streaming: bool) -> bool:
