@@ -56,4 +56,85 @@ import Testing
                 "\(result.stdout)")
         }
     }
+
+    /// An OAuth sign-in (PKCE, through the scripted browser) in a private keyring, against an
+    /// emulator whose refresh tokens live two days; `body` gets a runner of portal-auth.
+    func withOAuthSignIn(
+        _ body: (PortalEmulator, ([String], String?) async throws -> CLIResult) async throws -> Void
+    ) async throws {
+        try await withEmulator(configuring: { $0.refreshTokenLifetimeSeconds = Self.refreshLifetime }) { emulator in
+            try await withPrivateKeyring { keyring in
+                let signIn = try await oauthLogin(emulator, environment: keyring.environment)
+                #expect(signIn.status == 0, "\(signIn.stderr)")
+                #expect(emulator.counters().authorizationCodeGrants == 1)
+                // No browser from here on: whatever follows runs without anyone.
+                try await body(emulator) { arguments, stdin in
+                    try await CLI.portalAuth(
+                        arguments, emulator: emulator, stdin: stdin, environment: keyring.environment)
+                }
+            }
+        }
+    }
+
+    static let refreshLifetime = 2 * 86_400
+
+    @Test func anOAuthRefreshTokenEndingWithinTheWindowIsExchangedAndLeftAloneOutsideIt() async throws {
+        try await withOAuthSignIn { emulator, portalAuth in
+            let name = "\(emulator.portalURL) (alice) oauth-user"
+            // The refresh token ends in two days: outside a one-hour window nothing is contacted.
+            let before = emulator.counters()
+            let early = try await portalAuth(["renew", "--within", "1h"], nil)
+            #expect(early.status == 0, "\(early.stderr)")
+            #expect(early.stdout.hasPrefix("\(name): valid until 20"), "\(early.stdout)")
+            #expect(early.stdout.hasSuffix(", nothing to do\n"), "\(early.stdout)")
+            #expect(emulator.counters().requests == before.requests)
+            // A day and a half later (by the portal's clock) it ends within a three-day window, though
+            // more than a day away by the stored expiry: exchanged for a new one, once.
+            emulator.clock.advance(by: .seconds(Self.refreshLifetime * 3 / 4))
+            let renewed = try await portalAuth(["renew", "--within", "3d"], nil)
+            #expect(renewed.status == 0, "\(renewed.stdout) \(renewed.stderr)")
+            #expect(renewed.stdout.hasPrefix("\(name): renewed, valid until 20"), "\(renewed.stdout)")
+            #expect(renewed.stdout.split(separator: "\n").count == 1, "\(renewed.stdout)")
+            #expect(emulator.counters().exchangeRefreshTokenGrants == 1)
+            #expect(emulator.counters().refreshTokenGrants == before.refreshTokenGrants)
+            // Past the old refresh token's end, the access token long expired: a request renews it with
+            // the new refresh token, without anyone.
+            emulator.clock.advance(by: .seconds(Self.refreshLifetime / 2))
+            let request = try await portalAuth(
+                ["request", emulator.portalURL + "/sharing/rest/community/self?f=json"], nil)
+            #expect(request.status == 0, "\(request.stderr)")
+            #expect(request.stdout.contains("\"username\" : \"alice\""), "\(request.stdout)")
+            let after = emulator.counters()
+            #expect(after.refreshTokenGrants == before.refreshTokenGrants + 1)
+            #expect(after.exchangeRefreshTokenGrants == 1 && after.authorizationCodeGrants == 1)
+        }
+    }
+
+    @Test func aPregeneratedTokenWithinTheWindowFailsTheRunBesideAnOAuthSignInItRenews() async throws {
+        try await withOAuthSignIn { emulator, portalAuth in
+            let token = emulator.issueToken(username: "alice", lifetimeSeconds: 3600)
+            let stored = try await portalAuth(
+                ["login", "--url", emulator.standaloneServerURL, "--token-stdin", "--expires-in", "3600"], token)
+            #expect(stored.status == 0, "\(stored.stderr)")
+            let result = try await portalAuth(["renew", "--within", "3d"], nil)
+            #expect(result.status == 6, "\(result.stdout) \(result.stderr)")
+            let lines = result.stdout.split(separator: "\n")
+            #expect(lines.count == 2, "\(result.stdout)")
+            #expect(
+                lines.contains { $0.hasPrefix("\(emulator.portalURL) (alice) oauth-user: renewed, valid until 20") },
+                "\(result.stdout)")
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("\(emulator.standaloneServerURL) pregenerated-token: expires 20")
+                        && $0.hasSuffix("cannot renew itself: sign in again (portal-auth login)")
+                }, "\(result.stdout)")
+            #expect(emulator.counters().exchangeRefreshTokenGrants == 1)
+            // status --check exits the same way and names the same token.
+            let check = try await portalAuth(["status", "--check", "--within", "3d"], nil)
+            #expect(check.status == 6, "\(check.stdout) \(check.stderr)")
+            #expect(
+                check.stderr.contains("pregenerated-token for \(emulator.standaloneServerURL) expires 20"),
+                "\(check.stderr)")
+        }
+    }
 }
