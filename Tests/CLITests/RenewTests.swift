@@ -137,4 +137,44 @@ import Testing
                 "\(check.stderr)")
         }
     }
+
+    /// docs/unattended.md's recipes that no marked block runs: the command of each crontab line
+    /// runs as printed (beside a password sign-in whose password is kept, which it renews), and
+    /// the systemctl lines name the package's units (which `SystemdUnitsTests` verifies), whose
+    /// service runs the crontab's renew command.
+    @Test func theGuidesCronAndTimerRecipesRunAsPrinted() async throws {
+        let text = try String(
+            contentsOf: DocsExamplesTests.root.appendingPathComponent("docs/unattended.md"), encoding: .utf8)
+        let lines = Self.blocks("crontab", in: text).flatMap { $0.split(separator: "\n").map(String.init) }
+        let commands = lines.compactMap { try? /^(?:\S+\s+){5}(.+)$/.wholeMatch(in: $0)?.output.1 }.map(String.init)
+        #expect(commands.count == lines.filter { !$0.contains("=") }.count, "\(lines)")
+        #expect(commands.contains("portal-auth renew"), "\(commands)")
+        try await ServeUse.with { serve in
+            try await serve.use.signIn(["--remember-password"])
+            serve.emulator.clock.advance(by: .seconds(1800))
+            let before = serve.emulator.counters().generateTokenRequests
+            for command in Set(commands) {
+                let result = try await serve.use.bash(command)
+                #expect(result.status == 0, "\(command): \(result.stdout) \(result.stderr)")
+            }
+            #expect(serve.emulator.counters().generateTokenRequests == before + 1)
+        }
+        let systemctl = try #require(Self.blocks("sh", in: text).first { $0.contains("systemctl --user") })
+        let units = Set(systemctl.matches(of: /portal-auth-[a-z-]+\.(?:timer|service)/).map { String($0.output) })
+        #expect(units == ["portal-auth-renew.timer", "portal-auth-renew.service"], "\(systemctl)")
+        let folder = DocsExamplesTests.root.appendingPathComponent("debian/systemd")
+        for unit in units {
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(unit).path), "\(unit)")
+        }
+        let service = try String(
+            contentsOf: folder.appendingPathComponent("portal-auth-renew.service"), encoding: .utf8)
+        #expect(service.contains("\nExecStart=/usr/bin/portal-auth renew\n"), "\(service)")
+    }
+
+    /// The code blocks of `language` in a Markdown text.
+    static func blocks(_ language: String, in text: String) -> [String] {
+        text.components(separatedBy: "\n```\(language)\n").dropFirst().compactMap {
+            $0.components(separatedBy: "\n```\n").first
+        }
+    }
 }
