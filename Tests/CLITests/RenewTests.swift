@@ -57,26 +57,55 @@ import Testing
         }
     }
 
-    /// An OAuth sign-in (PKCE, through the scripted browser) in a private keyring, against an
-    /// emulator whose refresh tokens live two days; `body` gets a runner of portal-auth.
+    /// An OAuth sign-in (PKCE, through the scripted browser, with the extra options) in a private
+    /// keyring, against an emulator whose refresh tokens live `refreshLifetime` seconds at most;
+    /// `body` gets a runner of portal-auth (arguments, stdin) that has no browser.
     func withOAuthSignIn(
-        _ body: (PortalEmulator, ([String], String?) async throws -> CLIResult) async throws -> Void
+        refreshLifetime: Int = Self.refreshLifetime, _ extra: [String] = [],
+        _ body: (PortalEmulator, @escaping @Sendable ([String], String?) async throws -> CLIResult) async throws -> Void
     ) async throws {
-        try await withEmulator(configuring: { $0.refreshTokenLifetimeSeconds = Self.refreshLifetime }) { emulator in
+        try await withEmulator(configuring: { $0.refreshTokenLifetimeSeconds = refreshLifetime }) { emulator in
             try await withPrivateKeyring { keyring in
-                let signIn = try await oauthLogin(emulator, environment: keyring.environment)
+                let signIn = try await oauthLogin(emulator, extra, environment: keyring.environment)
                 #expect(signIn.status == 0, "\(signIn.stderr)")
                 #expect(emulator.counters().authorizationCodeGrants == 1)
                 // No browser from here on: whatever follows runs without anyone.
+                let environment = keyring.environment
                 try await body(emulator) { arguments, stdin in
-                    try await CLI.portalAuth(
-                        arguments, emulator: emulator, stdin: stdin, environment: keyring.environment)
+                    try await CLI.portalAuth(arguments, emulator: emulator, stdin: stdin, environment: environment)
                 }
             }
         }
     }
 
+    /// Two days: a refresh token that ends within a three-day window, more than a day away.
     static let refreshLifetime = 2 * 86_400
+
+    @Test func twoRenewsAtOnceExchangeARefreshTokenEndingWithinADayOnce() async throws {
+        // Signed in for 10 hours; the portal's exchange gives a refresh token of two weeks.
+        try await withOAuthSignIn(refreshLifetime: 14 * 86_400, ["--expiration", "10h"]) { emulator, portalAuth in
+            let name = "\(emulator.portalURL) (alice) oauth-user"
+            let runs = try await withThrowingTaskGroup(of: CLIResult.self) { group in
+                for _ in 0..<2 { group.addTask { try await portalAuth(["renew", "--within", "1d"], nil) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            for run in runs {
+                #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+                #expect(
+                    run.stdout.hasPrefix("\(name): renewed, valid until 20")
+                        || run.stdout.hasSuffix(", nothing to do\n"), "\(run.stdout)")
+            }
+            #expect(emulator.counters().exchangeRefreshTokenGrants == 1)
+            // The new refresh token lives two weeks: the next run leaves it alone.
+            let again = try await portalAuth(["renew", "--within", "1d"], nil)
+            #expect(again.status == 0 && again.stdout.hasSuffix(", nothing to do\n"), "\(again.stdout)")
+            #expect(emulator.counters().exchangeRefreshTokenGrants == 1)
+            let fortnight = try #require(
+                again.stdout.firstMatch(of: /valid until (\S+),/).flatMap { try? Date($0.output.1, strategy: .iso8601) }
+            )
+            #expect(fortnight > Date().addingTimeInterval(13 * 86_400), "\(again.stdout)")
+        }
+    }
 
     @Test func anOAuthRefreshTokenEndingWithinTheWindowIsExchangedAndLeftAloneOutsideIt() async throws {
         try await withOAuthSignIn { emulator, portalAuth in
