@@ -75,8 +75,9 @@ final class RenewOnce: Sendable {
         let credential = renewal.credential
         let current = Renewal.token(credential)
         let stored = try await renewal.store.storedCopy(of: credential, reload: usesCrossProcessLocks)
+        // A renewal to last of a credential whose renewal does not end (an app's secret) is any renewal.
         let step =
-            renewal.lasting
+            renewal.lasting && Renewal.renewableUntil(credential) != nil
             ? RenewalDecision.firstStepToLast(
                 current: Renewal.renewableUntil(credential), stored: stored.map(Renewal.renewableUntil),
                 crossProcess: usesCrossProcessLocks)
