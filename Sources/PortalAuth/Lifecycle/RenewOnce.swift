@@ -115,8 +115,9 @@ final class RenewOnce: Sendable {
         }
     }
 
-    /// The credential's own renewal (to last, when `lasting`), else the program's unattended one (an ArcGIS credential of
-    /// its own server context only: a federated server token is obtained again from its portal).
+    /// The credential's own renewal (to last, when `lasting`), else the program's unattended one
+    /// (an ArcGIS credential of its own server context only: a federated server token is obtained
+    /// again from its portal).
     private func renewedCredential(
         of credential: any StoredCredential, lasting: Bool
     ) async throws -> (any StoredCredential)? {
