@@ -102,10 +102,23 @@ public struct OAuthUserCredential: RevocableCredential, Equatable {
     /// Refreshes the access token, exchanging the refresh token first when it is close to expiry.
     /// Returns nil when the portal rejects the refresh token (a new sign-in is needed).
     public func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? {
-        if let refreshTokenExpirationDate, refreshTokenExpirationDate <= Date() { return nil }
-        let endpoint = ArcGISOAuthTokenEndpoint(portal: serverContext)
         let exchange =
             refreshTokenExpirationDate.map { $0.timeIntervalSinceNow < Self.refreshTokenExchangeLeeway } ?? false
+        return try await renewed(exchange: exchange, using: services)
+    }
+
+    /// The refresh token's end.
+    public var renewableUntil: Date? { refreshTokenExpirationDate }
+
+    /// Exchanges the refresh token for a new one, however far its end is (with a new access
+    /// token). Returns nil when the portal rejects the refresh token (a new sign-in is needed).
+    public func renewedToLast(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? {
+        try await renewed(exchange: true, using: services)
+    }
+
+    private func renewed(exchange: Bool, using services: AuthenticationServices) async throws -> OAuthUserCredential? {
+        if let refreshTokenExpirationDate, refreshTokenExpirationDate <= Date() { return nil }
+        let endpoint = ArcGISOAuthTokenEndpoint(portal: serverContext)
         let parameters: [(String, String)] =
             exchange
             ? [

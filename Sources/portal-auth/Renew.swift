@@ -12,7 +12,8 @@ import Foundation
 
 /// `portal-auth renew`: renews, now, every stored sign-in that can renew itself and would expire
 /// within the window, so that a sign-in nobody uses for a while does not die (an OAuth refresh
-/// token is exchanged only when used within a day of its end). A daily systemd user timer runs it.
+/// token is otherwise exchanged only when used within a day of its end). A daily systemd user
+/// timer runs it; the default window of two days covers the timer's random delay and a missed run.
 struct Renew: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Renew the stored sign-ins that can renew themselves and would expire soon.",
@@ -20,8 +21,8 @@ struct Renew: AsyncParsableCommand {
             One line per stored sign-in: renewed (with its new expiry), nothing to do, or cannot renew itself \
             (a pregenerated token, an API key, a password sign-in whose password is not kept, an OAuth refresh \
             token past its end). Exits 6, as status --check does, when a sign-in cannot be renewed and expires \
-            within the window. An OAuth sign-in's refresh token is exchanged for a new one within a day of its \
-            end: run renew daily (the package's portal-auth-renew.timer does).
+            within the window. An OAuth sign-in whose refresh token ends within the window exchanges it for \
+            a new one. Run renew daily (the package's portal-auth-renew.timer does).
 
             Examples:
               portal-auth renew
@@ -33,13 +34,13 @@ struct Renew: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "How far ahead to look (a number and s, m, h, d or w; default 1d).", valueName: "duration"))
+            "How far ahead to look (a number and s, m, h, d or w; default 2d).", valueName: "duration"))
     var within: DurationArgument?
 
     func run() async throws {
         try await runReportingErrors {
             let manager = try global.makeManager()
-            let window = TimeInterval((within ?? DurationArgument(argument: "1d")!).seconds)
+            let window = TimeInterval((within ?? DurationArgument(argument: "2d")!).seconds)
             let summaries = try await manager.arcGISCredentialStore.summaries().filter {
                 $0.kind != FederatedTokenCredential.kind
             }

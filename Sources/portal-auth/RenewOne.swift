@@ -45,11 +45,11 @@ struct RenewOne {
             guard let after, after <= expires else {
                 return Outcome(line: "\(name): renewed, \(Self.until(after))", failed: false)
             }
-            // The manager renews only what is due: an OAuth access token still fresh is left as it is,
-            // and its refresh token is exchanged at its next renewal (within a day of its end).
+            // Renewed, but what it renews itself with still ends as it did (a portal that gave no new
+            // refresh token for the old one).
             return Outcome(
-                line: "\(name): not renewed now (the manager renews it when it is due), \(Self.until(after))",
-                failed: after < Date())
+                line: "\(name): renewed, but it still ends \(after.iso8601) and cannot renew itself after that: "
+                    + "sign in again (portal-auth login)", failed: true)
         } catch let error as PortalAuthError {
             return Outcome(line: "\(name): cannot be renewed: \(error.cliMessage)", failed: true)
         } catch {
@@ -89,15 +89,15 @@ struct RenewOne {
     }
 
     /// The renewal, in one place: a token sign-in with its remembered password; any other through
-    /// the manager's one renewal path (`renewCredential(for:refused:)`, once across processes,
-    /// renewing even a token that is still good; an OAuth sign-in exchanges its refresh token
-    /// there within a day of its end).
+    /// the manager's one renewal path, to last (`renewCredential(for:refused:lasting:)`, once
+    /// across processes, renewing even a token that is still good; an OAuth sign-in exchanges its
+    /// refresh token there for a new one, however far its end is).
     func renew() async throws {
         guard let url = URL(string: summary.server) else { return }
         if summary.kind == TokenCredential.kind {
             try await RememberedPassword.renewIfExpiring(for: url, manager: manager, within: window)
         } else {
-            _ = try await manager.renewCredential(for: url, refused: true)
+            _ = try await manager.renewCredential(for: url, refused: true, lasting: true)
         }
     }
 }

@@ -157,6 +157,21 @@ import Testing
         #expect(decide(current, nil, 300, false, false) == .renew)
     }
 
+    /// A renewal to last (an OAuth refresh token exchanged ahead of its end) starts from the
+    /// stored copy's end: one another task or process renewed to last meanwhile is used as it is.
+    @Test func aRenewalToLastStartsFromTheStoredEnd() {
+        let end = Date(timeIntervalSinceNow: 3600)
+        let decide = RenewalDecision.firstStepToLast
+        // The same end (even with a fresher access token another process stored): renew.
+        #expect(decide(end, .some(end), true) == .renew)
+        // Another end: renewed to last elsewhere meanwhile.
+        #expect(decide(end, .some(end.addingTimeInterval(14 * 86400)), true) == .useStored)
+        #expect(decide(end, .some(nil), true) == .useStored)
+        // Signed out meanwhile in another process: not brought back.
+        #expect(decide(end, nil, true) == .signedOut)
+        #expect(decide(end, nil, false) == .renew)
+    }
+
     /// When nothing renews a credential: a refused one is never used again; one that was only
     /// close to expiry is used until it expires.
     @Test func whenNothingRenews() {

@@ -21,6 +21,15 @@ public protocol ArcGISCredential: StoredCredential {
     /// Returns a renewed credential without asking the user, or `nil` when that is impossible
     /// (for example a token credential whose password is not in memory).
     func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)?
+    /// When the credential stops renewing itself unless renewed to last (an OAuth refresh token's
+    /// end), or `nil` when what it renews itself with does not end.
+    var renewableUntil: Date? { get }
+    /// Returns a credential renewed so that it goes on renewing itself as long as it can again
+    /// (an OAuth sign-in exchanges its refresh token for a new one), or `nil` when that is
+    /// impossible. By default ``renewed(using:)``. The manager asks for it in
+    /// ``AuthenticationManager/renewCredential(for:refused:lasting:)``, for a program that keeps
+    /// sign-ins alive ahead of time.
+    func renewedToLast(using services: AuthenticationServices) async throws -> (any ArcGISCredential)?
     /// What signing in again for this credential takes, for the remedy of errors that need it
     /// (by default a username/password sign-in to ``serverContext``, or to the portal of
     /// ``derivedFrom``).
@@ -41,4 +50,10 @@ extension ArcGISCredential {
     }
     /// Cannot be renewed by default.
     public func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? { nil }
+    /// `nil`: what it renews itself with does not end.
+    public var renewableUntil: Date? { nil }
+    /// ``renewed(using:)``.
+    public func renewedToLast(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? {
+        try await renewed(using: services)
+    }
 }

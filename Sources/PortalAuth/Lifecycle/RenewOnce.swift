@@ -75,10 +75,16 @@ final class RenewOnce: Sendable {
         let credential = renewal.credential
         let current = Renewal.token(credential)
         let stored = try await renewal.store.storedCopy(of: credential, reload: usesCrossProcessLocks)
-        switch RenewalDecision.firstStep(
-            current: current, stored: stored.map(Renewal.token), storedLeeway: stored?.renewalLeeway ?? 0,
-            refused: renewal.refused, crossProcess: usesCrossProcessLocks)
-        {
+        // A renewal to last of a credential whose renewal does not end (an app's secret) is any renewal.
+        let step =
+            renewal.lasting && Renewal.renewableUntil(credential) != nil
+            ? RenewalDecision.firstStepToLast(
+                current: Renewal.renewableUntil(credential), stored: stored.map(Renewal.renewableUntil),
+                crossProcess: usesCrossProcessLocks)
+            : RenewalDecision.firstStep(
+                current: current, stored: stored.map(Renewal.token), storedLeeway: stored?.renewalLeeway ?? 0,
+                refused: renewal.refused, crossProcess: usesCrossProcessLocks)
+        switch step {
         case .useStored: return stored
         case .signedOut: return nil
         case .renew: break
@@ -86,7 +92,9 @@ final class RenewOnce: Sendable {
         logger.debug("renewing credential", metadata: renewal.logMetadata)
         let renewed: (any StoredCredential)?
         do {
-            renewed = try await renewedCredential(of: renewal.renewsStoredCopy ? stored ?? credential : credential)
+            renewed = try await renewedCredential(
+                of: renewal.renewsStoredCopy || renewal.lasting ? stored ?? credential : credential,
+                lasting: renewal.lasting)
         } catch let error as PortalAuthError
             where error.code != .authenticationFailed && !renewal.refused && !current.isExpired()
         {
@@ -107,10 +115,17 @@ final class RenewOnce: Sendable {
         }
     }
 
-    /// The credential's own renewal, else the program's unattended one (an ArcGIS credential of
-    /// its own server context only: a federated server token is obtained again from its portal).
-    private func renewedCredential(of credential: any StoredCredential) async throws -> (any StoredCredential)? {
-        if let renewed = try await credential.renewedCredential(using: services) { return renewed }
+    /// The credential's own renewal (to last, when `lasting`), else the program's unattended one
+    /// (an ArcGIS credential of its own server context only: a federated server token is obtained
+    /// again from its portal).
+    private func renewedCredential(
+        of credential: any StoredCredential, lasting: Bool
+    ) async throws -> (any StoredCredential)? {
+        if lasting, let arcGIS = credential as? any ArcGISCredential {
+            if let renewed = try await arcGIS.renewedToLast(using: services) { return renewed }
+        } else if let renewed = try await credential.renewedCredential(using: services) {
+            return renewed
+        }
         guard let arcGIS = credential as? any ArcGISCredential, arcGIS.derivedFrom == nil,
             let unattended = unattended.withLock({ $0 })
         else { return nil }

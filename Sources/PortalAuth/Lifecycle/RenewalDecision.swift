@@ -40,6 +40,15 @@ enum RenewalDecision {
         return .renew
     }
 
+    /// The first step of a renewal to last (``Renewal/lasting``) for a credential renewable until
+    /// `current` when the store holds one renewable until `stored` (`nil` when it holds none, and
+    /// `.some(nil)` when the stored one is renewable for ever): a stored copy whose end differs
+    /// was renewed to last by another task or process meanwhile.
+    static func firstStepToLast(current: Date?, stored: Date??, crossProcess: Bool) -> FirstStep {
+        guard let stored else { return crossProcess ? .signedOut : .renew }
+        return stored != current ? .useStored : .renew
+    }
+
     /// When nothing renewed it: a refused or expired credential is not used again; one only close
     /// to expiry is used until it expires.
     static func whenNothingRenews(refused: Bool, expired: Bool) -> WhenNothingRenews {

@@ -12,13 +12,20 @@ extension AuthenticationManager {
     /// else through the program's ``UnattendedRenewal``; a federated server token is obtained
     /// again from its portal.
     ///
-    /// - Parameter refused: a server refused the credential's token before it expired: renew it
-    ///   even so, and never return it.
+    /// - Parameters:
+    ///   - refused: a server refused the credential's token before it expired: renew it even so,
+    ///     and never return it.
+    ///   - lasting: renew it so that it goes on renewing itself as long as it can again
+    ///     (``ArcGISCredential/renewedToLast(using:)``: an OAuth sign-in exchanges its refresh
+    ///     token for a new one), unless another task or process already did, so that a sign-in
+    ///     nobody uses for a while does not reach the end of its ``ArcGISCredential/renewableUntil``.
     /// - Returns: the renewed credential, the current one while it is good, or `nil` when there is
     ///   none or nothing could renew it.
-    public func renewCredential(for url: URL, refused: Bool = false) async throws -> (any ArcGISCredential)? {
+    public func renewCredential(
+        for url: URL, refused: Bool = false, lasting: Bool = false
+    ) async throws -> (any ArcGISCredential)? {
         guard let stored = try await arcGISCredentialStore.credential(for: url) else { return nil }
-        return try await arcGIS.renew(stored, refused: refused)
+        return try await arcGIS.renew(stored, refused: refused, lasting: lasting)
     }
 
     /// Sets the program's way to renew credentials that cannot renew themselves (`nil`: none).

@@ -51,7 +51,10 @@ extension ArcGISResolver {
     ///
     /// - Parameter refused: the server refused the credential's token: renew it even though it
     ///   has not expired (unless another task or process already replaced it).
-    func renew(_ credential: any ArcGISCredential, refused: Bool = false) async throws -> (any ArcGISCredential)? {
+    /// - Parameter lasting: renew it to last (``Renewal/lasting``).
+    func renew(
+        _ credential: any ArcGISCredential, refused: Bool = false, lasting: Bool = false
+    ) async throws -> (any ArcGISCredential)? {
         var fallback: (@Sendable () async throws -> (any StoredCredential)?)?
         if let portal = credential.derivedFrom {
             let server = credential.serverContext
@@ -61,7 +64,9 @@ extension ArcGISResolver {
             }
         }
         return try await renewals.run(
-            Renewal(credential: credential, store: arcGISCredentialStore, refused: refused, fallback: fallback))
+            Renewal(
+                credential: credential, store: arcGISCredentialStore, refused: refused, lasting: lasting,
+                fallback: fallback))
             as? any ArcGISCredential
     }
 }
