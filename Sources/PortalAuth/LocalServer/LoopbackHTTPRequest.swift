@@ -20,13 +20,19 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
     /// Whether the client keeps the connection open for another request (HTTP/1.1 without
     /// `Connection: close`, or HTTP/1.0 with `Connection: keep-alive`).
     package var keepsAlive = false
+    /// Whether the request line said HTTP/1.1 (an answer of unknown length may then be chunked).
+    package var isHTTP11 = true
 
-    package init(method: String, target: String, headers: [Header], body: [UInt8], keepsAlive: Bool = false) {
+    package init(
+        method: String, target: String, headers: [Header], body: [UInt8], keepsAlive: Bool = false,
+        isHTTP11: Bool = true
+    ) {
         self.method = method
         self.target = target
         self.headers = headers
         self.body = body
         self.keepsAlive = keepsAlive
+        self.isHTTP11 = isHTTP11
     }
 
     /// The first header named `name` (case-insensitive).
@@ -68,6 +74,8 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
         package var contentLength: Int
         /// See ``LoopbackHTTPRequest/keepsAlive``.
         package var keepsAlive: Bool
+        /// See ``LoopbackHTTPRequest/isHTTP11``.
+        package var isHTTP11 = true
     }
 
     /// Where the head of `bytes` ends (the index just after the blank line), looking from
@@ -109,7 +117,8 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
         let keepsAlive =
             http11 ? !connection.contains { $0.contains("close") } : connection.contains { $0.contains("keep-alive") }
         return Head(
-            method: method, target: target, headers: headers, contentLength: contentLength, keepsAlive: keepsAlive)
+            method: method, target: target, headers: headers, contentLength: contentLength, keepsAlive: keepsAlive,
+            isHTTP11: http11)
     }
 
     /// `METHOD SP TARGET SP HTTP/1.x`: the method upper-case letters, the target an origin-form
@@ -181,6 +190,7 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
         guard bytes.count - end >= head.contentLength else { return nil }
         return LoopbackHTTPRequest(
             method: head.method, target: head.target, headers: head.headers,
-            body: Array(bytes[end..<(end + head.contentLength)]), keepsAlive: head.keepsAlive)
+            body: Array(bytes[end..<(end + head.contentLength)]), keepsAlive: head.keepsAlive,
+            isHTTP11: head.isHTTP11)
     }
 }

@@ -92,9 +92,10 @@ extension AuthenticationManager {
         for fresh in provisional where fresh.credential.host == host { fresh.credential.apply(to: &own) }
         let options = NetworkCredentialTransport.merged(
             try await networkCredentialStore.credentials(for: host), under: own)
-        let http = makeHTTPRequest(
+        var http = makeHTTPRequest(
             url: target.url, parameters: target.parameters, method: target.method, placement: placement,
             credential: credential)
+        http.responseStream = target.responseStream
         logger.debug(
             "request",
             metadata: [

@@ -28,6 +28,10 @@ public struct ArcGISRequest: Sendable {
     /// the credential is chosen again for the new URL). When false, the redirect is the answer, for
     /// a caller that decides itself whether its target may be contacted (a local proxy).
     public var followsRedirects = true
+    /// Where a long success body goes as it arrives (see ``ResponseBodyStream``): every attempt
+    /// whose answer is short or not a success (a refused token, a redirect) is still read whole, so
+    /// the manager can answer it and send the request again.
+    package var responseStream: ResponseBodyStream?
 
     /// Creates a request.
     public init(

@@ -25,6 +25,9 @@ public struct TransportRequest: Sendable {
     /// stops as soon as the answer is larger. `nil` uses the transport's
     /// (``TransportConfiguration/maxResponseSize``).
     public var maxResponseSize: Int?
+    /// Where a long success body goes as it arrives instead of into ``TransportResponse/body``
+    /// (a local proxy's answers); nil reads every body whole.
+    package var responseStream: ResponseBodyStream?
 
     /// The limit for token endpoints and the small JSON answers that plugins read (4 MiB): they
     /// are a few kilobytes, and nothing larger is legitimate.

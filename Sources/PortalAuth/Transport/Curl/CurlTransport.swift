@@ -117,7 +117,13 @@ public final class CurlTransport: HTTPTransport, Sendable {
             loop.returnTransfer(transfer)
             throw error
         }
-        let job = CurlJob(transfer: transfer, url: request.url, host: host, port: port, limits: limits)
+        let job = CurlJob(
+            transfer: transfer, url: request.url, host: host, port: port, limits: limits,
+            stream: request.responseStream)
+        if let stream = request.responseStream {
+            let after = limits.maxResponseSize > 0 ? min(stream.streamAfter, limits.maxResponseSize) : stream.streamAfter
+            pa_transfer_set_stream(transfer, after, CurlEventLoop.streamPiece, Unmanaged.passUnretained(job).toOpaque())
+        }
         let outcome = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CurlOutcome, any Error>) in
                 job.continuation = continuation
