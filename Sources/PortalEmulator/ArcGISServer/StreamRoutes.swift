@@ -16,9 +16,9 @@ import NIOCore
 enum StreamRoutes {
     static let prefix = "/server/rest/services/stream/mapserver/"
 
-    /// Whether `path` is one of these resources.
-    static func matches(_ path: String) -> Bool {
-        let lower = path.lowercased()
+    /// Whether `target` (a path and query) names one of these resources.
+    static func matches(_ target: String) -> Bool {
+        let lower = target.prefix { $0 != "?" }.lowercased()
         return lower == prefix + "bytes" || lower == prefix + "echo"
     }
 
@@ -74,7 +74,8 @@ enum StreamRoutes {
                 throw error
             }
         }
-        try await writer.write(
-            response: HTTPResponse(status: .ok, headerFields: [.contentType: "application/octet-stream"]), body: body)
+        var fields: HTTPFields = [.contentType: "application/octet-stream"]
+        if incoming.parameter("length") == "1" { fields[.contentLength] = String(size) }
+        try await writer.write(response: HTTPResponse(status: .ok, headerFields: fields), body: body)
     }
 }
