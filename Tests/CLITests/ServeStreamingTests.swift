@@ -92,4 +92,105 @@ import Testing
             #expect(result.stdout == "1000000 held\n3000000 True\n", "\(result.stdout)")
         }
     }
+
+    @Test func aClientThatStopsReadingPausesTheUpstreamTransferAndEndsItByLeaving() async throws {
+        try await ServeUse.with { serve in
+            try await serve.use.signIn()
+            let result = try await serve.bash(
+                Self.helpers + #"""
+                    start_serve
+                    URL="$(stream_url bytes)?size=200000000&hold=stalled&holdAt=0" SERVE_PID=$SERVE_PID python3 -c '
+                    import os, socket, struct, time, urllib.parse, requests
+                    admin = os.environ["ORIGIN"] + "/emulator/"
+                    def progress():
+                        return requests.get(admin + "stream", params={"name": "stalled"}, verify=os.environ["CA"]).json()
+                    def hwm_kb():
+                        status = open("/proc/%s/status" % os.environ["SERVE_PID"]).read()
+                        return int(status.split("VmHWM:")[1].split()[0])
+                    url = urllib.parse.urlsplit(os.environ["URL"])
+                    client = socket.socket()
+                    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+                    client.connect((url.hostname, url.port))
+                    client.sendall(("GET %s?%s HTTP/1.1\r\nHost: %s\r\n\r\n" % (url.path, url.query, url.netloc)).encode())
+                    # The client reads nothing. The emulator holds the body until the request has arrived.
+                    deadline = time.monotonic() + 60
+                    while not progress()["held"] and time.monotonic() < deadline: time.sleep(0.02)
+                    requests.post(admin + "stream-release", data={"name": "stalled"}, verify=os.environ["CA"])
+                    # Then it sends as fast as it is let: watch it until it stops (or sends everything).
+                    last, still = -1, 0
+                    while still < 15 and last < 200000000 and time.monotonic() < deadline:
+                        sent = progress()["sent"]
+                        still, last = (still + 1 if sent == last else 0), sent
+                        time.sleep(0.1)
+                    print("stalled" if last < 200000000 else "sent everything", file=__import__("sys").stderr)
+                    print("upstream paused:", 0 < last < 200000000, "(%d bytes sent)" % last)
+                    print("serve peak kB:", hwm_kb())
+                    # The client goes away: the upstream transfer ends.
+                    client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    client.close()
+                    while not progress()["aborted"] and time.monotonic() < deadline: time.sleep(0.02)
+                    p = progress()
+                    print("upstream aborted:", p["aborted"] and not p["done"])
+                    '
+                    # Still serving.
+                    curl -sS "$(stream_url bytes)?size=300000" | check_body
+                    stop_serve
+                    """#)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.count == 4, "\(result.stdout)")
+            #expect(lines.first?.hasPrefix("upstream paused: True") == true, "\(result.stdout)")
+            let peak = lines.dropFirst().first.flatMap { Int($0.dropFirst("serve peak kB: ".count)) } ?? .max
+            #expect(peak < 80_000, "serve's peak resident memory: \(peak) kB")
+            #expect(Array(lines.suffix(2)) == ["upstream aborted: True", "300000 pattern ok"], "\(result.stdout)")
+        }
+    }
+
+    @Test func aRefusedTokenIsStillRenewedAndTheFormSentAgain() async throws {
+        try await ServeUse.with { serve in
+            try await serve.use.signIn(["--remember-password"])
+            let result = try await serve.bash(
+                #"""
+                start_serve
+                query=$(portal-auth serve url --state-file serve.json "$LAYER/query")
+                counters() { curl -sS --cacert "$CA" "$ORIGIN/emulator/counters"; }
+                curl -sS -d 'where=1=1' -d returnCountOnly=true -d f=json "$query"; echo
+                counters >before.json
+                # Every token the emulator issued is refused from now on (498 in a 200 JSON answer).
+                curl -sS --cacert "$CA" -X POST "$ORIGIN/emulator/expire-tokens" >/dev/null
+                curl -sS -d 'where=1=1' -d returnCountOnly=true -d f=json "$query"; echo
+                counters >after.json
+                python3 -c '
+                import json
+                b, a = json.load(open("before.json")), json.load(open("after.json"))
+                print("password sign-ins:", a["generateTokenRequests"] - b["generateTokenRequests"])
+                '
+                stop_serve
+                """#)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(
+                result.stdout == "{\"count\":24}\n{\"count\":24}\npassword sign-ins: 1\n", "\(result.stdout)")
+            let queries = serve.logLines(containing: "FeatureServer/0/query")
+            #expect(queries.count == 3, "\(queries)")
+        }
+    }
+
+    @Test func aFormBodyGoesUpWholeWithinTheServersLimit() async throws {
+        try await ServeUse.with { serve in
+            try await serve.use.signIn()
+            let result = try await serve.bash(
+                Self.helpers + #"""
+                    start_serve
+                    python3 -c 'print("data=" + "a" * 6000000, end="")' >form.txt
+                    curl -sS --data-binary @form.txt "$(stream_url echo)" \
+                      | python3 -c 'import json, sys, hashlib; a = json.load(sys.stdin); print(a["bytes"], a["sha256"] == hashlib.sha256(open("form.txt", "rb").read()).hexdigest(), a["contentType"])'
+                    python3 -c 'print("data=" + "a" * 9000000, end="")' >form.txt
+                    curl -sS -o /dev/null -w '%{http_code}\n' --data-binary @form.txt "$(stream_url echo)"
+                    stop_serve
+                    """#)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(
+                result.stdout == "6000005 True application/x-www-form-urlencoded\n413\n", "\(result.stdout)")
+        }
+    }
 }
