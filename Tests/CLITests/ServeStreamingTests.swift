@@ -78,11 +78,13 @@ import Testing
                     def progress():
                         return requests.get(admin + "stream", params={"name": "slow"}, verify=os.environ["CA"]).json()
                     # A read timeout only turns a hang into a failure: the bytes must come while the rest is held.
-                    r = requests.get(os.environ["URL"], stream=True, timeout=(10, 60))
-                    first = r.raw.read(1000000)
-                    p = progress()
-                    print(len(first), "held" if p["held"] and not p["done"] else "not held: %s" % p)
-                    requests.post(admin + "stream-release", data={"name": "slow"}, verify=os.environ["CA"])
+                    try:
+                        r = requests.get(os.environ["URL"], stream=True, timeout=(10, 60))
+                        first = r.raw.read(1000000)
+                        p = progress()
+                        print(len(first), "held" if p["held"] and not p["done"] else "not held: %s" % p)
+                    finally:
+                        requests.post(admin + "stream-release", data={"name": "slow"}, verify=os.environ["CA"])
                     rest = r.raw.read()
                     print(len(first) + len(rest), progress()["done"])
                     '

@@ -30,8 +30,17 @@ final class StreamHolds: Sendable {
         state.withLockedValue { change(&$0[name, default: Progress()]) }
     }
 
-    /// Waits until `name` is released (at once when it already is).
+    /// Waits until `name` is released (at once when it already is), or the task is cancelled (the
+    /// emulator shuts down: a test that failed before releasing it must not hang).
     func waitForRelease(_ name: String) async {
+        await withTaskCancellationHandler {
+            await wait(name)
+        } onCancel: {
+            release(name)
+        }
+    }
+
+    private func wait(_ name: String) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let released = state.withLockedValue { all -> Bool in
                 all[name, default: Progress()].held = true
