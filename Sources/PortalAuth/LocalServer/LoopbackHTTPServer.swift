@@ -378,7 +378,8 @@ package final class LoopbackHTTPServer: Sendable {
     ) -> Bool {
         let chunked = response.bodyLength == nil && request.isHTTP11
         let keepAlive = request.keepsAlive && (response.bodyLength != nil || chunked)
-        let framing = response.bodyLength.map { "Content-Length: \($0)" } ?? (chunked ? "Transfer-Encoding: chunked" : nil)
+        let framing =
+            response.bodyLength.map { "Content-Length: \($0)" } ?? (chunked ? "Transfer-Encoding: chunked" : nil)
         guard sendAll(fd, head(response, framing: framing, keepAlive: keepAlive)) else {
             stream.abort()
             return false

@@ -85,7 +85,9 @@ package final class ResponseBodyStream: @unchecked Sendable {
 
     /// Takes over the body: `prefix` is what was read before; `resume` continues a paused transfer
     /// and `cancel` ends it (both may be called from any thread). False when already aborted.
-    func commit(prefix: [UInt8], resume: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void)
+    func commit(
+        prefix: [UInt8], resume: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void
+    )
         -> Bool
     {
         locked { state in

@@ -138,7 +138,7 @@ final class CurlEventLoop: @unchecked Sendable {
             if !keepRunning { break }
             for job in resumed {
                 let easy = pa_transfer_easy(job.transfer)!
-                if state.withLock({ $0.active[easy] }) != nil { _ = pa_easy_unpause(easy) }
+                if state.withLock({ $0.active[easy] === job }) { _ = pa_easy_unpause(easy) }
             }
             for job in pending {
                 if job.cancelled.load(ordering: .relaxed) { finish(job, cancelled: true); continue }
@@ -155,7 +155,14 @@ final class CurlEventLoop: @unchecked Sendable {
             }
             for job in cancelled {
                 let easy = pa_transfer_easy(job.transfer)!
-                if state.withLock({ $0.active.removeValue(forKey: easy) }) != nil {
+                // (Only this job: its transfer may already serve another, when a stream's reader ends
+                // a transfer that has just finished.)
+                let removed = state.withLock { state -> Bool in
+                    guard state.active[easy] === job else { return false }
+                    state.active.removeValue(forKey: easy)
+                    return true
+                }
+                if removed {
                     _ = pa_multi_remove(multi, easy)
                     finish(job, cancelled: true)
                 }
@@ -240,7 +247,9 @@ extension CurlEventLoop {
             _ = pa_easy_getinfo_long(pa_transfer_easy(job.transfer), CURLINFO_RESPONSE_CODE, &status)
             guard ResponseBodyStream.streams(status: status) else { return PA_STREAM_DECLINE }
             var length = 0
-            let prefix = pa_transfer_body(job.transfer, &length).map { Array(UnsafeBufferPointer(start: $0, count: length)) }
+            let prefix = pa_transfer_body(job.transfer, &length).map {
+                Array(UnsafeBufferPointer(start: $0, count: length))
+            }
             var headLength = 0
             let head =
                 pa_transfer_headers(job.transfer, &headLength).map {

@@ -121,7 +121,8 @@ public final class CurlTransport: HTTPTransport, Sendable {
             transfer: transfer, url: request.url, host: host, port: port, limits: limits,
             stream: request.responseStream)
         if let stream = request.responseStream {
-            let after = limits.maxResponseSize > 0 ? min(stream.streamAfter, limits.maxResponseSize) : stream.streamAfter
+            let after =
+                limits.maxResponseSize > 0 ? min(stream.streamAfter, limits.maxResponseSize) : stream.streamAfter
             pa_transfer_set_stream(transfer, after, CurlEventLoop.streamPiece, Unmanaged.passUnretained(job).toOpaque())
         }
         let outcome = try await withTaskCancellationHandler {
