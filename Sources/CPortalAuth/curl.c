@@ -85,6 +85,9 @@ struct pa_transfer {
     void *stream_context;
     size_t stream_after;
     int streaming;
+    /* Uploading (pa_transfer_set_upload). */
+    pa_upload_fn upload_fn;
+    void *upload_context;
 };
 
 /* Appends n bytes (and a NUL); the buffer doubles but never past limit + 1 (limit 0: none). */
@@ -171,6 +174,20 @@ void pa_transfer_wipe(pa_transfer *t) {
     t->stream_context = NULL;
     t->stream_after = 0;
     t->streaming = 0;
+    t->upload_fn = NULL;
+    t->upload_context = NULL;
+}
+
+static size_t on_read(char *buffer, size_t size, size_t nmemb, void *userdata) {
+    pa_transfer *t = userdata;
+    return t->upload_fn ? t->upload_fn(t->upload_context, buffer, size * nmemb) : CURL_READFUNC_ABORT;
+}
+
+CURLcode pa_transfer_set_upload(pa_transfer *t, pa_upload_fn fn, void *context) {
+    t->upload_fn = fn;
+    t->upload_context = context;
+    CURLcode code = pa_curl.easy_setopt(t->easy, CURLOPT_READFUNCTION, on_read);
+    return code != CURLE_OK ? code : pa_curl.easy_setopt(t->easy, CURLOPT_READDATA, t);
 }
 
 void pa_transfer_set_stream(pa_transfer *t, size_t after, pa_stream_fn fn, void *context) {

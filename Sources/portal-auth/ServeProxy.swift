@@ -24,8 +24,10 @@ import Foundation
 /// reading for the server's write timeout ends it. A shorter answer, and every other status, is
 /// read whole (within the transport's limit) as before, so that a refused token (HTTP 498/499, or
 /// an ArcGIS error in a 200 JSON body, which is short) is still renewed and the request sent
-/// again. The request body is read whole (the server's limit, 8 MiB): a form is sent again after
-/// a refusal.
+/// again. A request body is read whole up to 1 MiB (``requestLimits``), and sent again after a
+/// refusal; a longer one streams on as the client sends it, chunked, its `token` parameters dropped
+/// on the way (``FormTokenFilter``), and is sent once: after a refusal the credential is renewed
+/// and the client gets the refusal (an ArcGIS 498) to send the request again.
 struct ServeProxy {
     let managers: ServeManagers
     /// The secret of the base URL (a redirect's `Location` is rewritten under it).
@@ -41,6 +43,10 @@ struct ServeProxy {
     /// How many bytes of a streamed body may wait for a slow client before the upstream transfer
     /// is paused.
     static let streamBuffer = 1 << 20
+
+    /// What the local server reads of a request: a form body up to 1 MiB is read whole (and sent
+    /// again after a refusal); a longer one, up to 1 GiB, streams on as it arrives (once).
+    static let requestLimits = LoopbackHTTPRequest.Limits(bodyBytes: 1 << 20, streamedBodyBytes: 1 << 30)
 
     /// Response headers not passed back: the hop's own, the length and encoding of a body that
     /// the transport has decoded, cookies, CORS (and every `Access-Control-*`), and the redirect's own `Location`.
@@ -67,13 +73,15 @@ struct ServeProxy {
         do {
             let url = try Self.remoteURL(remote)
             var parameters = Self.withoutTokens(FormEncoding.decode(query))
-            if request.method == "POST", !request.body.isEmpty {
+            if request.method == "POST", !request.body.isEmpty || request.bodyStream != nil {
                 let type = request.header("Content-Type")?.lowercased() ?? ""
                 guard type.hasPrefix("application/x-www-form-urlencoded") else {
                     return .text(415, "the proxy forwards form bodies only (application/x-www-form-urlencoded)")
                 }
                 parameters += Self.withoutTokens(FormEncoding.decode(String(decoding: request.body, as: UTF8.self)))
             }
+            // A longer form streams on, its token parameters dropped on the way (sent once: no retry).
+            _ = request.bodyStream?.apply(FormTokenFilter())
             let manager = try await managers.manager(for: url)
             guard try await ServeScope.covers(url, manager: manager) else {
                 return ServeErrors.body(
@@ -82,6 +90,7 @@ struct ServeProxy {
             }
             var forwarded = ArcGISRequest(url: url, parameters: parameters, method: method, expectsJSON: false)
             forwarded.followsRedirects = false
+            forwarded.bodyStream = request.bodyStream
             let stream = ResponseBodyStream(streamAfter: Self.streamAfter, capacity: Self.streamBuffer)
             forwarded.responseStream = stream
             let response: ArcGISResponse

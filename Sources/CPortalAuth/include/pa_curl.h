@@ -90,6 +90,13 @@ static const size_t PA_STREAM_DECLINE = PA_STREAM_DECLINED;
 static const size_t PA_WRITEFUNC_PAUSE = CURL_WRITEFUNC_PAUSE;
 typedef size_t (*pa_stream_fn)(void *context, const char *data, size_t n, int first);
 void pa_transfer_set_stream(pa_transfer *t, size_t after, pa_stream_fn fn, void *context);
+/* Uploading the body from fn (libcurl's read callback: it fills up to n bytes of buffer and returns
+ * how many, 0 at the end, CURL_READFUNC_PAUSE or CURL_READFUNC_ABORT); the body's length is set
+ * apart (CURLOPT_POSTFIELDSIZE_LARGE, -1: chunked). */
+typedef size_t (*pa_upload_fn)(void *context, char *buffer, size_t n);
+CURLcode pa_transfer_set_upload(pa_transfer *t, pa_upload_fn fn, void *context);
+static const size_t PA_READFUNC_PAUSE = CURL_READFUNC_PAUSE;
+static const size_t PA_READFUNC_ABORT = CURL_READFUNC_ABORT;
 
 /* Connects to url and completes the TLS handshake without sending an HTTP request, then copies the
  * PEM of the server's own (leaf) certificate into *pem (malloc'd; the caller frees it; NULL when

@@ -272,7 +272,9 @@ package final class LoopbackHTTPServer: Sendable {
                             fd, response, keepAlive: request.keepsAlive, includeBody: request.method != "HEAD",
                             until: .now + .seconds(timeout))
                     }
-                if request.keepsAlive, written {
+                // A streamed body is read no further (and the connection not kept) once answered.
+                request.bodyStream?.stop()
+                if request.keepsAlive, written, request.bodyStream == nil {
                     Self.setBlocking(fd, false, sendTimeout: timeout)
                     returned.withLock { $0.append(fd) }
                     var byte: UInt8 = 1
@@ -323,6 +325,7 @@ package final class LoopbackHTTPServer: Sendable {
                     method: head.method, target: head.target, headers: head.headers, body: [],
                     keepsAlive: head.keepsAlive)
                 if let refusal = headFilter?(headOnly) { return .filtered(refusal) }
+                if head.contentLength > limits.bodyBytes { return streamed(connection, head, end) }
             }
             guard let end = connection.headEnd, let head = connection.head else { return .waiting }
             if connection.received.count - end > head.contentLength {
@@ -337,6 +340,22 @@ package final class LoopbackHTTPServer: Sendable {
         } catch {
             return .refused(error)
         }
+    }
+
+    /// A request whose body is longer than what is read whole: handed over on its head, its body
+    /// read from the connection as the handler takes it (the connection is closed after the answer).
+    private func streamed(_ connection: Connection, _ head: LoopbackHTTPRequest.Head, _ end: Int) -> Read {
+        let received = Array(connection.received[end...])
+        guard received.count <= head.contentLength else {
+            return .refused(.init(status: 400, reason: "more bytes than Content-Length"))
+        }
+        var request = LoopbackHTTPRequest(
+            method: head.method, target: head.target, headers: head.headers, body: [], keepsAlive: false,
+            isHTTP11: head.isHTTP11)
+        request.bodyStream = RequestBodyStream(
+            fd: connection.fd, received: received, length: head.contentLength,
+            idleSeconds: Int(readDeadline.components.seconds))
+        return .complete(request)
     }
 
     private static func setBlocking(_ fd: Int32, _ blocking: Bool, sendTimeout seconds: Int) {

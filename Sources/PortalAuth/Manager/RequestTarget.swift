@@ -11,6 +11,8 @@ struct RequestTarget {
     var parameters: [(String, String)]
     /// See ``ArcGISRequest/responseStream``.
     var responseStream: ResponseBodyStream?
+    /// See ``ArcGISRequest/bodyStream``.
+    var bodyStream: RequestBodyStream?
 
     /// The first target of `request` (with `f=json` when it expects JSON and names no format).
     init(_ request: ArcGISRequest) {
@@ -18,6 +20,7 @@ struct RequestTarget {
         method = request.method
         parameters = request.parameters
         responseStream = request.responseStream
+        bodyStream = request.bodyStream
         if request.expectsJSON, !parameters.contains(where: { $0.0 == "f" }) { parameters.append(("f", "json")) }
     }
 }

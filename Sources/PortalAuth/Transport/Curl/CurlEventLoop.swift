@@ -92,7 +92,7 @@ final class CurlEventLoop: @unchecked Sendable {
     // false it frees the multi handle, and a wake-up after that would use freed memory.
 
     func submit(_ job: CurlJob) {
-        if job.stream != nil { job.loop = self }
+        if job.stream != nil || job.upload != nil { job.loop = self }
         let accepted = state.withLock { state -> Bool in
             guard state.running else { return false }
             state.pending.append(job)
@@ -215,6 +215,7 @@ final class CurlEventLoop: @unchecked Sendable {
     }
 
     private func finish(_ job: CurlJob, outcome: CurlOutcome) {
+        job.upload?.stop(waiting: false)
         if job.streaming { job.stream?.finish(failed: outcome.code != 0 || outcome.exceeded != nil) }
         job.loop = nil
         let continuation = job.continuation
@@ -224,6 +225,7 @@ final class CurlEventLoop: @unchecked Sendable {
     }
 
     private func finish(_ job: CurlJob, cancelled: Bool) {
+        job.upload?.stop(waiting: false)
         if job.streaming { job.stream?.finish(failed: true) }
         job.loop = nil
         let continuation = job.continuation
@@ -270,6 +272,18 @@ extension CurlEventLoop {
         case .taken: return count
         case .pause: return PA_WRITEFUNC_PAUSE
         case .abort: return 0
+        }
+    }
+
+    /// The read callback of a transfer with a ``RequestBodyStream``: what the client has sent so far.
+    static let uploadPiece: pa_upload_fn = { context, buffer, count in
+        let job = Unmanaged<CurlJob>.fromOpaque(context!).takeUnretainedValue()
+        guard let upload = job.upload else { return PA_READFUNC_ABORT }
+        switch upload.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: count)) {
+        case .bytes(let taken): return taken
+        case .pause: return PA_READFUNC_PAUSE
+        case .end: return 0
+        case .abort: return PA_READFUNC_ABORT
         }
     }
 }

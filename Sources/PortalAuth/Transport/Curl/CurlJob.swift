@@ -22,6 +22,8 @@ final class CurlJob: @unchecked Sendable {
     let cancelled = Atomic<Bool>(false)
     /// Where a long success body goes (``ResponseBodyStream``), set before submission.
     let stream: ResponseBodyStream?
+    /// Where the request body comes from (``RequestBodyStream``), set before submission.
+    let upload: RequestBodyStream?
     /// Set by the loop thread when the body is streamed: the continuation was resumed at that
     /// point, and the end of the transfer goes to the stream.
     var streaming = false
@@ -30,7 +32,7 @@ final class CurlJob: @unchecked Sendable {
 
     init(
         transfer: OpaquePointer, url: URL, host: String, port: Int, limits: TransferLimits,
-        stream: ResponseBodyStream? = nil
+        stream: ResponseBodyStream? = nil, upload: RequestBodyStream? = nil
     ) {
         self.transfer = transfer
         self.url = url
@@ -38,5 +40,6 @@ final class CurlJob: @unchecked Sendable {
         self.port = port
         self.limits = limits
         self.stream = stream
+        self.upload = upload
     }
 }

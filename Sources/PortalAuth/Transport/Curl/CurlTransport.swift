@@ -119,7 +119,16 @@ public final class CurlTransport: HTTPTransport, Sendable {
         }
         let job = CurlJob(
             transfer: transfer, url: request.url, host: host, port: port, limits: limits,
-            stream: request.responseStream)
+            stream: request.responseStream, upload: request.bodyStream)
+        if let upload = request.bodyStream {
+            guard
+                upload.claim(resume: { [weak loop] in loop?.resume(job) }, cancel: { [weak loop] in loop?.cancel(job) })
+            else {
+                loop.returnTransfer(transfer)
+                throw RequestBodyStream.notResent(ServerContext.describe(request.url))
+            }
+            pa_transfer_set_upload(transfer, CurlEventLoop.uploadPiece, Unmanaged.passUnretained(job).toOpaque())
+        }
         if let stream = request.responseStream {
             let after =
                 limits.maxResponseSize > 0 ? min(stream.streamAfter, limits.maxResponseSize) : stream.streamAfter
@@ -216,7 +225,11 @@ public final class CurlTransport: HTTPTransport, Sendable {
         case .put, .delete:
             try check(pa_easy_setopt_str(easy, CURLOPT_CUSTOMREQUEST, request.method.rawValue), "CUSTOMREQUEST")
         }
-        if let body = request.body ?? (request.method == .post ? [] : nil) {
+        if request.bodyStream != nil {
+            // Sent as the client sends it, chunked (its length changes when a parameter is dropped).
+            try check(pa_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, -1), "POSTFIELDSIZE")
+            _ = pa_transfer_add_header(transfer, "Transfer-Encoding: chunked")
+        } else if let body = request.body ?? (request.method == .post ? [] : nil) {
             try check(pa_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "POSTFIELDSIZE")
             // COPYPOSTFIELDS copies POSTFIELDSIZE bytes, so the body need not end in NUL.
             let bytes = body.isEmpty ? [0] : body
