@@ -139,6 +139,10 @@ package final class RequestBodyStream: @unchecked Sendable, Equatable {
             if state.offset == state.pending.count {
                 state.pending.removeAll(keepingCapacity: true)
                 state.offset = 0
+            } else if state.offset >= capacity {
+                // What was sent goes (once per `capacity` bytes: linear), so the buffer stays bounded.
+                state.pending.removeFirst(state.offset)
+                state.offset = 0
             }
             pthread_cond_broadcast(condition)
             return .bytes(count)
