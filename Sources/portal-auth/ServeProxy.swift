@@ -25,8 +25,8 @@ import Foundation
 /// read whole (within the transport's limit) as before, so that a refused token (HTTP 498/499, or
 /// an ArcGIS error in a 200 JSON body, which is short) is still renewed and the request sent
 /// again. A request body is read whole up to 1 MiB (``requestLimits``), and sent again after a
-/// refusal; a longer one streams on as the client sends it, chunked, its `token` parameters dropped
-/// on the way (``FormTokenFilter``), and is sent once: after a refusal the credential is renewed
+/// refusal; a longer one streams on as the client sends it, its `token` parameters blanked on the
+/// way (``FormTokenFilter``: each byte becomes `&`, so its length holds), and is sent once: after a refusal the credential is renewed
 /// and the client gets the refusal (an ArcGIS 498) to send the request again.
 struct ServeProxy {
     let managers: ServeManagers

@@ -197,11 +197,13 @@ package final class RequestBodyStream: @unchecked Sendable, Equatable {
             if locked({ $0.aborted }) { return }
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&entry, 1, 100)
+            if ready < 0, errno == EINTR { continue }
             if ready == 0 {
                 idle += 100
                 if idle < idleTimeout { continue }
             }
-            let count = ready > 0 ? Glibc.read(fd, &buffer, min(buffer.count, left)) : -1
+            // (Nothing for the idle timeout, or a failed poll: the body is incomplete.)
+            let count = ready > 0 ? Glibc.read(fd, &buffer, min(buffer.count, left)) : 0
             if count < 0, errno == EAGAIN || errno == EINTR { continue }
             guard count > 0 else {
                 _ = add([], ended: true, failed: true)

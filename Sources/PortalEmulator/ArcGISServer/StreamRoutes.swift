@@ -12,7 +12,7 @@ import NIOCore
 ///   bytes until `POST /emulator/stream-release name=NAME` (``StreamHolds``;
 ///   `GET /emulator/stream?name=NAME` tells how far it got).
 /// - `POST /server/rest/services/Stream/MapServer/echo`: reads the body piece by piece and answers
-///   `{"bytes": N, "sha256": HEX, "contentType": TYPE}`.
+///   `{"bytes": N, "sha256": HEX, "contentType": TYPE, "head": FIRST64, "tail": LAST64}`.
 enum StreamRoutes {
     static let prefix = "/server/rest/services/stream/mapserver/"
 
@@ -37,14 +37,20 @@ enum StreamRoutes {
         if incoming.path.lowercased().hasSuffix("/echo") {
             var hash = SHA256()
             var count = 0
+            var head: [UInt8] = []
+            var tail: [UInt8] = []
             for try await piece in request.body {
                 count += piece.readableBytes
                 piece.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
+                if head.count < 64 { head += piece.readableBytesView.prefix(64 - head.count) }
+                tail = Array((tail + piece.readableBytesView.suffix(64)).suffix(64))
             }
             let hex = hash.finalize().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
             let json = JSONValue.object([
                 ("bytes", .number(count)), ("sha256", .string(hex.joined())),
                 ("contentType", .string(incoming.headers["content-type"] ?? "")),
+                ("head", .string(String(decoding: head, as: UTF8.self))),
+                ("tail", .string(String(decoding: tail, as: UTF8.self))),
             ])
             try await writer.write(
                 response: HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),

@@ -225,10 +225,11 @@ public final class CurlTransport: HTTPTransport, Sendable {
         case .put, .delete:
             try check(pa_easy_setopt_str(easy, CURLOPT_CUSTOMREQUEST, request.method.rawValue), "CUSTOMREQUEST")
         }
-        if request.bodyStream != nil {
-            // Sent as the client sends it, chunked (its length changes when a parameter is dropped).
-            try check(pa_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, -1), "POSTFIELDSIZE")
-            _ = pa_transfer_add_header(transfer, "Transfer-Encoding: chunked")
+        if let upload = request.bodyStream {
+            // Sent as the client sends it, with its length (not chunked: libcurl 7.88 adds bytes to a
+            // chunked upload that its read callback pauses).
+            try check(
+                pa_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(upload.length)), "POSTFIELDSIZE")
         } else if let body = request.body ?? (request.method == .post ? [] : nil) {
             try check(pa_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "POSTFIELDSIZE")
             // COPYPOSTFIELDS copies POSTFIELDSIZE bytes, so the body need not end in NUL.
