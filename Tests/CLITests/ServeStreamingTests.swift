@@ -6,9 +6,11 @@ import Testing
 /// `portal-auth serve` passes long answers on as they arrive: a body far larger than the
 /// transport's whole-body limit goes through with the server's memory bounded, the first bytes of
 /// a slow body reach the client before the rest is sent, a client that stops reading pauses the
-/// upstream transfer and, once it goes away, ends it, and a refused token is still renewed and the
-/// form sent again. The emulator's `Stream` resources send and take bodies in pieces; the test
-/// holds a body part-way and releases it through the emulator's admin API (no clock involved).
+/// upstream transfer and, once it goes away, ends it, and a refused token is still renewed and a
+/// short form sent again. A form over 1 MiB streams up with the server's memory bounded and the
+/// client's tokens blanked, and is sent once (after a refusal the client gets the 498). The
+/// emulator's `Stream` resources send and take bodies in pieces; a test holds a body part-way and
+/// releases it through the emulator's admin API (no clock involved).
 @Suite struct ServeStreamingTests {
     /// Shell helpers: `stream_url ARGS` (the local URL of the emulator's streamed resource),
     /// `hwm_kb` (the serve process's peak resident memory), `progress NAME` and `release NAME`.
