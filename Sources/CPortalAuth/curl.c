@@ -36,6 +36,7 @@ static void load(void) {
     PA_RESOLVE(&lib, pa_curl.slist_append, "curl_slist_append");
     PA_RESOLVE(&lib, pa_curl.slist_free_all, "curl_slist_free_all");
     PA_RESOLVE(&lib, pa_curl.version, "curl_version");
+    PA_RESOLVE(&lib, pa_curl.easy_pause, "curl_easy_pause");
     if (pa_curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         snprintf(load_error, sizeof load_error, "curl_global_init failed");
         return;
@@ -79,6 +80,14 @@ struct pa_transfer {
     size_t head_total, head_lines;
     pa_limit limit_hit;
     char error[CURL_ERROR_SIZE];
+    /* Streaming (pa_transfer_set_stream): where pieces go once more than stream_after arrived. */
+    pa_stream_fn stream_fn;
+    void *stream_context;
+    size_t stream_after;
+    int streaming;
+    /* Uploading (pa_transfer_set_upload). */
+    pa_upload_fn upload_fn;
+    void *upload_context;
 };
 
 /* Appends n bytes (and a NUL); the buffer doubles but never past limit + 1 (limit 0: none). */
@@ -104,6 +113,15 @@ static int append(unsigned char **buf, size_t *len, size_t *cap, size_t limit, c
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata) {
     pa_transfer *t = userdata;
     size_t n = size * nmemb;
+    if (t->streaming) return t->stream_fn(t->stream_context, data, n, 0);
+    if (t->stream_fn && n > t->stream_after - t->body_len) {
+        size_t taken = t->stream_fn(t->stream_context, data, n, 1);
+        if (taken != PA_STREAM_DECLINED) {
+            t->streaming = 1;
+            return taken;
+        }
+        t->stream_fn = NULL;
+    }
     if (t->max_body && n > t->max_body - t->body_len) {
         t->limit_hit = PA_LIMIT_BODY;
         return 0;
@@ -152,6 +170,31 @@ void pa_transfer_wipe(pa_transfer *t) {
     t->body_len = t->head_len = 0;
     t->head_total = t->head_lines = 0;
     t->limit_hit = PA_LIMIT_NONE;
+    t->stream_fn = NULL;
+    t->stream_context = NULL;
+    t->stream_after = 0;
+    t->streaming = 0;
+    t->upload_fn = NULL;
+    t->upload_context = NULL;
+}
+
+static size_t on_read(char *buffer, size_t size, size_t nmemb, void *userdata) {
+    pa_transfer *t = userdata;
+    return t->upload_fn ? t->upload_fn(t->upload_context, buffer, size * nmemb) : CURL_READFUNC_ABORT;
+}
+
+CURLcode pa_transfer_set_upload(pa_transfer *t, pa_upload_fn fn, void *context) {
+    t->upload_fn = fn;
+    t->upload_context = context;
+    CURLcode code = pa_curl.easy_setopt(t->easy, CURLOPT_READFUNCTION, on_read);
+    return code != CURLE_OK ? code : pa_curl.easy_setopt(t->easy, CURLOPT_READDATA, t);
+}
+
+void pa_transfer_set_stream(pa_transfer *t, size_t after, pa_stream_fn fn, void *context) {
+    t->stream_after = after;
+    t->stream_fn = fn;
+    t->stream_context = context;
+    t->streaming = 0;
 }
 
 void pa_transfer_reset(pa_transfer *t) {

@@ -44,6 +44,8 @@ final class EmulatorContext: Sendable {
     let counters = CounterBook()
     /// Injected faults.
     let faults = FaultTable()
+    /// The streamed answers a test holds part-way (``StreamRoutes``).
+    let streams = StreamHolds()
     /// Users by lower-cased username.
     let users: [String: EmulatorUser]
     /// Logger for the request handlers.

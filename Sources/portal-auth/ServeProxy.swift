@@ -15,8 +15,19 @@ import Foundation
 /// GET, and POST with a form body (the ArcGIS REST way). Whatever authorization the client sent
 /// is dropped: no client header is forwarded (`Authorization`, `X-Esri-Authorization`, `Cookie`
 /// and the rest), and `token` parameters are removed from the query and the form. The answer's
-/// status, headers (less those of the hop: ``droppedResponseHeaders``) and body come back; the
-/// body is read whole within the transport's limit (64 MiB by default) before it is passed on.
+/// status, headers (less those of the hop: ``droppedResponseHeaders``) and body come back.
+///
+/// The answer's body is passed on as it arrives (``ResponseBodyStream``) once it is longer than
+/// ``streamAfter`` and its status is a success: status and headers first, then the body, with
+/// the upstream `Content-Length` when the body is not decoded, else chunked; a client that reads
+/// slowly pauses the upstream transfer (at most ``streamBuffer`` bytes wait), and one that stops
+/// reading for the server's write timeout ends it. A shorter answer, and every other status, is
+/// read whole (within the transport's limit) as before, so that a refused token (HTTP 498/499, or
+/// an ArcGIS error in a 200 JSON body, which is short) is still renewed and the request sent
+/// again. A request body is read whole up to 1 MiB (``requestLimits``), and sent again after a
+/// refusal; a longer one streams on as the client sends it, its `token` parameters blanked on the
+/// way (``FormTokenFilter``: each byte becomes `&`, so its length holds), and is sent once: after a refusal the credential is renewed
+/// and the client gets the refusal (an ArcGIS 498) to send the request again.
 struct ServeProxy {
     let managers: ServeManagers
     /// The secret of the base URL (a redirect's `Location` is rewritten under it).
@@ -25,6 +36,17 @@ struct ServeProxy {
     /// The redirect statuses: passed back to the client with the local URL of their target, never
     /// followed here.
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// How much of a success answer's body is read whole before the rest is streamed: an ArcGIS
+    /// error or refusal is far shorter.
+    static let streamAfter = 256 << 10
+    /// How many bytes of a streamed body may wait for a slow client before the upstream transfer
+    /// is paused.
+    static let streamBuffer = 1 << 20
+
+    /// What the local server reads of a request: a form body up to 1 MiB is read whole (and sent
+    /// again after a refusal); a longer one, up to 1 GiB, streams on as it arrives (once).
+    static let requestLimits = LoopbackHTTPRequest.Limits(bodyBytes: 1 << 20, streamedBodyBytes: 1 << 30)
 
     /// Response headers not passed back: the hop's own, the length and encoding of a body that
     /// the transport has decoded, cookies, CORS (and every `Access-Control-*`), and the redirect's own `Location`.
@@ -51,13 +73,15 @@ struct ServeProxy {
         do {
             let url = try Self.remoteURL(remote)
             var parameters = Self.withoutTokens(FormEncoding.decode(query))
-            if request.method == "POST", !request.body.isEmpty {
+            if request.method == "POST", !request.body.isEmpty || request.bodyStream != nil {
                 let type = request.header("Content-Type")?.lowercased() ?? ""
                 guard type.hasPrefix("application/x-www-form-urlencoded") else {
                     return .text(415, "the proxy forwards form bodies only (application/x-www-form-urlencoded)")
                 }
                 parameters += Self.withoutTokens(FormEncoding.decode(String(decoding: request.body, as: UTF8.self)))
             }
+            // A longer form streams on, its token parameters dropped on the way (sent once: no retry).
+            _ = request.bodyStream?.apply(FormTokenFilter())
             let manager = try await managers.manager(for: url)
             guard try await ServeScope.covers(url, manager: manager) else {
                 return ServeErrors.body(
@@ -66,17 +90,37 @@ struct ServeProxy {
             }
             var forwarded = ArcGISRequest(url: url, parameters: parameters, method: method, expectsJSON: false)
             forwarded.followsRedirects = false
-            let response = try await manager.send(forwarded)
+            forwarded.bodyStream = request.bodyStream
+            let stream = ResponseBodyStream(streamAfter: Self.streamAfter, capacity: Self.streamBuffer)
+            forwarded.responseStream = stream
+            let response: ArcGISResponse
+            do { response = try await manager.send(forwarded) } catch {
+                stream.abort()
+                throw error
+            }
+            let headers = response.http.headers.filter { !Self.dropsResponseHeader($0.name) }
+            if stream.isCommitted {
+                return LoopbackHTTPServer.Response(
+                    status: response.http.status, headers: headers, bodyStream: stream,
+                    bodyLength: Self.streamedLength(response.http))
+            }
             if Self.redirectStatuses.contains(response.http.status), let location = response.http.header("Location") {
                 return await redirect(response.http, to: location, from: url)
             }
-            return LoopbackHTTPServer.Response(
-                status: response.http.status,
-                headers: response.http.headers.filter { !Self.dropsResponseHeader($0.name) },
-                body: response.http.body)
+            return LoopbackHTTPServer.Response(status: response.http.status, headers: headers, body: response.http.body)
         } catch {
             return ServeErrors.response(for: error)
         }
+    }
+
+    /// The length of a streamed body as the server announced it: its `Content-Length`, when the
+    /// body comes as sent (no `Content-Encoding`, which the transport decodes); else nil (chunked).
+    static func streamedLength(_ response: TransportResponse) -> Int? {
+        guard response.header("Content-Encoding").map({ $0.lowercased() == "identity" }) ?? true,
+            let text = response.header("Content-Length"), !text.isEmpty, text.utf8.count <= 18,
+            text.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+        else { return nil }
+        return Int(text)
     }
 
     /// A redirect of `url` to `location`, for the client to follow through the proxy: its

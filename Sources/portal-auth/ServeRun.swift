@@ -36,7 +36,7 @@ struct ServeRun: AsyncParsableCommand {
             let backend = try global.makeManager().arcGISCredentialStore.backend
             let secret = try ServeSecret.current(in: backend, renew: newSecret)
             let managers = try await ServeManagers.make(global)
-            let server = try LoopbackHTTPServer(address: address)
+            let server = try LoopbackHTTPServer(address: address, limits: ServeProxy.requestLimits)
             let base = Serve.baseURL(address, port: server.address.port, secret: secret)
             let state = stateFile.map(ServeStateFile.init(path:))
             try state?.write(baseURL: base)

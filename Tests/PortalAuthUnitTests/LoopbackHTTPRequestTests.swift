@@ -33,6 +33,9 @@ import Testing
         #expect(try parse("GET / HTTP/1.1\r\nConnection: close\r\n\r\n")?.keepsAlive == false)
         #expect(try parse("GET / HTTP/1.0\r\n\r\n")?.keepsAlive == false)
         #expect(try parse("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n")?.keepsAlive == true)
+        // The version decides how an answer of unknown length is framed (chunked to HTTP/1.1 only).
+        #expect(try parse("GET / HTTP/1.1\r\n\r\n")?.isHTTP11 == true)
+        #expect(try parse("GET / HTTP/1.0\r\n\r\n")?.isHTTP11 == false)
     }
 
     @Test func whatIsNotPlainHTTPIsRefusedWithItsStatus() {

@@ -35,6 +35,7 @@ typedef struct {
     struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
     void (*slist_free_all)(struct curl_slist *);
     char *(*version)(void);
+    CURLcode (*easy_pause)(CURL *, int);
 } pa_curl_api;
 
 extern pa_curl_api pa_curl;
@@ -75,8 +76,27 @@ const unsigned char *pa_transfer_body(const pa_transfer *t, size_t *length);
 /* The header block of the final response (earlier 1xx/3xx blocks are dropped). */
 const char *pa_transfer_headers(const pa_transfer *t, size_t *length);
 const char *pa_transfer_error(const pa_transfer *t);
-/* Wipes the body buffer (it may hold a token) before the transfer is reused. */
+/* Wipes the body buffer (it may hold a token) before the transfer is reused; ends streaming. */
 void pa_transfer_wipe(pa_transfer *t);
+
+/* Streaming the body (a local proxy's answers): once more than `after` bytes of the body have
+ * arrived, each piece goes to fn instead of the buffer. The first call has first=1 and the body
+ * so far still in the buffer (pa_transfer_body); fn may decline it (PA_STREAM_DECLINED: the body
+ * is buffered as without fn, within the limits). Otherwise fn returns what libcurl's write
+ * callback returns: n (taken), CURL_WRITEFUNC_PAUSE (offer it again after curl_easy_pause), or 0
+ * (abort). The body limit of pa_transfer_set_limits does not apply to a streamed body. */
+#define PA_STREAM_DECLINED ((size_t)0x7ffffffe) /* never a piece's length, nor CURL_WRITEFUNC_PAUSE */
+static const size_t PA_STREAM_DECLINE = PA_STREAM_DECLINED;
+static const size_t PA_WRITEFUNC_PAUSE = CURL_WRITEFUNC_PAUSE;
+typedef size_t (*pa_stream_fn)(void *context, const char *data, size_t n, int first);
+void pa_transfer_set_stream(pa_transfer *t, size_t after, pa_stream_fn fn, void *context);
+/* Uploading the body from fn (libcurl's read callback: it fills up to n bytes of buffer and returns
+ * how many, 0 at the end, CURL_READFUNC_PAUSE or CURL_READFUNC_ABORT); the body's length is set
+ * apart (CURLOPT_POSTFIELDSIZE_LARGE, -1: chunked). */
+typedef size_t (*pa_upload_fn)(void *context, char *buffer, size_t n);
+CURLcode pa_transfer_set_upload(pa_transfer *t, pa_upload_fn fn, void *context);
+static const size_t PA_READFUNC_PAUSE = CURL_READFUNC_PAUSE;
+static const size_t PA_READFUNC_ABORT = CURL_READFUNC_ABORT;
 
 /* Connects to url and completes the TLS handshake without sending an HTTP request, then copies the
  * PEM of the server's own (leaf) certificate into *pem (malloc'd; the caller frees it; NULL when
@@ -105,5 +125,6 @@ static inline CURLMcode pa_multi_remove(CURLM *m, CURL *e) { return pa_curl.mult
 static inline CURLMcode pa_multi_perform(CURLM *m, int *running) { return pa_curl.multi_perform(m, running); }
 static inline CURLMcode pa_multi_poll(CURLM *m, int timeout_ms) { return pa_curl.multi_poll(m, NULL, 0, timeout_ms, NULL); }
 static inline CURLMcode pa_multi_wakeup(CURLM *m) { return pa_curl.multi_wakeup(m); }
+static inline CURLcode pa_easy_unpause(CURL *h) { return pa_curl.easy_pause(h, CURLPAUSE_CONT); }
 
 #endif

@@ -15,18 +15,27 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
     package var target: String
     /// The headers, in order.
     package var headers: [Header]
-    /// The body (`Content-Length` bytes; empty without one).
+    /// The body (`Content-Length` bytes; empty without one, or when it is streamed).
     package var body: [UInt8]
+    /// The body as it arrives, when it is longer than ``Limits/bodyBytes`` (within
+    /// ``Limits/streamedBodyBytes``): the server hands the request over on its head.
+    package var bodyStream: RequestBodyStream?
     /// Whether the client keeps the connection open for another request (HTTP/1.1 without
     /// `Connection: close`, or HTTP/1.0 with `Connection: keep-alive`).
     package var keepsAlive = false
+    /// Whether the request line said HTTP/1.1 (an answer of unknown length may then be chunked).
+    package var isHTTP11 = true
 
-    package init(method: String, target: String, headers: [Header], body: [UInt8], keepsAlive: Bool = false) {
+    package init(
+        method: String, target: String, headers: [Header], body: [UInt8], keepsAlive: Bool = false,
+        isHTTP11: Bool = true
+    ) {
         self.method = method
         self.target = target
         self.headers = headers
         self.body = body
         self.keepsAlive = keepsAlive
+        self.isHTTP11 = isHTTP11
     }
 
     /// The first header named `name` (case-insensitive).
@@ -44,13 +53,19 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
         package var headBytes: Int
         /// The number of header lines.
         package var headerCount: Int
-        /// The body, in bytes.
+        /// The body read whole before the request is answered, in bytes.
         package var bodyBytes: Int
+        /// A longer body, up to this many bytes, is streamed (``LoopbackHTTPRequest/bodyStream``);
+        /// 0: none is.
+        package var streamedBodyBytes: Int
 
-        package init(headBytes: Int = 16_384, headerCount: Int = 100, bodyBytes: Int = 8 << 20) {
+        package init(
+            headBytes: Int = 16_384, headerCount: Int = 100, bodyBytes: Int = 8 << 20, streamedBodyBytes: Int = 0
+        ) {
             self.headBytes = headBytes
             self.headerCount = headerCount
             self.bodyBytes = bodyBytes
+            self.streamedBodyBytes = streamedBodyBytes
         }
     }
 
@@ -68,6 +83,8 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
         package var contentLength: Int
         /// See ``LoopbackHTTPRequest/keepsAlive``.
         package var keepsAlive: Bool
+        /// See ``LoopbackHTTPRequest/isHTTP11``.
+        package var isHTTP11 = true
     }
 
     /// Where the head of `bytes` ends (the index just after the blank line), looking from
@@ -109,7 +126,8 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
         let keepsAlive =
             http11 ? !connection.contains { $0.contains("close") } : connection.contains { $0.contains("keep-alive") }
         return Head(
-            method: method, target: target, headers: headers, contentLength: contentLength, keepsAlive: keepsAlive)
+            method: method, target: target, headers: headers, contentLength: contentLength, keepsAlive: keepsAlive,
+            isHTTP11: http11)
     }
 
     /// `METHOD SP TARGET SP HTTP/1.x`: the method upper-case letters, the target an origin-form
@@ -166,7 +184,9 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
             text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
             let length = Int(text)
         else { throw Refusal(status: 400, reason: "malformed Content-Length") }
-        guard length <= limits.bodyBytes else { throw Refusal(status: 413, reason: "request body too large") }
+        guard length <= max(limits.bodyBytes, limits.streamedBodyBytes) else {
+            throw Refusal(status: 413, reason: "request body too large")
+        }
         return length
     }
 
@@ -178,9 +198,13 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
             return nil
         }
         let head = try parseHead(bytes[..<end], limits: limits)
+        guard head.contentLength <= limits.bodyBytes else {
+            throw Refusal(status: 413, reason: "request body too large")
+        }
         guard bytes.count - end >= head.contentLength else { return nil }
         return LoopbackHTTPRequest(
             method: head.method, target: head.target, headers: head.headers,
-            body: Array(bytes[end..<(end + head.contentLength)]), keepsAlive: head.keepsAlive)
+            body: Array(bytes[end..<(end + head.contentLength)]), keepsAlive: head.keepsAlive,
+            isHTTP11: head.isHTTP11)
     }
 }

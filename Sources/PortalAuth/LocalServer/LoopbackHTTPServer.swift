@@ -27,11 +27,23 @@ package final class LoopbackHTTPServer: Sendable {
         package var status: Int
         package var headers: [(name: String, value: String)]
         package var body: [UInt8]
+        /// A body passed on as it arrives instead of ``body``: written with `Content-Length` when
+        /// ``bodyLength`` is known, else chunked (to an HTTP/1.1 client) or up to the connection's
+        /// close; a client that has not taken a piece within ``LoopbackHTTPServer/writeTimeout``
+        /// ends it (``ResponseBodyStream/abort()``).
+        package var bodyStream: ResponseBodyStream?
+        /// The streamed body's length, when known.
+        package var bodyLength: Int?
 
-        package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        package init(
+            status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
+            bodyStream: ResponseBodyStream? = nil, bodyLength: Int? = nil
+        ) {
             self.status = status
             self.headers = headers
             self.body = body
+            self.bodyStream = bodyStream
+            self.bodyLength = bodyLength
         }
 
         /// A short plain-text answer.
@@ -252,9 +264,17 @@ package final class LoopbackHTTPServer: Sendable {
             let response = await handler(request)
             BlockingIO.detached {
                 Self.setBlocking(fd, true, sendTimeout: timeout)
-                let written = Self.write(
-                    fd, response, keepAlive: request.keepsAlive, until: .now + .seconds(timeout))
-                if request.keepsAlive, written {
+                let written =
+                    if let stream = response.bodyStream {
+                        Self.writeStreamed(fd, response, stream, for: request)
+                    } else {
+                        Self.write(
+                            fd, response, keepAlive: request.keepsAlive, includeBody: request.method != "HEAD",
+                            until: .now + .seconds(timeout))
+                    }
+                // A streamed body is read no further (and the connection not kept) once answered.
+                request.bodyStream?.stop()
+                if request.keepsAlive, written, request.bodyStream == nil {
                     Self.setBlocking(fd, false, sendTimeout: timeout)
                     returned.withLock { $0.append(fd) }
                     var byte: UInt8 = 1
@@ -305,6 +325,7 @@ package final class LoopbackHTTPServer: Sendable {
                     method: head.method, target: head.target, headers: head.headers, body: [],
                     keepsAlive: head.keepsAlive)
                 if let refusal = headFilter?(headOnly) { return .filtered(refusal) }
+                if head.contentLength > limits.bodyBytes { return streamed(connection, head, end) }
             }
             guard let end = connection.headEnd, let head = connection.head else { return .waiting }
             if connection.received.count - end > head.contentLength {
@@ -314,10 +335,27 @@ package final class LoopbackHTTPServer: Sendable {
             return .complete(
                 LoopbackHTTPRequest(
                     method: head.method, target: head.target, headers: head.headers,
-                    body: Array(connection.received[end...]), keepsAlive: head.keepsAlive))
+                    body: Array(connection.received[end...]), keepsAlive: head.keepsAlive,
+                    isHTTP11: head.isHTTP11))
         } catch {
             return .refused(error)
         }
+    }
+
+    /// A request whose body is longer than what is read whole: handed over on its head, its body
+    /// read from the connection as the handler takes it (the connection is closed after the answer).
+    private func streamed(_ connection: Connection, _ head: LoopbackHTTPRequest.Head, _ end: Int) -> Read {
+        let received = Array(connection.received[end...])
+        guard received.count <= head.contentLength else {
+            return .refused(.init(status: 400, reason: "more bytes than Content-Length"))
+        }
+        var request = LoopbackHTTPRequest(
+            method: head.method, target: head.target, headers: head.headers, body: [], keepsAlive: false,
+            isHTTP11: head.isHTTP11)
+        request.bodyStream = RequestBodyStream(
+            fd: connection.fd, received: received, length: head.contentLength,
+            idleSeconds: Int(readDeadline.components.seconds))
+        return .complete(request)
     }
 
     private static func setBlocking(_ fd: Int32, _ blocking: Bool, sendTimeout seconds: Int) {
@@ -327,25 +365,86 @@ package final class LoopbackHTTPServer: Sendable {
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    /// The status line, the headers (control characters replaced), `Content-Length`,
-    /// `Connection: close`, and the body.
-    package static func serialize(_ response: Response, keepAlive: Bool = false) -> [UInt8] {
+    /// The status line, the headers (control characters replaced), `Content-Length` (none for
+    /// 1xx, 204 and 304, which have no body), `Connection`, and the body (not to a HEAD request:
+    /// `includeBody` false).
+    package static func serialize(_ response: Response, keepAlive: Bool = false, includeBody: Bool = true) -> [UInt8] {
+        let bodiless = (100..<200).contains(response.status) || response.status == 204 || response.status == 304
+        let length = bodiless ? nil : "Content-Length: \(response.body.count)"
+        let head = head(response, framing: length, keepAlive: keepAlive)
+        return includeBody && !bodiless ? head + response.body : head
+    }
+
+    /// The status line, the headers (control characters replaced), the `framing` header if any,
+    /// and `Connection`.
+    static func head(_ response: Response, framing: String?, keepAlive: Bool) -> [UInt8] {
         func clean(_ text: String) -> String {
             String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
         }
         var head = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
         for header in response.headers { head += "\(clean(header.name)): \(clean(header.value))\r\n" }
-        head += "Content-Length: \(response.body.count)\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
-        return Array(head.utf8) + response.body
+        if let framing { head += framing + "\r\n" }
+        head += "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+        return Array(head.utf8)
+    }
+
+    /// Writes the head, then the body of `stream` as it arrives (on a blocking `fd` whose sends
+    /// time out): with `Content-Length` when known, else chunked to an HTTP/1.1 client, else up to
+    /// the close. True when the body went out whole and the connection may be kept; on a send that
+    /// fails or times out (a client that stopped reading), the transfer is aborted.
+    static func writeStreamed(
+        _ fd: Int32, _ response: Response, _ stream: ResponseBodyStream, for request: LoopbackHTTPRequest
+    ) -> Bool {
+        let chunked = response.bodyLength == nil && request.isHTTP11
+        let keepAlive = request.keepsAlive && (response.bodyLength != nil || chunked)
+        let framing =
+            response.bodyLength.map { "Content-Length: \($0)" } ?? (chunked ? "Transfer-Encoding: chunked" : nil)
+        guard sendAll(fd, head(response, framing: framing, keepAlive: keepAlive)) else {
+            stream.abort()
+            return false
+        }
+        while true {
+            switch stream.next() {
+            case .bytes(let bytes):
+                let sent =
+                    chunked
+                    ? sendAll(fd, Array((String(bytes.count, radix: 16) + "\r\n").utf8) + bytes + [0x0D, 0x0A])
+                    : sendAll(fd, bytes)
+                guard sent else {
+                    stream.abort()
+                    return false
+                }
+            case .end:
+                return (!chunked || sendAll(fd, Array("0\r\n\r\n".utf8))) && keepAlive
+            case .failed:
+                // Closed without the body's end: the client sees that it is incomplete.
+                return false
+            }
+        }
+    }
+
+    /// Sends all of `bytes`; false when a send fails (or times out).
+    private static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes {
+                send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if written < 0, errno == EINTR { continue }
+            if written <= 0 { return false }
+            offset += written
+        }
+        return true
     }
 
     /// Writes the whole answer; false when the client went away, or (for a blocking `fd`) has not
     /// read all of it by `deadline`: each send may wait only for the time left.
     @discardableResult
     private static func write(
-        _ fd: Int32, _ response: Response, keepAlive: Bool = false, until deadline: ContinuousClock.Instant? = nil
+        _ fd: Int32, _ response: Response, keepAlive: Bool = false, includeBody: Bool = true,
+        until deadline: ContinuousClock.Instant? = nil
     ) -> Bool {
-        let bytes = serialize(response, keepAlive: keepAlive)
+        let bytes = serialize(response, keepAlive: keepAlive, includeBody: includeBody)
         var offset = 0
         while offset < bytes.count {
             if let deadline {

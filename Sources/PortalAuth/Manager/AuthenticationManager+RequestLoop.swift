@@ -92,9 +92,16 @@ extension AuthenticationManager {
         for fresh in provisional where fresh.credential.host == host { fresh.credential.apply(to: &own) }
         let options = NetworkCredentialTransport.merged(
             try await networkCredentialStore.credentials(for: host), under: own)
-        let http = makeHTTPRequest(
-            url: target.url, parameters: target.parameters, method: target.method, placement: placement,
-            credential: credential)
+        var http = makeHTTPRequest(
+            url: target.url, parameters: target.parameters, method: target.bodyStream == nil ? target.method : .get,
+            placement: placement, credential: credential)
+        http.responseStream = target.responseStream
+        if let body = target.bodyStream {
+            // The parameters went in the query (as for a GET); the streamed form is the body.
+            http.method = .post
+            http.bodyStream = body
+            http.setHeader("Content-Type", "application/x-www-form-urlencoded")
+        }
         logger.debug(
             "request",
             metadata: [

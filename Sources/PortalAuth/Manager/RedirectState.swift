@@ -39,6 +39,7 @@ struct RedirectState {
         followed.url = next
         if status != 307 && status != 308 {
             followed.method = .get
+            followed.bodyStream = nil
             let query = next.query(percentEncoded: true) ?? ""
             let hasFormat = query.split(separator: "&").contains { $0.lowercased().hasPrefix("f=") }
             followed.parameters = expectsJSON && !hasFormat ? [("f", "json")] : []

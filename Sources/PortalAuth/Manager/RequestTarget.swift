@@ -9,12 +9,18 @@ struct RequestTarget {
     var url: URL
     var method: ArcGISRequest.Method
     var parameters: [(String, String)]
+    /// See ``ArcGISRequest/responseStream``.
+    var responseStream: ResponseBodyStream?
+    /// See ``ArcGISRequest/bodyStream``.
+    var bodyStream: RequestBodyStream?
 
     /// The first target of `request` (with `f=json` when it expects JSON and names no format).
     init(_ request: ArcGISRequest) {
         url = request.url
         method = request.method
         parameters = request.parameters
+        responseStream = request.responseStream
+        bodyStream = request.bodyStream
         if request.expectsJSON, !parameters.contains(where: { $0.0 == "f" }) { parameters.append(("f", "json")) }
     }
 }

@@ -28,6 +28,15 @@ public struct ArcGISRequest: Sendable {
     /// the credential is chosen again for the new URL). When false, the redirect is the answer, for
     /// a caller that decides itself whether its target may be contacted (a local proxy).
     public var followsRedirects = true
+    /// Where a long success body goes as it arrives (see ``ResponseBodyStream``): every attempt
+    /// whose answer is short or not a success (a refused token, a redirect) is still read whole, so
+    /// the manager can answer it and send the request again.
+    package var responseStream: ResponseBodyStream?
+    /// A form body read from a local client as it arrives (``RequestBodyStream``), sent as the
+    /// POST's body while ``parameters`` go in the URL's query. It is sent once: after a refusal the
+    /// credential is renewed but the request fails (``PortalAuthError/Code/invalidToken``, an
+    /// ArcGIS 498) for its sender to send again.
+    package var bodyStream: RequestBodyStream?
 
     /// Creates a request.
     public init(

@@ -25,6 +25,12 @@ public struct TransportRequest: Sendable {
     /// stops as soon as the answer is larger. `nil` uses the transport's
     /// (``TransportConfiguration/maxResponseSize``).
     public var maxResponseSize: Int?
+    /// Where a long success body goes as it arrives instead of into ``TransportResponse/body``
+    /// (a local proxy's answers); nil reads every body whole.
+    package var responseStream: ResponseBodyStream?
+    /// A body read from a local client as it arrives, sent with its announced length instead of
+    /// ``body`` (once: such a request is not sent again).
+    package var bodyStream: RequestBodyStream?
 
     /// The limit for token endpoints and the small JSON answers that plugins read (4 MiB): they
     /// are a few kilobytes, and nothing larger is legitimate.

@@ -54,6 +54,16 @@ struct AdminRoutes: Sendable {
             return issueOAuthTokens(request)
         case ("api-keys", "POST"):
             return addAPIKeys(request)
+        case ("stream", "GET"):
+            let progress = context.streams.progress(request.parameter("name") ?? "")
+            return .json(
+                .object([
+                    ("sent", .number(progress.sent)), ("held", .bool(progress.held)), ("done", .bool(progress.done)),
+                    ("aborted", .bool(progress.aborted)),
+                ]))
+        case ("stream-release", "POST"):
+            context.streams.release(request.parameter("name") ?? "")
+            return .json(.object([("success", .bool(true))]))
         case ("invalidate-api-key", "POST"):
             guard let key = request.parameter("key"), context.apiKeys.invalidate(key: key) else {
                 return .json(ArcGISError.invalidInput(["key must name a configured API key"]).json, status: 400)

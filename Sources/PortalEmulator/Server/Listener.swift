@@ -98,15 +98,16 @@ final class Listener: Sendable {
         handler: RequestHandler
     ) async throws {
         var request = request
-        let body = try await request.collectBody(upTo: 8 * 1024 * 1024)
-        var headers: [String: String] = [:]
-        for field in request.headers {
-            let name = field.name.canonicalName
-            if headers[name] == nil { headers[name] = field.value }
+        if !handler.behindProxy, !handler.locationServices, StreamRoutes.matches(request.head.path ?? "") {
+            let incoming = IncomingRequest(
+                method: request.method.rawValue, target: request.head.path ?? "/", headers: headerMap(request),
+                body: [], isSecure: secure, remoteIP: channel.remoteAddress?.ipAddress)
+            return try await StreamRoutes.respond(request, incoming: incoming, writer: writer, context: handler.context)
         }
-        // HTTP/1 `Host` arrives as the `:authority` pseudo-header.
-        if headers["host"] == nil, let authority = request.head.authority { headers["host"] = authority }
+        let body = try await request.collectBody(upTo: 8 * 1024 * 1024)
+        let headers = headerMap(request)
         let incoming = IncomingRequest(
+
             method: request.method.rawValue, target: request.head.path ?? "/", headers: headers,
             body: Array(body.readableBytesView), isSecure: secure, remoteIP: channel.remoteAddress?.ipAddress)
         let response = await handler.respond(incoming)
@@ -123,6 +124,18 @@ final class Listener: Sendable {
         fields[.contentLength] = String(response.body.count)
         let head = HTTPResponse(status: .init(code: response.status), headerFields: fields)
         try await writer.write(response: head, body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+    }
+
+    /// The request's headers by lower-case name (the first of each), with `host`.
+    private static func headerMap(_ request: Request) -> [String: String] {
+        var headers: [String: String] = [:]
+        for field in request.headers {
+            let name = field.name.canonicalName
+            if headers[name] == nil { headers[name] = field.value }
+        }
+        // HTTP/1 `Host` arrives as the `:authority` pseudo-header.
+        if headers["host"] == nil, let authority = request.head.authority { headers["host"] = authority }
+        return headers
     }
 
     /// Closes the TCP connection with a reset, below TLS (no close_notify).

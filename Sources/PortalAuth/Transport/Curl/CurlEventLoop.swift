@@ -16,6 +16,7 @@ final class CurlEventLoop: @unchecked Sendable {
     private struct State {
         var pending: [CurlJob] = []
         var cancelled: [CurlJob] = []
+        var resumed: [CurlJob] = []  // paused streams whose reader has room again
         var active: [UnsafeMutableRawPointer: CurlJob] = [:]  // easy handle → job
         var pool: [OpaquePointer] = []  // idle transfers
         var running = true
@@ -91,6 +92,7 @@ final class CurlEventLoop: @unchecked Sendable {
     // false it frees the multi handle, and a wake-up after that would use freed memory.
 
     func submit(_ job: CurlJob) {
+        if job.stream != nil || job.upload != nil { job.loop = self }
         let accepted = state.withLock { state -> Bool in
             guard state.running else { return false }
             state.pending.append(job)
@@ -109,6 +111,15 @@ final class CurlEventLoop: @unchecked Sendable {
         }
     }
 
+    /// Continues a streamed transfer that its reader paused (the reader has room again).
+    func resume(_ job: CurlJob) {
+        state.withLock { state in
+            guard state.running else { return }
+            state.resumed.append(job)
+            _ = pa_multi_wakeup(multi)
+        }
+    }
+
     func stop() {
         state.withLock { state in
             guard state.running else { return }
@@ -120,11 +131,15 @@ final class CurlEventLoop: @unchecked Sendable {
     private func run() {
         var running: Int32 = 0
         while true {
-            let (pending, cancelled, keepRunning) = state.withLock { state -> ([CurlJob], [CurlJob], Bool) in
-                defer { state.pending.removeAll(); state.cancelled.removeAll() }
-                return (state.pending, state.cancelled, state.running)
+            let (pending, cancelled, resumed, keepRunning) = state.withLock { state in
+                defer { state.pending.removeAll(); state.cancelled.removeAll(); state.resumed.removeAll() }
+                return (state.pending, state.cancelled, state.resumed, state.running)
             }
             if !keepRunning { break }
+            for job in resumed {
+                let easy = pa_transfer_easy(job.transfer)!
+                if state.withLock({ $0.active[easy] === job }) { _ = pa_easy_unpause(easy) }
+            }
             for job in pending {
                 if job.cancelled.load(ordering: .relaxed) { finish(job, cancelled: true); continue }
                 let easy = pa_transfer_easy(job.transfer)!
@@ -140,7 +155,14 @@ final class CurlEventLoop: @unchecked Sendable {
             }
             for job in cancelled {
                 let easy = pa_transfer_easy(job.transfer)!
-                if state.withLock({ $0.active.removeValue(forKey: easy) }) != nil {
+                // (Only this job: its transfer may already serve another, when a stream's reader ends
+                // a transfer that has just finished.)
+                let removed = state.withLock { state -> Bool in
+                    guard state.active[easy] === job else { return false }
+                    state.active.removeValue(forKey: easy)
+                    return true
+                }
+                if removed {
                     _ = pa_multi_remove(multi, easy)
                     finish(job, cancelled: true)
                 }
@@ -193,6 +215,9 @@ final class CurlEventLoop: @unchecked Sendable {
     }
 
     private func finish(_ job: CurlJob, outcome: CurlOutcome) {
+        job.upload?.stop(waiting: false)
+        if job.streaming { job.stream?.finish(failed: outcome.code != 0 || outcome.exceeded != nil) }
+        job.loop = nil
         let continuation = job.continuation
         job.continuation = nil
         returnTransfer(job.transfer)
@@ -200,10 +225,65 @@ final class CurlEventLoop: @unchecked Sendable {
     }
 
     private func finish(_ job: CurlJob, cancelled: Bool) {
+        job.upload?.stop(waiting: false)
+        if job.streaming { job.stream?.finish(failed: true) }
+        job.loop = nil
         let continuation = job.continuation
         job.continuation = nil
         returnTransfer(job.transfer)
         continuation?.resume(
             throwing: PortalAuthError(.cancelled, "the request to \(job.host):\(job.port) was cancelled"))
+    }
+}
+
+extension CurlEventLoop {
+    /// The write callback of a transfer with a ``ResponseBodyStream`` once its body is longer
+    /// than the stream's threshold (on the loop thread, inside `curl_multi_perform`). The first
+    /// piece decides: a success status takes the body over (the waiting task gets the status and
+    /// headers now, and the body so far goes first into the stream); any other is read whole.
+    static let streamPiece: pa_stream_fn = { context, data, count, first in
+        let job = Unmanaged<CurlJob>.fromOpaque(context!).takeUnretainedValue()
+        guard let stream = job.stream, let loop = job.loop else { return PA_STREAM_DECLINE }
+        if first != 0 {
+            var status = 0
+            _ = pa_easy_getinfo_long(pa_transfer_easy(job.transfer), CURLINFO_RESPONSE_CODE, &status)
+            guard ResponseBodyStream.streams(status: status) else { return PA_STREAM_DECLINE }
+            var length = 0
+            let prefix = pa_transfer_body(job.transfer, &length).map {
+                Array(UnsafeBufferPointer(start: $0, count: length))
+            }
+            var headLength = 0
+            let head =
+                pa_transfer_headers(job.transfer, &headLength).map {
+                    String(decoding: UnsafeRawBufferPointer(start: $0, count: headLength), as: UTF8.self)
+                } ?? ""
+            job.streaming = true
+            let taken = stream.commit(
+                prefix: prefix ?? [], resume: { [weak loop] in loop?.resume(job) },
+                cancel: { [weak loop] in loop?.cancel(job) })
+            let continuation = job.continuation
+            job.continuation = nil
+            continuation?.resume(
+                returning: CurlOutcome(
+                    code: 0, status: status, headerBlock: head, body: [], errorText: "", effectiveURL: nil))
+            guard taken else { return 0 }
+        }
+        switch stream.push(UnsafeRawBufferPointer(start: data, count: count)) {
+        case .taken: return count
+        case .pause: return PA_WRITEFUNC_PAUSE
+        case .abort: return 0
+        }
+    }
+
+    /// The read callback of a transfer with a ``RequestBodyStream``: what the client has sent so far.
+    static let uploadPiece: pa_upload_fn = { context, buffer, count in
+        let job = Unmanaged<CurlJob>.fromOpaque(context!).takeUnretainedValue()
+        guard let upload = job.upload else { return PA_READFUNC_ABORT }
+        switch upload.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: count)) {
+        case .bytes(let taken): return taken
+        case .pause: return PA_READFUNC_PAUSE
+        case .end: return 0
+        case .abort: return PA_READFUNC_ABORT
+        }
     }
 }

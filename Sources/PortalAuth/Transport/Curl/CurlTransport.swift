@@ -117,7 +117,23 @@ public final class CurlTransport: HTTPTransport, Sendable {
             loop.returnTransfer(transfer)
             throw error
         }
-        let job = CurlJob(transfer: transfer, url: request.url, host: host, port: port, limits: limits)
+        let job = CurlJob(
+            transfer: transfer, url: request.url, host: host, port: port, limits: limits,
+            stream: request.responseStream, upload: request.bodyStream)
+        if let upload = request.bodyStream {
+            guard
+                upload.claim(resume: { [weak loop] in loop?.resume(job) }, cancel: { [weak loop] in loop?.cancel(job) })
+            else {
+                loop.returnTransfer(transfer)
+                throw RequestBodyStream.notResent(ServerContext.describe(request.url))
+            }
+            pa_transfer_set_upload(transfer, CurlEventLoop.uploadPiece, Unmanaged.passUnretained(job).toOpaque())
+        }
+        if let stream = request.responseStream {
+            let after =
+                limits.maxResponseSize > 0 ? min(stream.streamAfter, limits.maxResponseSize) : stream.streamAfter
+            pa_transfer_set_stream(transfer, after, CurlEventLoop.streamPiece, Unmanaged.passUnretained(job).toOpaque())
+        }
         let outcome = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CurlOutcome, any Error>) in
                 job.continuation = continuation
@@ -209,7 +225,12 @@ public final class CurlTransport: HTTPTransport, Sendable {
         case .put, .delete:
             try check(pa_easy_setopt_str(easy, CURLOPT_CUSTOMREQUEST, request.method.rawValue), "CUSTOMREQUEST")
         }
-        if let body = request.body ?? (request.method == .post ? [] : nil) {
+        if let upload = request.bodyStream {
+            // Sent as the client sends it, with its length (not chunked: libcurl 7.88 adds bytes to a
+            // chunked upload that its read callback pauses).
+            try check(
+                pa_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(upload.length)), "POSTFIELDSIZE")
+        } else if let body = request.body ?? (request.method == .post ? [] : nil) {
             try check(pa_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "POSTFIELDSIZE")
             // COPYPOSTFIELDS copies POSTFIELDSIZE bytes, so the body need not end in NUL.
             let bytes = body.isEmpty ? [0] : body

@@ -33,6 +33,8 @@ struct TransferLimits: Sendable {
     var lowSpeedTime: Double
     /// The request's method: a HEAD answer announces a length it does not send.
     var method: TransportRequest.Method
+    /// Whether a long success body is streamed (``ResponseBodyStream``): no size bound applies to it.
+    var streams: Bool
 
     init(_ request: TransportRequest, _ configuration: TransportConfiguration) {
         maxResponseSize = max(0, request.maxResponseSize ?? configuration.maxResponseSize)
@@ -43,6 +45,7 @@ struct TransferLimits: Sendable {
         lowSpeedLimit = max(0, configuration.lowSpeedLimit)
         lowSpeedTime = configuration.lowSpeedTime
         method = request.method
+        streams = request.responseStream != nil
     }
 
     /// Sets the deadline, the low-speed limit, and the size bounds on `transfer`.
@@ -55,7 +58,7 @@ struct TransferLimits: Sendable {
                 pa_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(lowSpeedTime.rounded(.up)))),
                 "LOW_SPEED_TIME")
         }
-        if maxResponseSize > 0, method != .head {
+        if maxResponseSize > 0, method != .head, !streams {
             // An announced Content-Length over the limit is refused before any of the body is read.
             try check(
                 pa_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxResponseSize)), "MAXFILESIZE")
