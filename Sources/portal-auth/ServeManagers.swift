@@ -94,12 +94,23 @@ final class ServeManagers: Sendable {
         }
     }
 
-    /// The change stamps of `manager`'s stores' backends, now.
+    /// The change stamps of `manager`'s stores' backends, now: one per backend (the stores
+    /// usually share one).
     static func changeStamps(of manager: AuthenticationManager) -> [CredentialStoreChangeStamp?] {
-        [
-            manager.arcGISCredentialStore.backend.changeStamp, manager.iapCredentialStore.backend.changeStamp,
-            manager.networkCredentialStore.backend.changeStamp,
-        ]
+        var seen: [ObjectIdentifier] = []
+        var stamps: [CredentialStoreChangeStamp?] = []
+        for backend in [
+            manager.arcGISCredentialStore.backend, manager.iapCredentialStore.backend,
+            manager.networkCredentialStore.backend,
+        ] {
+            if type(of: backend) is AnyClass {
+                let identity = ObjectIdentifier(backend as AnyObject)
+                if seen.contains(identity) { continue }
+                seen.append(identity)
+            }
+            stamps.append(backend.changeStamp)
+        }
+        return stamps
     }
 
     /// Every stored API key (none read when the store holds no item of their kind).

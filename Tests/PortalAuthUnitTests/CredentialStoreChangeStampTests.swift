@@ -113,3 +113,33 @@ import Testing
         #expect(kept.value(at: [Old().changeStamp]) == nil)
     }
 }
+
+/// The context path read as bytes gives what the reading of the lower-cased string gave.
+@Suite struct ContextPathTests {
+    /// The reading before it was made byte-wise.
+    static func reference(_ path: String) -> String {
+        let lower = path.lowercased()
+        for marker in ["/sharing", "/rest", "/tokens", "/admin"] {
+            let cut: String.Index?
+            if let range = lower.firstRange(of: marker + "/") {
+                cut = range.lowerBound
+            } else if lower.hasSuffix(marker) {
+                cut = lower.index(lower.endIndex, offsetBy: -marker.count)
+            } else {
+                cut = nil
+            }
+            if let cut { return String(path.utf8.prefix(lower.utf8.distance(from: lower.startIndex, to: cut)))! }
+        }
+        return path
+    }
+
+    @Test(arguments: [
+        "", "/", "/rest", "/REST", "/arcgis/rest/services/A/FeatureServer/0", "/portal/sharing/rest/portals/self",
+        "/Portal/SHARING/Rest", "/arcgis/restaurant/rest", "/a/tokens", "/a/tokens/generateToken", "/x/admin/rest/y",
+        "/server/rest/services/Parcels/FeatureServer/0/query", "/restx/rest", "/a/Admin", "/shar", "/sharing",
+        "/a%2Frest/rest/", "/a/sharingx/sharing/rest", "rest", "/rest/", "//rest//",
+    ])
+    func theSameAsTheStringReading(_ path: String) {
+        #expect(ServerContext.contextPath(of: path) == Self.reference(path))
+    }
+}

@@ -163,13 +163,22 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
     /// index's `has` entries are trusted (``contains(_:)``, which the token lookup asks).
     /// Nil too when the lock folder is not this user's alone.
     public var changeStamp: CredentialStoreChangeStamp? {
-        let folder = open(CrossProcessLock.directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let (directory, name) = indexFile.withLock { known in
+            if let known { return known }
+            known = (CrossProcessLock.directory, Self.indexName)
+            return known!
+        }
+        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard folder >= 0 else { return nil }
         defer { close(folder) }
         var info = stat()
         guard fstat(folder, &info) == 0, info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else { return nil }
-        return CredentialStoreChangeStamp.file(at: Self.indexName, relativeTo: folder)
+        return CredentialStoreChangeStamp.file(at: name, relativeTo: folder)
     }
+
+    /// The lock folder and the index's name in it, as ``changeStamp`` first found them (they
+    /// depend on the environment alone).
+    private let indexFile = Locked<(directory: String, name: String)?>(nil)
 
     /// Runs `body` holding the keyring's cross-process lock; a writer (not `shared`) first removes
     /// the item index, so that no reader trusts an entry made before the change.
