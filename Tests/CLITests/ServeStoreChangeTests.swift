@@ -73,10 +73,8 @@ import Testing
             try await withTemporaryDirectory("serve-change") { directory in
                 if store == "keyring" {
                     try await withPrivateKeyring { keyring in
-                        try await Self.check(
-                            emulator, directory, extra: keyring.environment.merging(["PORTAL_AUTH_STORE": "keyring"]) {
-                                $1
-                            })
+                        let environment = keyring.environment.merging(["PORTAL_AUTH_STORE": "keyring"]) { $1 }
+                        try await Self.check(emulator, directory, extra: environment)
                     }
                 } else {
                     try await Self.check(emulator, directory, extra: [:])

@@ -18,7 +18,8 @@ import Testing
             CredentialStoreChangeStamp.combining([.init([1, 2]), .init([3])])
                 != CredentialStoreChangeStamp.combining([.init([1]), .init([2, 3])]))
         #expect(
-            CredentialStoreChangeStamp.combining([a, b]) == CredentialStoreChangeStamp.combining([.init([1, 2, 3]), b]))
+            CredentialStoreChangeStamp.combining([a, b])
+                == CredentialStoreChangeStamp.combining([.init([1, 2, 3]), b]))
     }
 
     @Test func nothingChangedOnlyWhenEveryStampIsKnownAndTheSame() {
