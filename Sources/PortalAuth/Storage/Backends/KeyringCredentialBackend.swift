@@ -163,7 +163,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
     /// index's `has` entries are trusted (``contains(_:)``, which the token lookup asks).
     /// Nil too when the lock folder is not this user's alone.
     public var changeStamp: CredentialStoreChangeStamp? {
-        let (directory, name) = indexFile.withLock { known in
+        let (directory, name) = Self.indexFile.withLock { known in
             if let known { return known }
             known = (CrossProcessLock.directory, Self.indexName)
             return known!
@@ -177,8 +177,8 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
     }
 
     /// The lock folder and the index's name in it, as ``changeStamp`` first found them (they
-    /// depend on the environment alone).
-    private let indexFile = Locked<(directory: String, name: String)?>(nil)
+    /// depend on the environment alone; static, so that a backend made for one lookup pays nothing).
+    private static let indexFile = Locked<(directory: String, name: String)?>(nil)
 
     /// Runs `body` holding the keyring's cross-process lock; a writer (not `shared`) first removes
     /// the item index, so that no reader trusts an entry made before the change.
