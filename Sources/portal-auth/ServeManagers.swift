@@ -19,6 +19,8 @@ final class ServeManagers: Sendable {
     let stored: AuthenticationManager
     private let environment:
         (credentials: EnvironmentCredentials, key: APIKeyCredential?, manager: AuthenticationManager)?
+    /// The stored API keys as last read, with the stores' change stamps taken before.
+    private let storedKeys = ChangeStampedValue<[APIKeyCredential]>()
 
     private init(
         stored: AuthenticationManager,
@@ -51,7 +53,7 @@ final class ServeManagers: Sendable {
     /// credential covers the URL, else the stored credentials'. Contacts nothing but the
     /// environment's portal.
     func manager(for url: URL) async throws -> AuthenticationManager {
-        try await Self.reread(stored, for: url)
+        try await reread(for: url)
         guard let environment else { return stored }
         if let key = environment.key { return ScopedCredential(key).covers(url) ? environment.manager : stored }
         guard url.scheme?.lowercased() == "https" else { return stored }
@@ -64,19 +66,51 @@ final class ServeManagers: Sendable {
         return listed ? environment.manager : stored
     }
 
-    /// Makes `manager` read its stores again (their caches are dropped: the next question reads
-    /// the backend) and gives it the stored API key for `url`, or none when no key is stored any
-    /// longer; a key that is no longer stored is never kept.
-    static func reread(_ manager: AuthenticationManager, for url: URL) async throws {
-        manager.arcGISCredentialStore.invalidateCache()
-        manager.iapCredentialStore.invalidateCache()
-        manager.networkCredentialStore.invalidateCache()
-        let keys = try await storedKeys(in: manager.arcGISCredentialStore)
+    /// Makes the stored credentials' manager see its stores as they are now, and gives it the
+    /// stored API key for `url`, or none when no key is stored any longer (a key that is no longer
+    /// stored is never kept).
+    ///
+    /// The stores are read again (their caches dropped: the next question reads the backend, and
+    /// the API keys read) only when a backend's change stamp differs from the one taken before the
+    /// last reading, or is unknown (``CredentialStorageBackend/changeStamp``): a request after no
+    /// change costs a few `stat`s, not the keyring's D-Bus round trips.
+    func reread(for url: URL) async throws {
+        let manager = stored
+        let stamps = Self.changeStamps(of: manager)
+        let keys: [APIKeyCredential]
+        if let known = storedKeys.value(at: stamps) {
+            keys = known
+        } else {
+            manager.arcGISCredentialStore.invalidateCache()
+            manager.iapCredentialStore.invalidateCache()
+            manager.networkCredentialStore.invalidateCache()
+            keys = try await Self.storedKeys(in: manager.arcGISCredentialStore)
+            storedKeys.keep(keys, readAfter: stamps)
+        }
         if let key = keys.first(where: { ScopedCredential($0).covers(url) }) {
             manager.apiKey = key
         } else if let current = manager.apiKey, !keys.contains(current) {
             manager.apiKey = nil
         }
+    }
+
+    /// The change stamps of `manager`'s stores' backends, now: one per backend (the stores
+    /// usually share one).
+    static func changeStamps(of manager: AuthenticationManager) -> [CredentialStoreChangeStamp?] {
+        var seen: [ObjectIdentifier] = []
+        var stamps: [CredentialStoreChangeStamp?] = []
+        for backend in [
+            manager.arcGISCredentialStore.backend, manager.iapCredentialStore.backend,
+            manager.networkCredentialStore.backend,
+        ] {
+            if type(of: backend) is AnyClass {
+                let identity = ObjectIdentifier(backend as AnyObject)
+                if seen.contains(identity) { continue }
+                seen.append(identity)
+            }
+            stamps.append(backend.changeStamp)
+        }
+        return stamps
     }
 
     /// Every stored API key (none read when the store holds no item of their kind).

@@ -39,7 +39,7 @@ enum ServeScope {
     /// has a stored network credential (an HTTP password, a client certificate). Never contacts
     /// `url`'s host unless a credential is known for it.
     ///
-    /// The core is asked for every request (the stores are read again: see
+    /// The core is asked for every request (with the stores as they are now: see
     /// ``ServeManagers/manager(for:)``), so that a sign-out or a switch in another process
     /// counts at once. Only a host's network credential is kept, for ``coveredLifetime`` per
     /// host and manager (expired entries are dropped, at most ``coveredLimit`` are kept); a no is

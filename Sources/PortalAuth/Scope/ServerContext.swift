@@ -161,22 +161,28 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
     }
 
     /// The context path of a URL path: up to `/sharing`, else up to `/rest` / `/tokens` / `/admin`, else the path.
+    /// Each marker is found in any case, followed by `/` or at the end; read as bytes (a strict URL's
+    /// path is ASCII, percent-encoded), since every request of a long-running proxy asks this many times.
     static func contextPath(of path: String) -> String {
-        let lower = path.lowercased()
-        for marker in ["/sharing", "/rest", "/tokens", "/admin"] {
-            let cut: String.Index?
-            if let range = lower.firstRange(of: marker + "/") {
-                cut = range.lowerBound
-            } else if lower.hasSuffix(marker) {
-                cut = lower.index(lower.endIndex, offsetBy: -marker.count)
-            } else {
-                cut = nil
+        let bytes = Array(path.utf8)
+        func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte }
+        func matches(_ marker: [UInt8], at start: Int) -> Bool {
+            guard start + marker.count <= bytes.count else { return false }
+            for offset in marker.indices where lower(bytes[start + offset]) != marker[offset] { return false }
+            return true
+        }
+        for marker in contextMarkers {
+            let found = (0...max(0, bytes.count - marker.count)).first { start in
+                matches(marker, at: start)
+                    && (start + marker.count == bytes.count || bytes[start + marker.count] == UInt8(ascii: "/"))
             }
-            if let cut {
-                // Lower-casing keeps ASCII paths the same length; percent-encoded paths are ASCII.
-                return String(path.utf8.prefix(lower.utf8.distance(from: lower.startIndex, to: cut)))!
+            if let found {
+                return String(decoding: bytes[..<found], as: UTF8.self)
             }
         }
         return path
     }
+
+    /// The path segments that end a context, in the order ``contextPath(of:)`` looks for them.
+    private static let contextMarkers = ["/sharing", "/rest", "/tokens", "/admin"].map { Array($0.utf8) }
 }

@@ -36,9 +36,17 @@ public protocol CredentialStorageBackend: Sendable {
     func delete(_ query: CredentialQuery) throws -> Int
     /// Checks that the backend can be used right now; throws the error a user should see if not.
     func checkAvailable() throws
+    /// A stamp of the items as they are now, taken without reading them (no D-Bus call, no secret):
+    /// equal stamps of this backend say that no item changed between them, in this process or
+    /// another; `nil` when the backend cannot tell, and the reader must read again. Taken before a
+    /// read, so that a change during the read makes the next stamp differ. The default is `nil`.
+    var changeStamp: CredentialStoreChangeStamp? { get }
 }
 
 extension CredentialStorageBackend {
+    /// Cannot tell: every reader reads again.
+    public var changeStamp: CredentialStoreChangeStamp? { nil }
+
     /// Searches without secrets.
     public func contains(_ query: CredentialQuery) throws -> Bool {
         try !search(query, withSecrets: false).isEmpty

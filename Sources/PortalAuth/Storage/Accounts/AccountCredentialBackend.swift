@@ -22,6 +22,8 @@ package struct AccountCredentialBackend: CredentialStorageBackend {
     package var location: String { base.location }
     package var isBlocking: Bool { base.isBlocking }
     package var isPersistent: Bool { base.isPersistent }
+    /// `base`'s: its items are the account's.
+    package var changeStamp: CredentialStoreChangeStamp? { base.changeStamp }
 
     private func mapped(_ query: CredentialQuery) -> CredentialQuery {
         guard query.store == ArcGISCredentialStore.storeName else { return query }

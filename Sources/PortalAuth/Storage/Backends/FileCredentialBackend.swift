@@ -82,6 +82,18 @@ public final class FileCredentialBackend: CredentialStorageBackend {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
+    /// The identity of the file and of its folder (device, inode, size, modification and change
+    /// times), each held open while the stamp lives: every change portal-auth makes renames a new
+    /// file over the file, and a file or folder put in place of another is a different one. A
+    /// missing file (or folder) has a stamp of its own, an empty store's. Nil when either cannot be
+    /// opened or is not this user's.
+    public var changeStamp: CredentialStoreChangeStamp? {
+        guard let folder = CredentialStoreChangeStamp.file(at: directory, absent: [0]),
+            let file = CredentialStoreChangeStamp.file(at: path, absent: [1])
+        else { return nil }
+        return CredentialStoreChangeStamp.combining([folder, file])
+    }
+
     /// Checks that the folder can be created and the file, if any, is private and readable.
     public func checkAvailable() throws {
         try makeDirectory()

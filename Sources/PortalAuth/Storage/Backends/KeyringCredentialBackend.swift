@@ -153,6 +153,33 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
     /// The file, in the lock folder, of this keyring's ``KeyringItemIndex``.
     private static var indexName: String { CrossProcessLock.fileStem(for: lockKey) + ".index" }
 
+    /// The identity of this keyring's ``KeyringItemIndex`` file, or nil when there is none.
+    ///
+    /// Every change portal-auth makes to the keyring removes the index first, under the exclusive
+    /// lock (the stamp is then nil until a reader writes a new index, always a new file); a reader
+    /// that adds an entry replaces the file (the stamp changes: one more read, never one too few).
+    /// An item that another program (`secret-tool`) adds, changes or removes is seen when
+    /// portal-auth next changes the keyring, or the lock folder is cleared: the rule by which the
+    /// index's `has` entries are trusted (``contains(_:)``, which the token lookup asks).
+    /// Nil too when the lock folder is not this user's alone.
+    public var changeStamp: CredentialStoreChangeStamp? {
+        let (directory, name) = Self.indexFile.withLock { known in
+            if let known { return known }
+            known = (CrossProcessLock.directory, Self.indexName)
+            return known!
+        }
+        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { return nil }
+        defer { close(folder) }
+        var info = stat()
+        guard fstat(folder, &info) == 0, info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else { return nil }
+        return CredentialStoreChangeStamp.file(at: name, relativeTo: folder)
+    }
+
+    /// The lock folder and the index's name in it, as ``changeStamp`` first found them (they
+    /// depend on the environment alone; static, so that a backend made for one lookup pays nothing).
+    private static let indexFile = Locked<(directory: String, name: String)?>(nil)
+
     /// Runs `body` holding the keyring's cross-process lock; a writer (not `shared`) first removes
     /// the item index, so that no reader trusts an entry made before the change.
     private func run<T>(shared: Bool, _ body: () throws -> T) throws -> T {

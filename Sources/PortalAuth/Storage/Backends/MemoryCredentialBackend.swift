@@ -15,9 +15,14 @@ public final class MemoryCredentialBackend: CredentialStorageBackend {
     /// Gone with the process, shared with no other.
     public let isPersistent = false
     private let items = Locked<[StoredCredentialItem]>([])
+    /// How many changes were made (bumped under the items' lock).
+    private let changes = Locked<UInt64>(0)
 
     /// Creates an empty store.
     public init() {}
+
+    /// The number of changes made so far.
+    public var changeStamp: CredentialStoreChangeStamp? { CredentialStoreChangeStamp([changes.withLock { $0 }]) }
 
     /// Always available.
     public func checkAvailable() throws {}
@@ -46,6 +51,7 @@ public final class MemoryCredentialBackend: CredentialStorageBackend {
         items.withLock { items in
             items.removeAll { replacing.matches($0.attributes) }
             items.append(StoredCredentialItem(attributes: attributes, secret: secret))
+            changes.withLock { $0 += 1 }
         }
     }
 
@@ -55,6 +61,7 @@ public final class MemoryCredentialBackend: CredentialStorageBackend {
         items.withLock { items in
             let before = items.count
             items.removeAll { query.matches($0.attributes) }
+            if items.count != before { changes.withLock { $0 += 1 } }
             return before - items.count
         }
     }

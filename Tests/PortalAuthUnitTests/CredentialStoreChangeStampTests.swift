@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+@testable import PortalAuth
+
+/// Change stamps and what a long-running reader keeps with them: a kept reading is given back only
+/// while every store's stamp is known and the same as when it was read.
+@Suite struct CredentialStoreChangeStampTests {
+    let a = CredentialStoreChangeStamp([1, 2, 3])
+    let b = CredentialStoreChangeStamp([1, 2, 4])
+
+    @Test func stampsAreEqualByTheirNumbersAlone() {
+        #expect(a == CredentialStoreChangeStamp([1, 2, 3]))
+        #expect(a != b)
+        #expect(CredentialStoreChangeStamp([]) != CredentialStoreChangeStamp([0]))
+        // Combined stamps keep their parts apart: [1, 2] + [3] is not [1] + [2, 3].
+        #expect(
+            CredentialStoreChangeStamp.combining([.init([1, 2]), .init([3])])
+                != CredentialStoreChangeStamp.combining([.init([1]), .init([2, 3])]))
+        #expect(
+            CredentialStoreChangeStamp.combining([a, b])
+                == CredentialStoreChangeStamp.combining([.init([1, 2, 3]), b]))
+    }
+
+    @Test func nothingChangedOnlyWhenEveryStampIsKnownAndTheSame() {
+        #expect(CredentialStoreChangeStamp.unchanged(since: [a, b], now: [a, b]))
+        #expect(!CredentialStoreChangeStamp.unchanged(since: nil, now: [a, b]))
+        #expect(!CredentialStoreChangeStamp.unchanged(since: [a, b], now: [a, a]))
+        #expect(!CredentialStoreChangeStamp.unchanged(since: [a, b], now: [b, a]))
+        #expect(!CredentialStoreChangeStamp.unchanged(since: [a, b], now: [a]))
+        #expect(!CredentialStoreChangeStamp.unchanged(since: [a], now: [a, b]))
+        // Unknown (nil) is never the same, not even as another unknown.
+        #expect(!CredentialStoreChangeStamp.unchanged(since: [a, nil], now: [a, nil]))
+        #expect(!CredentialStoreChangeStamp.unchanged(since: [a, b], now: [a, nil]))
+        #expect(!CredentialStoreChangeStamp.unchanged(since: [a, nil], now: [a, b]))
+        #expect(CredentialStoreChangeStamp.unchanged(since: [], now: []))
+    }
+
+    @Test func aKeptValueIsGivenBackWhileTheStampsStayTheSame() {
+        let kept = ChangeStampedValue<[String]>()
+        #expect(kept.value(at: [a]) == nil)
+        kept.keep(["one"], readAfter: [a, b])
+        #expect(kept.value(at: [a, b]) == ["one"])
+        #expect(kept.value(at: [a, a]) == nil)
+        #expect(kept.value(at: [a, nil]) == nil)
+        #expect(kept.value(at: [a]) == nil)
+        // A reading after a change replaces it.
+        kept.keep(["two"], readAfter: [b, b])
+        #expect(kept.value(at: [a, b]) == nil)
+        #expect(kept.value(at: [b, b]) == ["two"])
+        // A reading with an unknown stamp is not kept, and what was kept is forgotten.
+        kept.keep(["three"], readAfter: [b, nil])
+        #expect(kept.value(at: [b, b]) == nil)
+        #expect(kept.value(at: [b, nil]) == nil)
+    }
+
+    @Test func manyReadersAtOnceGetOnlyAValueKeptWithTheirStamps() async {
+        let kept = ChangeStampedValue<UInt64>()
+        let stamps = (0..<8).map { CredentialStoreChangeStamp([UInt64($0)]) }
+        await withTaskGroup(of: Bool.self) { group in
+            for task in 0..<64 {
+                group.addTask {
+                    var right = true
+                    for step in 0..<200 {
+                        let index = (task + step) % stamps.count
+                        if step % 3 == 0 { kept.keep(UInt64(index), readAfter: [stamps[index]]) }
+                        if let value = kept.value(at: [stamps[index]]) { right = right && value == UInt64(index) }
+                    }
+                    return right
+                }
+            }
+            for await right in group { #expect(right) }
+        }
+    }
+
+    @Test func theMemoryBackendsStampChangesWithEveryChangeAndOnlyThen() throws {
+        let backend = MemoryCredentialBackend()
+        let attributes = CredentialAttributes(store: "arcgis", server: "https://a.example/portal", kind: "token")
+        let start = try #require(backend.changeStamp)
+        #expect(backend.changeStamp == start)
+        try backend.store(attributes, secret: "one")
+        let stored = try #require(backend.changeStamp)
+        #expect(stored != start)
+        _ = try backend.lookup(CredentialQuery(store: "arcgis"))
+        _ = try backend.search(CredentialQuery(store: "arcgis"), withSecrets: true)
+        #expect(backend.changeStamp == stored)
+        // The same secret again is still a change (a reader cannot tell).
+        try backend.store(attributes, secret: "one")
+        let again = try #require(backend.changeStamp)
+        #expect(again != stored)
+        // Deleting nothing changes nothing; deleting the item does.
+        #expect(try backend.delete(CredentialQuery(store: "iap")) == 0)
+        #expect(backend.changeStamp == again)
+        #expect(try backend.delete(CredentialQuery(store: "arcgis")) == 1)
+        #expect(backend.changeStamp != again)
+    }
+
+    /// A backend written before stamps existed: it cannot tell, so readers always read again.
+    @Test func aBackendWithoutStampsCannotTell() {
+        struct Old: CredentialStorageBackend {
+            let name = "old"
+            let location = "nowhere"
+            let isBlocking = false
+            let isPersistent = false
+            func lookup(_ query: CredentialQuery) throws -> String? { nil }
+            func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] { [] }
+            func store(_ attributes: CredentialAttributes, secret: String) throws {}
+            func delete(_ query: CredentialQuery) throws -> Int { 0 }
+            func checkAvailable() throws {}
+        }
+        #expect(Old().changeStamp == nil)
+        let kept = ChangeStampedValue<Int>()
+        kept.keep(1, readAfter: [Old().changeStamp])
+        #expect(kept.value(at: [Old().changeStamp]) == nil)
+    }
+}
+
+/// The context path read as bytes gives what the reading of the lower-cased string gave.
+@Suite struct ContextPathTests {
+    /// The reading before it was made byte-wise.
+    static func reference(_ path: String) -> String {
+        let lower = path.lowercased()
+        for marker in ["/sharing", "/rest", "/tokens", "/admin"] {
+            let cut: String.Index?
+            if let range = lower.firstRange(of: marker + "/") {
+                cut = range.lowerBound
+            } else if lower.hasSuffix(marker) {
+                cut = lower.index(lower.endIndex, offsetBy: -marker.count)
+            } else {
+                cut = nil
+            }
+            if let cut { return String(path.utf8.prefix(lower.utf8.distance(from: lower.startIndex, to: cut)))! }
+        }
+        return path
+    }
+
+    @Test(arguments: [
+        "", "/", "/rest", "/REST", "/arcgis/rest/services/A/FeatureServer/0", "/portal/sharing/rest/portals/self",
+        "/Portal/SHARING/Rest", "/arcgis/restaurant/rest", "/a/tokens", "/a/tokens/generateToken", "/x/admin/rest/y",
+        "/server/rest/services/Parcels/FeatureServer/0/query", "/restx/rest", "/a/Admin", "/shar", "/sharing",
+        "/a%2Frest/rest/", "/a/sharingx/sharing/rest", "rest", "/rest/", "//rest//",
+    ])
+    func theSameAsTheStringReading(_ path: String) {
+        #expect(ServerContext.contextPath(of: path) == Self.reference(path))
+    }
+}
