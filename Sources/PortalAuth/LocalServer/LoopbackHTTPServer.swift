@@ -256,26 +256,20 @@ package final class LoopbackHTTPServer: Sendable {
         }
     }
 
-    /// Hands a complete request to the handler; its answer is written on a thread of its own.
+    /// Hands a complete request to the handler. An answer that the socket takes at once (a short
+    /// one, to a client that reads: nearly every answer) is written by the task itself, without a
+    /// send that could block; the rest, and every streamed body, is written on a thread of its own,
+    /// whose sends may wait for a slow client (within ``writeTimeout``).
     private func answer(_ fd: Int32, _ request: LoopbackHTTPRequest, _ handler: @escaping Handler) {
         answering.withLock { $0 += 1 }
         let timeout = writeTimeout
         Task { [answering, returned, wake] in
             let response = await handler(request)
-            BlockingIO.detached {
-                Self.setBlocking(fd, true, sendTimeout: timeout)
-                let written =
-                    if let stream = response.bodyStream {
-                        Self.writeStreamed(fd, response, stream, for: request)
-                    } else {
-                        Self.write(
-                            fd, response, keepAlive: request.keepsAlive, includeBody: request.method != "HEAD",
-                            until: .now + .seconds(timeout))
-                    }
+            // Done with the connection: kept for the client's next request, or closed.
+            let finish: @Sendable (Bool) -> Void = { written in
                 // A streamed body is read no further (and the connection not kept) once answered.
                 request.bodyStream?.stop()
                 if request.keepsAlive, written, request.bodyStream == nil {
-                    Self.setBlocking(fd, false, sendTimeout: timeout)
                     returned.withLock { $0.append(fd) }
                     var byte: UInt8 = 1
                     _ = Glibc.write(wake.write, &byte, 1)
@@ -284,7 +278,42 @@ package final class LoopbackHTTPServer: Sendable {
                 }
                 answering.withLock { $0 -= 1 }
             }
+            var bytes: [UInt8] = []
+            if response.bodyStream == nil {
+                bytes = Self.serialize(
+                    response, keepAlive: request.keepsAlive, includeBody: request.method != "HEAD")
+                guard let sent = Self.sendWithoutWaiting(fd, bytes) else { return finish(false) }
+                if sent == bytes.count { return finish(true) }
+                bytes.removeFirst(sent)
+            }
+            BlockingIO.detached { [bytes] in
+                Self.setBlocking(fd, true, sendTimeout: timeout)
+                let written =
+                    if let stream = response.bodyStream {
+                        Self.writeStreamed(fd, response, stream, for: request)
+                    } else {
+                        Self.write(fd, bytes, until: .now + .seconds(timeout))
+                    }
+                Self.setBlocking(fd, false, sendTimeout: timeout)
+                finish(written)
+            }
         }
+    }
+
+    /// Sends what the non-blocking `fd` takes of `bytes` now: how many bytes went, or nil when the
+    /// connection failed.
+    private static func sendWithoutWaiting(_ fd: Int32, _ bytes: [UInt8]) -> Int? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes {
+                send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
+            if written < 0, errno == EINTR { continue }
+            if written < 0, errno == EAGAIN || errno == EWOULDBLOCK { return offset }
+            if written <= 0 { return nil }
+            offset += written
+        }
+        return offset
     }
 
     /// Whether a new connection waits in the listening socket's queue.
@@ -444,7 +473,12 @@ package final class LoopbackHTTPServer: Sendable {
         _ fd: Int32, _ response: Response, keepAlive: Bool = false, includeBody: Bool = true,
         until deadline: ContinuousClock.Instant? = nil
     ) -> Bool {
-        let bytes = serialize(response, keepAlive: keepAlive, includeBody: includeBody)
+        write(fd, serialize(response, keepAlive: keepAlive, includeBody: includeBody), until: deadline)
+    }
+
+    /// Writes all of `bytes`; false when the client went away, or (for a blocking `fd`) has not
+    /// read them all by `deadline`.
+    private static func write(_ fd: Int32, _ bytes: [UInt8], until deadline: ContinuousClock.Instant?) -> Bool {
         var offset = 0
         while offset < bytes.count {
             if let deadline {

@@ -141,12 +141,18 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
 
     // MARK: - Parsing
 
-    struct Parts { var scheme: String; var host: String; var port: Int; var path: String }
+    struct Parts: Sendable, Equatable { var scheme: String; var host: String; var port: Int; var path: String }
 
     /// The parts of `url` in its one strict reading (``StrictURL``): refused when URL readers could
     /// disagree about it, with dot segments removed.
+    /// The last few readings are kept (``RecentURLParts``): one request asks this a dozen times.
     static func parts(of url: URL) throws -> Parts {
-        let strict = try StrictURL.parse(url.absoluteString)
+        try RecentURLParts.shared.parts(of: url.absoluteString, reading: readParts)
+    }
+
+    /// ``parts(of:)`` without the kept readings.
+    static func readParts(_ text: String) throws -> Parts {
+        let strict = try StrictURL.parse(text)
         let path = trimmingTrailingSlashes(strict.path)
         return Parts(scheme: strict.scheme, host: strict.host, port: strict.port, path: path)
     }
