@@ -72,10 +72,13 @@ final class ServeManagers: Sendable {
     ///
     /// The stores are read again (their caches dropped: the next question reads the backend, and
     /// the API keys read) only when a backend's change stamp differs from the one taken before the
-    /// last reading, or is unknown (``CredentialStorageBackend/changeStamp``): a request after no
-    /// change costs a few `stat`s, not the keyring's D-Bus round trips.
+    /// last reading, or is unknown (``CredentialStorageBackend/changeStamp``), and at least every
+    /// ``ChangeStampedValue/maximumAge`` (2 s: a change that leaves no stamp, such as a logout run
+    /// with another `XDG_RUNTIME_DIR`, counts within it): a request after no change costs a few
+    /// `stat`s, not the keyring's D-Bus round trips.
     func reread(for url: URL) async throws {
         let manager = stored
+        let readAt = ContinuousClock.now
         let stamps = Self.changeStamps(of: manager)
         let keys: [APIKeyCredential]
         if let known = storedKeys.value(at: stamps) {
@@ -85,7 +88,7 @@ final class ServeManagers: Sendable {
             manager.iapCredentialStore.invalidateCache()
             manager.networkCredentialStore.invalidateCache()
             keys = try await Self.storedKeys(in: manager.arcGISCredentialStore)
-            storedKeys.keep(keys, readAfter: stamps)
+            storedKeys.keep(keys, readAfter: stamps, readAt: readAt)
         }
         if let key = keys.first(where: { ScopedCredential($0).covers(url) }) {
             manager.apiKey = key

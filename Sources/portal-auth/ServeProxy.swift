@@ -81,7 +81,13 @@ struct ServeProxy {
                 parameters += Self.withoutTokens(FormEncoding.decode(String(decoding: request.body, as: UTF8.self)))
             }
             // A longer form streams on, its token parameters dropped on the way (sent once: no retry).
-            _ = request.bodyStream?.apply(FormTokenFilter())
+            // Only a POST's: a GET with a body is refused, never turned into a POST.
+            if let body = request.bodyStream {
+                guard request.method == "POST" else { return .text(400, "a GET request with a body is not forwarded") }
+                guard body.apply(FormTokenFilter()) else {
+                    return .text(500, "the request body could not be filtered: not forwarded")
+                }
+            }
             let manager = try await managers.manager(for: url)
             guard try await ServeScope.covers(url, manager: manager) else {
                 return ServeErrors.body(
@@ -114,9 +120,11 @@ struct ServeProxy {
     }
 
     /// The length of a streamed body as the server announced it: its `Content-Length`, when the
-    /// body comes as sent (no `Content-Encoding`, which the transport decodes); else nil (chunked).
+    /// body comes as sent (no `Content-Encoding`, which the transport decodes, and no
+    /// `Transfer-Encoding`, whose length wins over it); else nil (chunked).
     static func streamedLength(_ response: TransportResponse) -> Int? {
-        guard response.header("Content-Encoding").map({ $0.lowercased() == "identity" }) ?? true,
+        guard response.header("Transfer-Encoding") == nil,
+            response.header("Content-Encoding").map({ $0.lowercased() == "identity" }) ?? true,
             let text = response.header("Content-Length"), !text.isEmpty, text.utf8.count <= 18,
             text.utf8.allSatisfy({ (0x30...0x39).contains($0) })
         else { return nil }

@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func aKeptValueIsGivenBackWhileTheStampsStayTheSame() {
-        let kept = ChangeStampedValue<[String]>()
+        let kept = ChangeStampedValue<[String]>(maximumAge: .seconds(3600))
         #expect(kept.value(at: [a]) == nil)
         kept.keep(["one"], readAfter: [a, b])
         #expect(kept.value(at: [a, b]) == ["one"])
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func manyReadersAtOnceGetOnlyAValueKeptWithTheirStamps() async {
-        let kept = ChangeStampedValue<UInt64>()
+        let kept = ChangeStampedValue<UInt64>(maximumAge: .seconds(3600))
         let stamps = (0..<8).map { CredentialStoreChangeStamp([UInt64($0)]) }
         await withTaskGroup(of: Bool.self) { group in
             for task in 0..<64 {
@@ -109,7 +109,7 @@ import Testing
             func checkAvailable() throws {}
         }
         #expect(Old().changeStamp == nil)
-        let kept = ChangeStampedValue<Int>()
+        let kept = ChangeStampedValue<Int>(maximumAge: .seconds(3600))
         kept.keep(1, readAfter: [Old().changeStamp])
         #expect(kept.value(at: [Old().changeStamp]) == nil)
     }
@@ -142,5 +142,19 @@ import Testing
     ])
     func theSameAsTheStringReading(_ path: String) {
         #expect(ServerContext.contextPath(of: path) == Self.reference(path))
+    }
+
+    /// A kept value is given back for at most its maximum age, whatever the stamps say: a change
+    /// that leaves no stamp behind counts within that time.
+    @Test func aKeptValueIsGivenBackForItsMaximumAgeAtMost() {
+        let kept = ChangeStampedValue<Int>(maximumAge: .seconds(2))
+        let a = CredentialStoreChangeStamp([1, 2, 3])
+        let b = CredentialStoreChangeStamp([1, 2, 4])
+        let readAt = ContinuousClock.now
+        kept.keep(7, readAfter: [a], readAt: readAt)
+        #expect(kept.value(at: [a], now: readAt + .milliseconds(1999)) == 7)
+        #expect(kept.value(at: [a], now: readAt + .seconds(2)) == nil)
+        #expect(kept.value(at: [b], now: readAt + .milliseconds(1)) == nil)
+        #expect(ChangeStampedValue<Int>().maximumAge == .seconds(2))
     }
 }

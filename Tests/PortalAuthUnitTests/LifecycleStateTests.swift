@@ -170,6 +170,10 @@ import Testing
         // Signed out meanwhile in another process: not brought back.
         #expect(decide(end, nil, true) == .signedOut)
         #expect(decide(end, nil, false) == .renew)
+        // The store gives dates back as milliseconds in a double: the same end, not another.
+        let stored = Date(timeIntervalSince1970: (end.timeIntervalSince1970 * 1000).rounded() / 1000 + 0.0004)
+        #expect(decide(end, .some(stored), true) == .renew)
+        #expect(decide(end, .some(end.addingTimeInterval(1)), true) == .useStored)
     }
 
     /// When nothing renews a credential: a refused one is never used again; one that was only

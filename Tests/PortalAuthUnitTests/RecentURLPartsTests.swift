@@ -57,4 +57,14 @@ import Testing
         let upper = try recent.parts(of: "https://h.example/portal", reading: ServerContext.readParts)
         #expect(lower.path == "/Portal" && upper.path == "/portal")
     }
+
+    /// Canonically equivalent texts are different URLs: a kept reading of one is never the other's
+    /// (the Kelvin sign K is refused where K is read).
+    @Test func equivalentTextsAreNotTheSameURL() throws {
+        let recent = RecentURLParts(capacity: 8)
+        _ = try recent.parts(of: "https://h.example/pathK", reading: ServerContext.readParts)
+        #expect(throws: PortalAuthError.self) {
+            try recent.parts(of: "https://h.example/path\u{212A}", reading: ServerContext.readParts)
+        }
+    }
 }

@@ -68,6 +68,13 @@ final class RenewOnce: Sendable {
         guard info.accessToken != Renewal.token(renewal.credential).accessToken, !info.expires(within: 30) else {
             return nil
         }
+        // A renewal to last is settled only by one to last: an ordinary refresh meanwhile leaves the
+        // end where it was, and the holder's renewal is waited for, then decided on its own.
+        if renewal.lasting, Renewal.renewableUntil(renewal.credential) != nil,
+            RenewalDecision.sameEnd(Renewal.renewableUntil(stored), Renewal.renewableUntil(renewal.credential))
+        {
+            return nil
+        }
         return .some(stored)
     }
 

@@ -46,7 +46,18 @@ enum RenewalDecision {
     /// was renewed to last by another task or process meanwhile.
     static func firstStepToLast(current: Date?, stored: Date??, crossProcess: Bool) -> FirstStep {
         guard let stored else { return crossProcess ? .signedOut : .renew }
-        return stored != current ? .useStored : .renew
+        return sameEnd(stored, current) ? .renew : .useStored
+    }
+
+    /// Whether two ends of a renewal are the same: both none, or within a second of each other
+    /// (the store keeps dates as milliseconds in a double, which does not give every `Date` back
+    /// exactly).
+    static func sameEnd(_ one: Date?, _ other: Date?) -> Bool {
+        switch (one, other) {
+        case (nil, nil): true
+        case (let one?, let other?): abs(one.timeIntervalSince(other)) < 1
+        default: false
+        }
     }
 
     /// When nothing renewed it: a refused or expired credential is not used again; one only close

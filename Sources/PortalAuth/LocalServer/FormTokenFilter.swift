@@ -1,19 +1,29 @@
-/// Drops every `token` parameter (any case, however percent-encoded) from a form body
-/// (`application/x-www-form-urlencoded`) that passes in pieces, as a local proxy streams it: a
-/// client's own token never goes on. The body keeps its length (its announced `Content-Length`
+/// Drops every `token` parameter from a form body (`application/x-www-form-urlencoded`) that
+/// passes in pieces, as a local proxy streams it: a client's own token never goes on, however a
+/// reader upstream might read the name. The body keeps its length (its announced `Content-Length`
 /// stays true): each byte of a dropped parameter becomes `&`, an empty parameter that form readers
-/// skip. Linear, and it holds at most one parameter name of 15 bytes (`token` percent-encoded
-/// whole): a longer name is passed on at once.
+/// skip.
+///
+/// A parameter (after `&`, or at the start) is dropped when its name is `token` in any case, or
+/// holds any byte but letters, digits and `_ . - [ ]`: ArcGIS's parameter names are plain, and a
+/// percent-encoded, `+` or non-ASCII name is one that readers decode differently (`%74oken`,
+/// `%u0074oken`, a Kelvin sign that lowercases to `k`). After a `;` (a separator to some readers),
+/// what follows is dropped when it decodes to `token` (within 21 bytes, `%74%6F%E2%84%AA%65%6E`);
+/// else it passes as it is, part of the value before it. Linear; it holds at most 21 bytes.
 package final class FormTokenFilter: RequestBodyStream.Transform {
-    /// The name of the parameter being read, until it is known whether it is `token`.
+    /// The name being read, until it is known whether to drop it.
     private var name: [UInt8] = []
-    /// Whether the current parameter's fate is decided (then `dropping` says which).
+    /// Whether the current name's fate is decided (then `dropping` says which).
     private var decided = false
     private var dropping = false
+    /// Whether the current name follows a `;` (read as a possible parameter, not dropped for its bytes alone).
+    private var afterSemicolon = false
 
-    /// The longest name that can read as `token` (`%74%6F%6B%65%6E`).
-    private static let longestToken = 15
+    /// The longest name that can decode to `token` in some reader.
+    private static let longestToken = 21
     private static let ampersand: UInt8 = 0x26
+    private static let semicolon: UInt8 = 0x3B
+    private static let equals: UInt8 = 0x3D
 
     package init() {}
 
@@ -21,20 +31,26 @@ package final class FormTokenFilter: RequestBodyStream.Transform {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + Self.longestToken)
         for byte in bytes {
-            if byte == Self.ampersand {  // The parameter ends; the separator stays.
+            if byte == Self.ampersand || (byte == Self.semicolon && !(decided && dropping)) {
+                // A parameter ends; the separator stays.
                 if !decided { decide(into: &out) }
                 out.append(byte)
                 name = []
                 decided = false
                 dropping = false
+                afterSemicolon = byte == Self.semicolon
             } else if decided {
                 out.append(dropping ? Self.ampersand : byte)
-            } else if byte == 0x3D {  // "=": the name is whole.
+            } else if byte == Self.equals {  // The name is whole.
                 decide(into: &out)
                 out.append(dropping ? Self.ampersand : byte)
             } else {
                 name.append(byte)
-                if name.count > Self.longestToken { decide(into: &out) }
+                if !afterSemicolon, !Self.isPlain(byte) {
+                    decide(into: &out, dropping: true)
+                } else if name.count > (afterSemicolon ? Self.longestToken : 5) {
+                    decide(into: &out)
+                }
             }
         }
         return out
@@ -46,12 +62,23 @@ package final class FormTokenFilter: RequestBodyStream.Transform {
         return out
     }
 
-    /// Decides the current parameter on its name so far: dropped when it reads as `token`; its
-    /// name goes out, or as many `&`.
-    private func decide(into out: inout [UInt8]) {
+    /// Letters, digits, `_`, `.`, `-`, `[`, `]`: the bytes of a name every reader reads alike.
+    static func isPlain(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x5F, 0x2E, 0x2D, 0x5B, 0x5D: true
+        default: false
+        }
+    }
+
+    /// Decides the current parameter on its name so far: dropped when `dropping` says so or the
+    /// name reads as `token`; its name goes out, or as many `&`.
+    private func decide(into out: inout [UInt8], dropping drop: Bool = false) {
         decided = true
         let text = String(decoding: name, as: UTF8.self)
-        dropping = name.count <= Self.longestToken && FormEncoding.decode(text).first?.0.lowercased() == "token"
+        dropping =
+            drop
+            || name.count <= Self.longestToken
+                && FormEncoding.decode(text).first?.0.lowercased() == "token"
         out += dropping ? [UInt8](repeating: Self.ampersand, count: name.count) : name
     }
 }

@@ -279,7 +279,8 @@ package final class LoopbackHTTPServer: Sendable {
                 answering.withLock { $0 -= 1 }
             }
             var bytes: [UInt8] = []
-            if response.bodyStream == nil {
+            // (A request whose body streams is finished on the thread: stopping its body may wait.)
+            if response.bodyStream == nil, request.bodyStream == nil {
                 bytes = Self.serialize(
                     response, keepAlive: request.keepsAlive, includeBody: request.method != "HEAD")
                 guard let sent = Self.sendWithoutWaiting(fd, bytes) else { return finish(false) }
@@ -291,6 +292,10 @@ package final class LoopbackHTTPServer: Sendable {
                 let written =
                     if let stream = response.bodyStream {
                         Self.writeStreamed(fd, response, stream, for: request)
+                    } else if request.bodyStream != nil {
+                        Self.write(
+                            fd, response, keepAlive: request.keepsAlive, includeBody: request.method != "HEAD",
+                            until: .now + .seconds(timeout))
                     } else {
                         Self.write(fd, bytes, until: .now + .seconds(timeout))
                     }

@@ -5,7 +5,8 @@
 /// URL strictly was the largest part of `serve`'s own time per request (a profile of 400 proxied
 /// queries: 11% of all samples, 0.1–0.2 ms a request). The reading is a pure function of the
 /// URL's text, so an answer kept for the same text is exactly what reading it again gives; only
-/// readings that succeeded are kept, and only the last ``capacity``. A lookup compares the text
+/// readings that succeeded are kept, and only the last ``capacity``. Texts are compared byte for
+/// byte (not as Swift compares strings, which takes canonically equivalent text as equal). A lookup compares the text
 /// with at most ``capacity`` kept ones, each compare linear in its length (a URL is at most 16 KiB).
 final class RecentURLParts: Sendable {
     /// The one every reading of a URL's parts goes through.
@@ -24,7 +25,9 @@ final class RecentURLParts: Sendable {
     func parts(
         of text: String, reading read: (String) throws -> ServerContext.Parts
     ) throws -> ServerContext.Parts {
-        if let kept = entries.withLock({ entries in entries.last(where: { $0.text == text })?.parts }) {
+        if let kept = entries.withLock({ entries in
+            entries.last(where: { $0.text.utf8.elementsEqual(text.utf8) })?.parts
+        }) {
             return kept
         }
         let parts = try read(text)
