@@ -7,7 +7,8 @@ import Foundation
 #endif
 
 /// The bounds one transfer runs under: what a server may send (body after decompression, header
-/// bytes and lines) and for how long (an overall deadline and a low-speed limit), with the
+/// bytes and lines) and for how long (an overall deadline, except for a streamed body, and a
+/// low-speed limit), with the
 /// errors that name the limit that stopped it.
 struct TransferLimits: Sendable {
     /// Which bound the C write callbacks stopped a transfer at.
@@ -35,6 +36,8 @@ struct TransferLimits: Sendable {
     var method: TransportRequest.Method
     /// Whether a long success body is streamed (``ResponseBodyStream``): no size bound applies to it.
     var streams: Bool
+    /// Whether the request's body is streamed from a local client (``RequestBodyStream``).
+    var streamsBody: Bool
 
     init(_ request: TransportRequest, _ configuration: TransportConfiguration) {
         maxResponseSize = max(0, request.maxResponseSize ?? configuration.maxResponseSize)
@@ -46,12 +49,20 @@ struct TransferLimits: Sendable {
         lowSpeedTime = configuration.lowSpeedTime
         method = request.method
         streams = request.responseStream != nil
+        streamsBody = request.bodyStream != nil
     }
+
+    /// The overall deadline, in seconds (0: none). A transfer that streams a body either way runs
+    /// as long as its data flows: a 100 MB form from a client, or a large answer to one, takes as
+    /// long as the slower side needs, and an overall deadline cut it part-way on a loaded machine.
+    /// It stays bounded in time by the low-speed limit (and the local side by its own idle and
+    /// write timeouts); without a low-speed limit the deadline holds.
+    var deadline: Double { (streams || streamsBody) && lowSpeedLimit > 0 ? 0 : timeout }
 
     /// Sets the deadline, the low-speed limit, and the size bounds on `transfer`.
     func apply(to transfer: OpaquePointer, check: (CURLcode, String) throws -> Void) throws {
         let easy = pa_transfer_easy(transfer)
-        try check(pa_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout * 1000)), "TIMEOUT_MS")
+        try check(pa_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(deadline * 1000)), "TIMEOUT_MS")
         if lowSpeedLimit > 0 {
             try check(pa_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, lowSpeedLimit), "LOW_SPEED_LIMIT")
             try check(
