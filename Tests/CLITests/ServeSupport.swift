@@ -29,7 +29,8 @@ struct ServeUse {
     /// `start_serve [ARGS]`: starts `portal-auth serve --listen 127.0.0.1:0 --state-file serve.json
     /// ARGS` in the background and waits for its state file (written once it listens); sets
     /// `BASE` and `SERVE_PID`; fails when the file has not appeared within 30 seconds. `stop_serve` sends SIGTERM and returns its exit status. The server
-    /// is killed when the script ends, whatever happens.
+    /// is killed when the script ends, whatever happens. `counters` prints the emulator's counters;
+    /// `sign_ins_since FILE` prints `password sign-ins: N`, counted since FILE (`counters` saved).
     static let functions = #"""
         start_serve() {
           portal-auth serve --listen 127.0.0.1:0 --state-file serve.json "$@" </dev/null >serve.out 2>serve.err &
@@ -50,15 +51,21 @@ struct ServeUse {
           return "$status"
         }
         trap '[ -z "${SERVE_PID:-}" ] || kill "$SERVE_PID" 2>/dev/null; true' EXIT
+        counters() { curl -sS --cacert "$CA" "$ORIGIN/emulator/counters"; }
+        sign_ins_since() {
+          counters | python3 -c 'import json, sys
+        b, a = json.load(open(sys.argv[1])), json.load(sys.stdin)
+        print("password sign-ins:", a["generateTokenRequests"] - b["generateTokenRequests"])' "$1"
+        }
 
         """#
 
     /// A bash script with the serve functions, in the test's folder, with its variables
     /// (`ORIGIN`: the emulator's admin origin; `CA`: its CA).
-    func bash(_ script: String, extra: [String: String] = [:]) async throws -> CLIResult {
+    func bash(_ script: String, extra: [String: String] = [:], timeout: TimeInterval = 90) async throws -> CLIResult {
         try await use.bash(
             Self.functions + script,
-            extra: ["ORIGIN": origin, "CA": emulator.caCertificatePath].merging(extra) { $1 })
+            extra: ["ORIGIN": origin, "CA": emulator.caCertificatePath].merging(extra) { $1 }, timeout: timeout)
     }
 
     /// The request log's lines for paths containing `path`.

@@ -50,10 +50,12 @@ struct TokenUse {
     }
 
     /// A bash script run in the test's folder with this test's variables.
-    func bash(_ script: String, stdin: String? = nil, extra: [String: String] = [:]) async throws -> CLIResult {
+    func bash(
+        _ script: String, stdin: String? = nil, extra: [String: String] = [:], timeout: TimeInterval = 90
+    ) async throws -> CLIResult {
         try await CLI.run(
             "/bin/bash", ["-c", "set -euo pipefail; cd \"$0\"\n" + script, directory], stdin: stdin,
-            environment: environment.merging(extra) { $1 })
+            environment: environment.merging(extra) { $1 }, timeout: timeout)
     }
 
     /// Signs alice in with a password (and the extra options).
