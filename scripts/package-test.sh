@@ -151,7 +151,7 @@ demo() {
     portal-auth token --format json | python3 -c "
 import json, sys
 answer = json.load(sys.stdin)
-assert answer[\"token\"] and answer[\"headers\"][\"X-Esri-Authorization\"].startswith(\"Bearer \"), answer.keys()
+assert answer[\"token\"] and answer[\"headers\"][\"Authorization\"].startswith(\"Bearer \"), answer.keys()
 print(\"token json: server\", answer[\"server\"], \"expires\", answer[\"expires\"])"
     portal-auth token "$server/rest/services/Parcels/FeatureServer/0" --format header | sed "s/ .*/ .../"
     portal-auth request "$server/rest/services/Parcels/FeatureServer/0/query" -f "where=1=1" -f returnCountOnly=true |

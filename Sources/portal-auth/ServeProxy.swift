@@ -15,7 +15,7 @@ import Foundation
 /// GET, and POST with a form body (the ArcGIS REST way). Whatever authorization the client sent
 /// is dropped: no client header is forwarded (`Authorization`, `X-Esri-Authorization`, `Cookie`
 /// and the rest), and `token` parameters are removed from the query and the form. The answer's
-/// status, headers (less those of the hop: ``droppedResponseHeaders``) and body come back.
+/// status, the headers a client reads a body by (``passedResponseHeaders``) and body come back.
 ///
 /// The answer's body is passed on as it arrives (``ResponseBodyStream``) once it is longer than
 /// ``streamAfter`` and its status is a success: status and headers first, then the body, with
@@ -48,19 +48,21 @@ struct ServeProxy {
     /// again after a refusal); a longer one, up to 1 GiB, streams on as it arrives (once).
     static let requestLimits = LoopbackHTTPRequest.Limits(bodyBytes: 1 << 20, streamedBodyBytes: 1 << 30)
 
-    /// Response headers not passed back: the hop's own, the length and encoding of a body that
-    /// the transport has decoded, cookies, CORS (and every `Access-Control-*`), and the redirect's own `Location`.
-    static let droppedResponseHeaders: Set<String> = [
-        "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
-        "transfer-encoding", "upgrade", "content-length", "content-encoding", "set-cookie", "set-cookie2",
-        "strict-transport-security", "alt-svc", "location", "www-authenticate",
+    /// The response headers passed back, by lower-case name: what a client needs to read a body
+    /// (type, length, ranges, caching, validators, dates). Every other header stays here: those of
+    /// the hop, a decoded body's `Content-Encoding`, and every header that makes a browser act on
+    /// a page served in serve's origin (`Set-Cookie`, CORS, `Refresh`, `Link`, `Referrer-Policy`,
+    /// the upstream's CSP, reporting and speculation headers, and whatever is invented next), so an
+    /// upstream cannot have a browser do anything as serve. ``ServeRouter/hardened(_:)`` adds serve's
+    /// own policy to every answer.
+    static let passedResponseHeaders: Set<String> = [
+        "content-type", "content-disposition", "content-language", "content-range", "accept-ranges",
+        "cache-control", "expires", "pragma", "age", "date", "last-modified", "etag", "vary", "retry-after",
     ]
 
-    /// Whether the response header `name` is not passed back: one of ``droppedResponseHeaders``, or
-    /// any `Access-Control-*` (a local page must never be let read the answer).
+    /// Whether the response header `name` is not passed back (not in ``passedResponseHeaders``).
     static func dropsResponseHeader(_ name: String) -> Bool {
-        let name = name.lowercased()
-        return droppedResponseHeaders.contains(name) || name.hasPrefix("access-control-")
+        !passedResponseHeaders.contains(name.lowercased())
     }
 
     func answer(_ request: LoopbackHTTPRequest, remote: String, query: String) async -> LoopbackHTTPServer.Response {

@@ -7,16 +7,42 @@ import Foundation
 #endif
 
 /// What `serve` answers each local request with. Before anything else: the request must name the
-/// secret as its first path segment, carry no `Origin` (a browser page, DNS rebinding) and name a
-/// loopback `Host`; anything else is refused and nothing is contacted. Then `token?url=URL` is
-/// the token endpoint (``ServeTokenEndpoint``) and `https/HOST[:PORT]/PATH` the proxy
-/// (``ServeProxy``). No answer carries CORS headers.
+/// secret as its first path segment, carry nothing only a web page sends (``refusal(_:secret:)``)
+/// and name a loopback `Host`; anything else is refused and nothing is contacted. Then
+/// `token?url=URL` is the token endpoint (``ServeTokenEndpoint``) and `https/HOST[:PORT]/PATH` the
+/// proxy (``ServeProxy``). Every answer, refusals included, carries serve's policy
+/// (``hardened(_:)``): a browser runs nothing it is served in serve's origin.
 struct ServeRouter: Sendable {
     let secret: String
     let managers: ServeManagers
 
-    /// The answer to `request`.
+    /// The headers every answer carries: the page is sandboxed (an opaque origin, no scripts, forms,
+    /// popups or navigation of other windows), never framed, never read as another type, sends no
+    /// `Referer` (which would carry the secret), and may not be embedded by another origin's page.
+    static let policyHeaders: [(name: String, value: String)] = [
+        ("Content-Security-Policy", "sandbox; frame-ancestors 'none'"), ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"), ("Cross-Origin-Resource-Policy", "same-origin"),
+    ]
+
+    /// `response` with ``policyHeaders`` (replacing any of the same name).
+    static func hardened(_ response: LoopbackHTTPServer.Response) -> LoopbackHTTPServer.Response {
+        var response = response
+        let names = Set(policyHeaders.map { $0.name.lowercased() })
+        response.headers = response.headers.filter { !names.contains($0.name.lowercased()) } + policyHeaders
+        return response
+    }
+
+    /// The answer to `request`, with serve's policy.
     func answer(_ request: LoopbackHTTPRequest) async -> LoopbackHTTPServer.Response {
+        Self.hardened(await route(request))
+    }
+
+    /// The refusal of `request` on its head, with serve's policy; nil for one to answer.
+    static func headRefusal(_ request: LoopbackHTTPRequest, secret: String) -> LoopbackHTTPServer.Response? {
+        refusal(request, secret: secret).map(hardened)
+    }
+
+    private func route(_ request: LoopbackHTTPRequest) async -> LoopbackHTTPServer.Response {
         if let refusal = Self.refusal(request, secret: secret) { return refusal }
         let (path, query) = request.pathAndQuery
         // After "/SECRET/".
@@ -32,8 +58,12 @@ struct ServeRouter: Sendable {
         return .text(404, "not found: use BASE/token?url=URL or BASE/https/HOST/PATH")
     }
 
-    /// The refusal of a request that does not name the secret, comes from a browser page
-    /// (`Origin`), or names a host that is not loopback (DNS rebinding); nil for one to answer.
+    /// The refusal of a request that does not name the secret, comes from a web page, or names a
+    /// host that is not loopback (DNS rebinding); nil for one to answer. What only a page sends: an
+    /// `Origin` of any value (`null` from a sandboxed page included), a `Sec-Fetch-Site` other than
+    /// `none` (`none` is a URL the user typed or bookmarked; a page's requests and navigations, its
+    /// images, frames and forms, say `same-origin`, `same-site` or `cross-site`), and a `Referer`
+    /// that holds the secret (a page served through serve). curl, GDAL, QGIS and requests send none.
     static func refusal(_ request: LoopbackHTTPRequest, secret: String) -> LoopbackHTTPServer.Response? {
         let path = request.pathAndQuery.path
         let first = path.dropFirst().prefix { $0 != "/" }
@@ -43,6 +73,12 @@ struct ServeRouter: Sendable {
         }
         if request.header("Origin") != nil {
             return .text(403, "forbidden: requests from web pages (with an Origin header) are refused")
+        }
+        if let site = request.header("Sec-Fetch-Site"), site.lowercased() != "none" {
+            return .text(403, "forbidden: requests from web pages (with a Sec-Fetch-Site header) are refused")
+        }
+        if let referer = request.header("Referer"), referer.contains(secret) {
+            return .text(403, "forbidden: requests from pages served through serve are refused")
         }
         if let host = request.header("Host"), !isLoopbackHost(host) {
             return .text(403, "forbidden: the Host header does not name a loopback address")

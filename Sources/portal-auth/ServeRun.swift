@@ -45,7 +45,7 @@ struct ServeRun: AsyncParsableCommand {
                 "portal-auth: serving on http://\(server.address)/ (the base URL, with its secret: "
                     + "portal-auth serve url URL\(stateFile.map { ", or the state file \($0)" } ?? ""))")
             let router = ServeRouter(secret: secret, managers: managers)
-            await server.run(headFilter: { ServeRouter.refusal($0, secret: secret) }) { await router.answer($0) }
+            await server.run(headFilter: { ServeRouter.headRefusal($0, secret: secret) }) { await router.answer($0) }
             state?.remove()
             signals.forEach { $0.cancel() }
             exitProcess(0)

@@ -14,14 +14,22 @@ extension Token {
     /// The version of the `--format json` object; it changes only when a key changes meaning or goes.
     static let jsonVersion = 1
 
-    /// The headers to send with the tokens, in order: `X-Esri-Authorization` (and `Referer` for a
-    /// token bound to one) for the ArcGIS credential, `Authorization` for the proxy's.
+    /// The headers to send with the tokens, in order: the ArcGIS token (and `Referer` for a token
+    /// bound to one), then the proxy's `Authorization`.
+    ///
+    /// The ArcGIS token goes in `Authorization: Bearer`, the one header that the clients these
+    /// headers are handed to (curl, GDAL and everything else on libcurl, python requests) drop when a
+    /// redirect takes them to another host, port or scheme: a custom header such as
+    /// `X-Esri-Authorization` follows the redirect, and so would the token. Behind an identity-aware
+    /// proxy `Authorization` is the proxy's, so the ArcGIS token goes in `X-Esri-Authorization`, which
+    /// ArcGIS reads first (docs/security.md says what follows a redirect there, and the safe way).
     static func headers(
         _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?
     ) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
         if let credential {
-            headers.append(("X-Esri-Authorization", "Bearer \(credential.tokenInfo.accessToken)"))
+            let name = proxy == nil ? "Authorization" : "X-Esri-Authorization"
+            headers.append((name, "Bearer \(credential.tokenInfo.accessToken)"))
             if let referer = credential.referer { headers.append(("Referer", referer)) }
         }
         if let proxy { headers.append(("Authorization", "Bearer \(proxy.tokenInfo.accessToken)")) }

@@ -44,7 +44,7 @@ import Testing
 
                 let header = try await CLI.portalAuth(
                     ["token", "--format", "header"], emulator: emulator, environment: env)
-                #expect(header.stdout.contains("X-Esri-Authorization: Bearer \(plain)"))
+                #expect(header.trimmedStdout == "Authorization: Bearer \(plain)", "\(header.stdout)")
                 let exports = try await CLI.portalAuth(
                     ["token", "--format", "env"], emulator: emulator, environment: env)
                 #expect(exports.stdout.contains("export PORTAL_AUTH_TOKEN='\(plain)'"))

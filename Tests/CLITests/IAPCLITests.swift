@@ -124,7 +124,8 @@ func withIAPConfig<T>(
                         #expect(
                             fast.status == 0 && fast.stdout == full.stdout && fast.stderr == full.stderr
                                 && !fast.stdout.lowercased().contains("proxy")
-                                && !fast.stdout.split(separator: "\n").contains { $0.hasPrefix("Authorization:") },
+                                // (The proxy's Entra token, a JWT, is in none: Authorization holds the ArcGIS one.)
+                                && !fast.stdout.contains("Bearer ey"),
                             "\(format): \(fast.stdout) | \(full.stdout)")
                     }
                     let me = try await CLI.portalAuth(

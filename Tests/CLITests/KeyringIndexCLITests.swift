@@ -110,7 +110,7 @@ import Testing
                     #expect(arcGIS.status == 0, "\(arcGIS.stderr)")
                     let before = try await CLI.portalAuth(
                         ["token", proxied, "--format", "header"], emulator: emulator, environment: env)
-                    #expect(before.trimmedStdout == "X-Esri-Authorization: Bearer arcgis-token", "\(before.stderr)")
+                    #expect(before.trimmedStdout == "Authorization: Bearer arcgis-token", "\(before.stderr)")
                     let index = try String(contentsOfFile: try indexFile(keyring), encoding: .utf8)
                     #expect(index.split(separator: "\n").contains { $0.hasPrefix("has:") && $0.hasSuffix(" 0") })
 

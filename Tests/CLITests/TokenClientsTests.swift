@@ -49,7 +49,7 @@ import Testing
             #expect(object["referer"] as? String == referer)
             let headers = try #require(object["headers"] as? [String: String])
             #expect(headers["Referer"] == referer)
-            #expect(headers["X-Esri-Authorization"] == "Bearer \(object["token"] as? String ?? "-")")
+            #expect(headers["Authorization"] == "Bearer \(object["token"] as? String ?? "-")")
             let expires = try #require(object["expires_epoch"] as? Int)
             #expect(
                 (object["expires"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) }?.timeIntervalSince1970

@@ -230,7 +230,7 @@ def two_servers():
 class HostileServer:
     """An HTTPS server on loopback that records every request (method, path, headers, body) and,
     for a query ``to=URL``, redirects there with the status ``code`` (302 by default). A path
-    containing ``reject-once`` answers its first request that carries X-Esri-Authorization with
+    containing ``reject-once`` answers its first request that carries a token header with
     ArcGIS's 498 (in a 200 JSON answer), as a server that no longer takes a token does."""
 
     def __init__(self, cert, key):
@@ -246,7 +246,7 @@ class HostileServer:
                                    "body": body})
                 query = parse_qs(urlsplit(self.path).query)
                 path = urlsplit(self.path).path
-                if "reject-once" in path and path not in owner.rejected and "X-Esri-Authorization" in self.headers:
+                if "reject-once" in path and path not in owner.rejected and ("Authorization" in self.headers or "X-Esri-Authorization" in self.headers):
                     owner.rejected.add(path)
                     return self.reply(200, b'{"error": {"code": 498, "message": "Invalid token."}}')
                 if query.get("to"):

@@ -32,7 +32,7 @@ def chain(hops, code=302):
 
 
 def esri_headers(records):
-    return [r["headers"].get("X-Esri-Authorization") for r in records]
+    return [r["headers"].get("Authorization") for r in records]
 
 
 @pytest.mark.parametrize("hops", [1, 2, 3])
@@ -60,7 +60,7 @@ def test_every_redirect_hop_is_checked(session, hostile, hops):
     assert esri_headers(posted) == ["Bearer " + PREGENERATED] * hops
     collected = [r for r in outside.requests_seen() if r["path"] == "/collect"]
     assert len(collected) == 1
-    assert collected[0]["headers"].get("X-Esri-Authorization") is None
+    assert collected[0]["headers"].get("Authorization") is None
     assert token not in collected[0]["body"] and token not in str(collected[0]["headers"])
     # The scope portal-auth printed: the /arcgis server, https only.
     assert portal_auth.credential(services).scope == (inside.base + "/arcgis/",)
@@ -94,7 +94,7 @@ def test_a_retried_post_does_not_take_its_body_out_of_scope(session, hostile):
     assert [r["method"] for r in inside.requests_seen()] == ["POST", "POST"]
     collected = outside.requests_seen()
     assert len(collected) == 1 and collected[0]["body"] == ""
-    assert collected[0]["headers"].get("X-Esri-Authorization") is None
+    assert collected[0]["headers"].get("Authorization") is None
 
 
 def test_an_api_key_host_never_gets_the_users_token(session, hostile):
@@ -112,7 +112,7 @@ def test_an_api_key_host_never_gets_the_users_token(session, hostile):
         assert requests.get(keyed.base + "/geocode", params={"f": "json"}, auth=auth).json() == {"ok": True}
         answer = requests.get(me, params={"f": "json"}, auth=auth)
         assert answer.json()["username"] == "alice"
-        assert answer.request.headers["X-Esri-Authorization"] == "Bearer " + alices
+        assert answer.request.headers["Authorization"] == "Bearer " + alices
     assert esri_headers(keyed.requests_seen()) == ["Bearer " + API_KEY] * 2
 
     # The answers say so: the key names the portal as its server, and its scope is what it covers.

@@ -17,6 +17,12 @@ public struct Fault: Codable, Sendable, Equatable {
         /// A token answer whose lifetime is the word "soon": `"expires":"soon"` (generateToken) or
         /// `"expires_in":"soon"` (`oauth2/token`), as no server should send.
         case lifetimeNotANumber
+        /// HTTP 302 to `location`: an in-scope URL that sends its client to another host (item data
+        /// kept in blob storage), to see what a client that follows it carries there.
+        case redirect
+        /// HTTP 200, `text/html`, with `body` as it is: a page from an in-scope server (a hostile one
+        /// with a script, for what a browser does with it through serve).
+        case page
     }
 
     /// What goes wrong.
@@ -27,12 +33,21 @@ public struct Fault: Codable, Sendable, Equatable {
     public var count: Int?
     /// The delay for `latency`, in milliseconds.
     public var milliseconds: Int?
+    /// The `Location` of `redirect` (an absolute URL).
+    public var location: String?
+    /// The HTML of `page`.
+    public var body: String?
 
     /// Creates a fault rule.
-    public init(kind: Kind, pathContains: String? = nil, count: Int? = nil, milliseconds: Int? = nil) {
+    public init(
+        kind: Kind, pathContains: String? = nil, count: Int? = nil, milliseconds: Int? = nil, location: String? = nil,
+        body: String? = nil
+    ) {
         self.kind = kind
         self.pathContains = pathContains
         self.count = count
         self.milliseconds = milliseconds
+        self.location = location
+        self.body = body
     }
 }

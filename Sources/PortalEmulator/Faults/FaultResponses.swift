@@ -1,9 +1,8 @@
 /// What each fault kind answers.
 enum FaultResponses {
     /// The misbehaving answer for `kind` (latency never gets here: it only delays).
-    static func response(_ kind: Fault.Kind, for request: IncomingRequest, context: EmulatorContext) -> OutgoingResponse
-    {
-        switch kind {
+    static func response(_ fault: Fault, for request: IncomingRequest, context: EmulatorContext) -> OutgoingResponse {
+        switch fault.kind {
         case .http500:
             return .html(
                 "<html><head><title>500 Internal Server Error</title></head>"
@@ -30,6 +29,18 @@ enum FaultResponses {
                     .object([("access_token", token), ("expires_in", .string("soon")), ("username", .string("alice"))]))
             }
             return .json(.object([("token", token), ("expires", .string("soon")), ("ssl", .bool(true))]))
+        case .redirect:
+            return .redirect(to: fault.location ?? "https://localhost/")
+        case .page:
+            return OutgoingResponse(
+                status: 200,
+                headers: [
+                    ("Content-Type", "text/html; charset=utf-8"), ("Referrer-Policy", "unsafe-url"),
+                    ("Refresh", "3600"), ("Set-Cookie", "hostile=1; Path=/"), ("Access-Control-Allow-Origin", "*"),
+                    ("Link", "</hostile.css>; rel=preload; as=style"),
+                    ("Content-Security-Policy", "script-src * 'unsafe-inline'"),
+                ],
+                body: Array((fault.body ?? "").utf8))
         case .latency:
             return Rendering.error(ArcGISError(code: 500, message: "latency is not an answer"), for: request)
         }

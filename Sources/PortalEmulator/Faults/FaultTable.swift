@@ -5,7 +5,7 @@ struct FiredFaults: Sendable, Equatable {
     /// Total delay from latency faults, milliseconds.
     var latencyMilliseconds = 0
     /// The first non-latency fault that matched, if any.
-    var fault: Fault.Kind?
+    var fault: Fault?
 }
 
 /// The injected fault rules, consumed as they fire. Thread-safe.
@@ -46,7 +46,7 @@ final class FaultTable: Sendable {
                     default:
                         fires = fired.fault == nil
                     }
-                    if fires, rule.kind != .latency { fired.fault = rule.kind }
+                    if fires, rule.kind != .latency { fired.fault = rule }
                 }
                 if fires, let remaining = rule.count {
                     if remaining <= 1 {

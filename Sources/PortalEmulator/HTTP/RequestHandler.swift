@@ -39,7 +39,8 @@ struct RequestHandler: Sendable {
         let delay = max(0, context.configuration.latencyMilliseconds) + fired.latencyMilliseconds
         if delay > 0 { try? await Task.sleep(for: .milliseconds(delay)) }
         if let fault = fired.fault {
-            context.logger.debug("fault fired", metadata: ["kind": "\(fault.rawValue)", "path": "\(request.path)"])
+            context.logger.debug(
+                "fault fired", metadata: ["kind": "\(fault.kind.rawValue)", "path": "\(request.path)"])
             return FaultResponses.response(fault, for: request, context: context)
         }
         return route(request)

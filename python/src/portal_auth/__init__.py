@@ -101,12 +101,17 @@ class Credential:
         """Whether the proxy's token may go to url."""
         return bool(self.proxy_token) and _covers(url, self.proxy_scope)
 
+    def is_proxy_header(self, value: str) -> bool:
+        """Whether a header's value is the proxy's token (the ArcGIS token goes in ``Authorization``
+        too when there is no proxy, so the name does not tell)."""
+        return bool(self.proxy_token) and value == "Bearer " + self.proxy_token
+
     def headers_for(self, url: str) -> Dict[str, str]:
         """The headers a request to url carries: the ArcGIS token's (and its Referer) where its
         scope covers url, the proxy's where the proxy's scope does; nothing elsewhere."""
         found: Dict[str, str] = {}
         for name, value in self.headers.items():
-            if name.lower() == "authorization":
+            if self.is_proxy_header(value):
                 if self.proxy_covers(url):
                     found[name] = value
             elif self.covers(url):
@@ -292,8 +297,9 @@ def token(url: str) -> str:
 
 
 def headers(url: str) -> Dict[str, str]:
-    """Every header a request to url must carry: ``X-Esri-Authorization``, ``Referer`` for a token
-    bound to one, ``Authorization`` behind an identity-aware proxy; each only where the token's
+    """Every header a request to url must carry: ``Authorization`` with the ArcGIS token
+    (``X-Esri-Authorization`` behind an identity-aware proxy, whose token is then ``Authorization``),
+    ``Referer`` for a token bound to one; each only where the token's
     scope covers url (so none for plain http when the token requires https)."""
     return credential(url).headers_for(url)
 
@@ -363,7 +369,7 @@ class Auth(requests.auth.AuthBase):
             if value.startswith("Bearer "):
                 answer = _cache.given(value[len("Bearer ") :])
                 if answer is not None:
-                    found.append((name, answer, name == "Authorization"))
+                    found.append((name, answer, answer.is_proxy_header(value)))
         return found
 
     def _strip(self, request, url: str) -> bool:
