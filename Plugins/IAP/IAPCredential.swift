@@ -194,7 +194,7 @@ package struct EntraTokenEndpoint {
                     + "registration does not allow this grant",
                 remedy: .fixConfiguration(file: nil, key: "token_url"))
         }
-        let expiresIn = try json.lifetime("expires_in", from: where_) ?? 3600
+        let expiresIn = try json.lifetime("expires_in", from: where_, unit: .secondsFromNow) ?? 3600
         let expiry = now.addingTimeInterval(expiresIn)
         let idToken = json["id_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         // The ID token may be what goes in `Authorization: Bearer` (bearer_token id_token).
@@ -206,7 +206,7 @@ package struct EntraTokenEndpoint {
                 remedy: .reportToAdministrator(server: where_))
         }
         let claims = idToken.flatMap(Self.claims)
-        let exp = claims?["exp"]?.doubleValue.flatMap { $0.isFinite ? $0 : nil }
+        let exp = try claims?.lifetime("exp", from: where_, unit: .secondsSince1970)
         let idExpiry = exp.map { Date(timeIntervalSince1970: $0) } ?? expiry
         return EntraTokenResponse(
             accessToken: try TokenInfo(accessToken: access, expirationDate: expiry, isSSLRequired: true)

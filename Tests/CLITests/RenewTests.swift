@@ -31,6 +31,31 @@ import Testing
         }
     }
 
+    /// An app sign-in whose renewal the portal answers with an absurd lifetime (`expires_in:
+    /// 1e308`), then with an error: `renew` names the problem in words (no internal text), exits 6
+    /// both times, and keeps the stored token.
+    @Test func aRenewalAnsweredWithAnAbsurdLifetimeOrAnErrorExits6() async throws {
+        try await ServeUse.with { serve in
+            let app = try await serve.use.portalAuth(
+                [
+                    "login", "--portal", serve.emulator.portalURL, "--client-id", "portal-auth-app",
+                    "--client-secret-stdin",
+                ], stdin: "app-secret-456")
+            #expect(app.status == 0, "\(app.stderr)")
+            let token = try await serve.use.token(serve.emulator.portalURL)
+            serve.emulator.inject(Fault(kind: .lifetimeOutOfRange, pathContains: "oauth2/token", count: 1))
+            let absurd = try await serve.use.portalAuth(["renew", "--within", "3d"])
+            #expect(absurd.status == 6, "\(absurd.stdout) \(absurd.stderr)")
+            #expect(absurd.stdout.contains("'expires_in' is out of range"), "\(absurd.stdout)")
+            #expect(!absurd.stdout.contains("Error") && !absurd.stdout.contains("inf"), "\(absurd.stdout)")
+            serve.emulator.inject(Fault(kind: .http500, pathContains: "oauth2/token", count: 1))
+            let refused = try await serve.use.portalAuth(["renew", "--within", "3d"])
+            #expect(refused.status == 6, "\(refused.stdout) \(refused.stderr)")
+            #expect(refused.stdout.contains("cannot be renewed"), "\(refused.stdout)")
+            #expect(try await serve.use.token(serve.emulator.portalURL) == token)
+        }
+    }
+
     @Test func aSignInThatCannotRenewItselfExits6AndIsNamed() async throws {
         try await ServeUse.with { serve in
             let nothing = try await serve.use.portalAuth(["renew"])

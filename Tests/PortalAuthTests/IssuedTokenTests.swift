@@ -96,6 +96,18 @@ final class AlteredTokenService: HTTPTransport {
         }
     }
 
+    @Test func aLifetimeOutOfRangeIsRefusedAtSignInWithItsCode() async throws {
+        try await Fixture.with { f in
+            f.emulator.inject(Fault(kind: .lifetimeOutOfRange, pathContains: "generateToken", count: 1))
+            let error = await expectPortalAuthError(.invalidResponse) {
+                try await f.manager.send(ArcGISRequest(url: f.communitySelf))
+            }
+            #expect(error?.message.contains("'expires' is out of range") == true, "\(String(describing: error))")
+            let stored = try await f.manager.arcGISCredentialStore.credential(for: f.communitySelf)
+            #expect(stored == nil)
+        }
+    }
+
     @Test func aLifetimeThatIsNotANumberIsRefusedAtRenewal() async throws {
         try await Fixture.with { f in
             _ = try await f.manager.send(ArcGISRequest(url: f.communitySelf))

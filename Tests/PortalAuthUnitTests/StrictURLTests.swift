@@ -121,4 +121,26 @@ import Testing
             #expect(throws: PortalAuthError.self) { try json.lifetime(key, from: "x") }
         }
     }
+
+    /// Numbers a server sends are read in range: never negative, never past the year 9999 in any
+    /// unit (1e308 seconds became an infinite date that could not be stored).
+    @Test(arguments: [
+        (#"1e308"#, JSONValue.LifetimeUnit.secondsFromNow, false),
+        (#"-5"#, .secondsFromNow, false), (#"-0.5"#, .millisecondsSince1970, false),
+        (#"3155760000"#, .secondsFromNow, true), (#"3155760001"#, .secondsFromNow, false),
+        (#""99999999999999999999""#, .secondsFromNow, false), (#"0"#, .secondsFromNow, true),
+        (#"253402300799999"#, .millisecondsSince1970, true), (#"253402300800000"#, .millisecondsSince1970, false),
+        (#"253402300799"#, .secondsSince1970, true), (#"253402300800"#, .secondsSince1970, false),
+        (#"1e308"#, .millisecondsSince1970, false),
+    ])
+    func lifetimesAreReadInRange(text: String, unit: JSONValue.LifetimeUnit, accepted: Bool) throws {
+        let json = try JSONValue.parse(Array(#"{"v":\#(text)}"#.utf8), source: "test")
+        if accepted {
+            #expect(try json.lifetime("v", from: "x", unit: unit) != nil)
+        } else {
+            let error = #expect(throws: PortalAuthError.self) { try json.lifetime("v", from: "x", unit: unit) }
+            #expect(error?.code == .invalidResponse)
+            #expect(error?.message.contains("'v'") == true)
+        }
+    }
 }

@@ -48,8 +48,8 @@ public struct ArcGISOAuthTokenEndpoint: Sendable {
                 remedy: .checkURL)
         }
         let issuer = ServerContext.describe(tokenURL)
-        let expiresIn = try json.lifetime("expires_in", from: issuer)
-        let refreshExpiresIn = try json.lifetime("refresh_token_expires_in", from: issuer)
+        let expiresIn = try json.lifetime("expires_in", from: issuer, unit: .secondsFromNow)
+        let refreshExpiresIn = try json.lifetime("refresh_token_expires_in", from: issuer, unit: .secondsFromNow)
         return ArcGISOAuthTokenResponse(
             tokenInfo: try TokenInfo(
                 accessToken: token, expirationDate: expiresIn.map { now.addingTimeInterval($0) },

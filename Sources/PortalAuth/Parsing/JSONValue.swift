@@ -106,23 +106,56 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
         }
     }
 
+    /// How a token answer gives a lifetime, and the range a server's number must fall in: no
+    /// lifetime is negative, and none reaches past the year 9999 (a longer one would overflow the
+    /// milliseconds a credential is stored with, and a date that far is no expiry a server means).
+    public enum LifetimeUnit: Sendable {
+        /// Seconds from now (`expires_in`, `refresh_token_expires_in`): at most 100 years.
+        case secondsFromNow
+        /// An instant in milliseconds since 1970 (generateToken's `expires`).
+        case millisecondsSince1970
+        /// An instant in seconds since 1970 (a JWT's `exp`).
+        case secondsSince1970
+
+        /// The largest number read in this unit.
+        public var maximum: Double {
+            switch self {
+            case .secondsFromNow: return 3_155_760_000
+            case .millisecondsSince1970: return 253_402_300_799_999
+            case .secondsSince1970: return 253_402_300_799
+            }
+        }
+    }
+
     /// A lifetime in a token answer (`expires`, `expires_in`): `nil` when absent or `null`; the
     /// number for a finite JSON number or a string of decimal digits with an optional fraction (some
-    /// ArcGIS Server versions send `expires` as a string). Anything else (`"soon"`, `"nan"`, `true`,
-    /// `"1e3"`) throws: a token whose lifetime cannot be read would be kept as one that never
-    /// expires, and never renewed.
-    public func lifetime(_ key: String, from issuer: String) throws -> Double? {
+    /// ArcGIS Server versions send `expires` as a string), within `unit`'s range (0 to
+    /// ``LifetimeUnit/maximum``; the default takes the widest, milliseconds since 1970). Anything else
+    /// (`"soon"`, `"nan"`, `true`, `"1e3"`, `-5`, `1e308`) throws an `invalidResponse` error: a token
+    /// whose lifetime cannot be read would be kept as one that never expires, and never renewed.
+    public func lifetime(
+        _ key: String, from issuer: String, unit: LifetimeUnit = .millisecondsSince1970
+    ) throws -> Double? {
         guard let value = self[key] else { return nil }
+        let number: Double
         switch value {
         case .null: return nil
-        case .number(let n) where n.isFinite: return n
-        case .string(let s) where Self.isDecimal(s): return Double(s)
+        case .number(let n) where n.isFinite: number = n
+        case .string(let s) where Self.isDecimal(s): number = Double(s) ?? .infinity
         default:
             throw PortalAuthError(
                 .invalidResponse,
                 "\(issuer) sent a token whose '\(key)' is not a number: it was not used or stored",
                 remedy: .none)
         }
+        guard number >= 0, number <= unit.maximum else {
+            throw PortalAuthError(
+                .invalidResponse,
+                "\(issuer) sent a token whose '\(key)' is out of range (negative, or past the year 9999): it was not "
+                    + "used or stored",
+                remedy: .reportToAdministrator(server: issuer))
+        }
+        return number
     }
 
     /// Digits, optionally a dot and more digits.

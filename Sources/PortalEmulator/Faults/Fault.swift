@@ -17,6 +17,9 @@ public struct Fault: Codable, Sendable, Equatable {
         /// A token answer whose lifetime is the word "soon": `"expires":"soon"` (generateToken) or
         /// `"expires_in":"soon"` (`oauth2/token`), as no server should send.
         case lifetimeNotANumber
+        /// A token answer whose lifetime is a number no server means: `"expires":1e308`
+        /// (generateToken) or `"expires_in":1e308` (`oauth2/token`).
+        case lifetimeOutOfRange
         /// HTTP 302 to `location`: an in-scope URL that sends its client to another host (item data
         /// kept in blob storage), to see what a client that follows it carries there.
         case redirect

@@ -23,12 +23,9 @@ enum FaultResponses {
             if request.components.last?.lowercased() == "query" { context.counters.countQuery("rejected") }
             return Rendering.error(.invalidToken, for: request)
         case .lifetimeNotANumber:
-            let token: JSONValue = .string("emulated-token-with-no-lifetime")
-            if request.components.last?.lowercased() == "token" {
-                return .json(
-                    .object([("access_token", token), ("expires_in", .string("soon")), ("username", .string("alice"))]))
-            }
-            return .json(.object([("token", token), ("expires", .string("soon")), ("ssl", .bool(true))]))
+            return lifetimeAnswer(.string("soon"), for: request)
+        case .lifetimeOutOfRange:
+            return lifetimeAnswer(.raw("1e308"), for: request)
         case .redirect:
             return .redirect(to: fault.location ?? "https://localhost/")
         case .page:
@@ -44,5 +41,14 @@ enum FaultResponses {
         case .latency:
             return Rendering.error(ArcGISError(code: 500, message: "latency is not an answer"), for: request)
         }
+    }
+
+    /// A token answer whose lifetime is `lifetime`: `expires_in` for `oauth2/token`, else `expires`.
+    private static func lifetimeAnswer(_ lifetime: JSONValue, for request: IncomingRequest) -> OutgoingResponse {
+        let token: JSONValue = .string("emulated-token-with-an-odd-lifetime")
+        if request.components.last?.lowercased() == "token" {
+            return .json(.object([("access_token", token), ("expires_in", lifetime), ("username", .string("alice"))]))
+        }
+        return .json(.object([("token", token), ("expires", lifetime), ("ssl", .bool(true))]))
     }
 }
