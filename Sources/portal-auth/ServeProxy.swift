@@ -166,9 +166,10 @@ struct ServeProxy {
         return try StrictURL.normalized(try parseURL("https://" + remote))
     }
 
-    /// The parameters without any `token` (any case): a client's own token never goes on.
+    /// The parameters without any a reader upstream could take as a token
+    /// (``CredentialParameterName``): a client's own token never goes on.
     static func withoutTokens(_ parameters: [(String, String)]) -> [(String, String)] {
-        parameters.filter { $0.0.lowercased() != "token" }
+        parameters.filter { !CredentialParameterName.isCredential($0.0) }
     }
 
     /// The local URL of `remote` under `base` (`BASE/https/HOST[:PORT]/PATH?QUERY`); only https URLs.

@@ -4,12 +4,14 @@
 /// stays true): each byte of a dropped parameter becomes `&`, an empty parameter that form readers
 /// skip.
 ///
-/// A parameter (after `&`, or at the start) is dropped when its name is `token` in any case, or
-/// holds any byte but letters, digits and `_ . - [ ]`: ArcGIS's parameter names are plain, and a
-/// percent-encoded, `+` or non-ASCII name is one that readers decode differently (`%74oken`,
+/// A parameter (after `&`, or at the start) is dropped when ``CredentialParameterName`` reads its
+/// name as a credential (`token`, `Token[]`, `token.`, `access_token`: the one reading serve's query
+/// and whole forms get too), when it is longer than ``CredentialParameterName/longestName``, or
+/// when it holds any byte but letters, digits and `_ . - [ ]`: ArcGIS's parameter names are plain,
+/// and a percent-encoded, `+` or non-ASCII name is one that readers decode differently (`%74oken`,
 /// `%u0074oken`, a Kelvin sign that lowercases to `k`). After a `;` (a separator to some readers),
-/// what follows is dropped when it decodes to `token` (within 21 bytes, `%74%6F%E2%84%AA%65%6E`);
-/// else it passes as it is, part of the value before it. Linear; it holds at most 21 bytes.
+/// what follows is dropped when it reads as a credential name; else it passes as it is, part of the
+/// value before it. Linear; it holds at most one name's bytes (``CredentialParameterName/longestName``).
 package final class FormTokenFilter: RequestBodyStream.Transform {
     /// The name being read, until it is known whether to drop it.
     private var name: [UInt8] = []
@@ -19,8 +21,8 @@ package final class FormTokenFilter: RequestBodyStream.Transform {
     /// Whether the current name follows a `;` (read as a possible parameter, not dropped for its bytes alone).
     private var afterSemicolon = false
 
-    /// The longest name that can decode to `token` in some reader.
-    private static let longestToken = 21
+    /// The longest name read before it is dropped for its length.
+    private static let longestName = CredentialParameterName.longestName
     private static let ampersand: UInt8 = 0x26
     private static let semicolon: UInt8 = 0x3B
     private static let equals: UInt8 = 0x3D
@@ -29,7 +31,7 @@ package final class FormTokenFilter: RequestBodyStream.Transform {
 
     package func feed(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + Self.longestToken)
+        out.reserveCapacity(bytes.count + Self.longestName)
         for byte in bytes {
             if byte == Self.ampersand || (byte == Self.semicolon && !(decided && dropping)) {
                 // A parameter ends; the separator stays.
@@ -48,8 +50,8 @@ package final class FormTokenFilter: RequestBodyStream.Transform {
                 name.append(byte)
                 if !afterSemicolon, !Self.isPlain(byte) {
                     decide(into: &out, dropping: true)
-                } else if name.count > (afterSemicolon ? Self.longestToken : 5) {
-                    decide(into: &out)
+                } else if name.count > Self.longestName {
+                    decide(into: &out, dropping: !afterSemicolon)
                 }
             }
         }
@@ -71,14 +73,15 @@ package final class FormTokenFilter: RequestBodyStream.Transform {
     }
 
     /// Decides the current parameter on its name so far: dropped when `dropping` says so or the
-    /// name reads as `token`; its name goes out, or as many `&`.
+    /// name reads as a credential (decoded once, as a form reader decodes it); its name goes out,
+    /// or as many `&`. (A name after `;` that is too long to read passes: it is part of a value.)
     private func decide(into out: inout [UInt8], dropping drop: Bool = false) {
         decided = true
         let text = String(decoding: name, as: UTF8.self)
         dropping =
             drop
-            || name.count <= Self.longestToken
-                && FormEncoding.decode(text).first?.0.lowercased() == "token"
+            || name.count <= Self.longestName
+                && CredentialParameterName.isCredential(FormEncoding.decode(text).first?.0 ?? "")
         out += dropping ? [UInt8](repeating: Self.ampersand, count: name.count) : name
     }
 }
