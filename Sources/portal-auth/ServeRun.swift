@@ -36,8 +36,11 @@ struct ServeRun: AsyncParsableCommand {
             let backend = try global.makeManager().arcGISCredentialStore.backend
             let secret = try ServeSecret.current(in: backend, renew: newSecret)
             let managers = try await ServeManagers.make(global)
-            let server = try LoopbackHTTPServer(address: address, limits: ServeProxy.requestLimits)
-            let base = Serve.baseURL(address, port: server.address.port, secret: secret)
+            let socket = try ServeListener.socket(listen: address) {
+                _ = try ServeSecret.current(in: backend, renew: true)
+            }
+            let server = try LoopbackHTTPServer(socket: socket, limits: ServeProxy.requestLimits)
+            let base = Serve.baseURL(server.address, port: server.address.port, secret: secret)
             let state = stateFile.map(ServeStateFile.init(path:))
             try state?.write(baseURL: base)
             let signals = Self.stopping(server)
