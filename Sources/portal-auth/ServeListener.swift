@@ -17,13 +17,44 @@ enum ServeListener {
         case otherUser(uid: UInt32?)
     }
 
-    /// The socket to serve on. A port in use is an error naming who holds it; when another user
-    /// does (or nobody can be named), `replaceSecret` runs first, and the error says it did.
-    static func socket(listen address: LoopbackAddress, replaceSecret: () throws -> Void) throws -> ListeningSocket {
+    /// What `--listen` names.
+    enum Listen {
+        /// A loopback address and port.
+        case tcp(LoopbackAddress)
+        /// `unix:PATH`: a Unix socket.
+        case unix(String)
+
+        /// `unix:PATH`, else a loopback address (an error for any other).
+        static func parse(_ text: String) throws -> Listen {
+            if text.hasPrefix("unix:") { return .unix(String(text.dropFirst("unix:".count))) }
+            return .tcp(try LoopbackAddress.parse(text, defaultPort: Serve.defaultPort))
+        }
+    }
+
+    /// The socket to serve on: systemd's, else `listen`'s. A port in use is an error naming who
+    /// holds it; when another user does (or nobody can be named), `replaceSecret` runs first, and
+    /// the error says it did. (A Unix socket's folder is the user's alone: nobody else can take it.)
+    static func socket(listen: Listen, replaceSecret: () throws -> Void) throws -> ListeningSocket {
         let passed = try ListeningSocket.systemdActivated(
             listenPID: environmentVariable("LISTEN_PID"), listenFDs: environmentVariable("LISTEN_FDS"))
         for name in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] { unsetenv(name) }
         if let passed { return passed }
+        switch listen {
+        case .tcp(let address): return try socket(address, replaceSecret: replaceSecret)
+        case .unix(let path):
+            do {
+                return try ListeningSocket.unix(path: path)
+            } catch let error as PortalAuthError where ListeningSocket.isAddressInUse(error) {
+                throw PortalAuthError(
+                    .invalidConfiguration,
+                    "\(path) is already in use by a process of your own (another portal-auth serve?): stop it, or "
+                        + "choose another (--listen unix:PATH)", cause: error.cause)
+            }
+        }
+    }
+
+    /// A socket bound to `address`, or the error of a port in use.
+    private static func socket(_ address: LoopbackAddress, replaceSecret: () throws -> Void) throws -> ListeningSocket {
         do {
             return try ListeningSocket.bind(address)
         } catch let error as PortalAuthError where ListeningSocket.isAddressInUse(error) {

@@ -2,15 +2,18 @@
 import Glibc
 #endif
 
-/// A listening TCP socket on a loopback address, for ``LoopbackHTTPServer``: one this process
-/// binds (``bind(_:)``), or one systemd bound and handed over (``systemdActivated(listenPID:listenFDs:)``,
-/// socket activation). Either way it is a stream socket in the listening state on 127.0.0.0/8 or
-/// ::1, so a local server is never reachable from the network.
+/// A listening socket for ``LoopbackHTTPServer``: a TCP socket on a loopback address this process
+/// binds (``bind(_:)``) or systemd bound and handed over (``systemdActivated(listenPID:listenFDs:)``,
+/// socket activation), on 127.0.0.0/8 or ::1 so that a local server is never reachable from the
+/// network; or a Unix socket (``unix(path:)``), 0600 in a folder only its owner may enter.
 package struct ListeningSocket: Sendable {
     /// The socket (close-on-exec); whoever takes it closes it.
     package let fd: Int32
-    /// Where it listens, with its actual port.
+    /// Where it listens, with its actual port (a Unix socket: `localhost`, port 80, the authority
+    /// its clients name).
     package let address: LoopbackAddress
+    /// The Unix socket's path, or nil (TCP).
+    package var path: String? = nil
 
     /// The first socket systemd passes (`SD_LISTEN_FDS_START`).
     package static let systemdFirstFD: Int32 = 3
@@ -95,6 +98,55 @@ package struct ListeningSocket: Sendable {
                     + "(ListenStream=127.0.0.1:PORT, or [::1]:PORT), so nothing is served on it")
         }
         return ListeningSocket(fd: fd, address: address)
+    }
+
+    /// Binds and listens on a Unix socket at `path` (mode 0600), in a folder that is this user's and
+    /// that nobody else may enter (no permission for group or others): otherwise another user could
+    /// reach the socket, or put theirs in its place. A socket left at `path` by a process that
+    /// ended is replaced; one that answers is in use (``isAddressInUse(_:)``).
+    package static func unix(path: String) throws -> ListeningSocket {
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        var info = stat()
+        guard lstat(folder.isEmpty ? "/" : folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
+            info.st_uid == getuid(), info.st_mode & 0o077 == 0
+        else {
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\(folder.isEmpty ? "/" : folder) is not a folder of this user's that only they may enter, so a "
+                    + "socket in it is not private", remedy: .makePrivate(path: folder.isEmpty ? "/" : folder))
+        }
+        var socketAddress = sockaddr_un()
+        socketAddress.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty, bytes.count < MemoryLayout.size(ofValue: socketAddress.sun_path), !bytes.contains(0)
+        else {
+            throw PortalAuthError(.invalidArgument, "'\(path)' is not a Unix socket path (at most 107 bytes)")
+        }
+        withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: bytes) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw posixError("open a socket") }
+        let length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        func call(_ body: (UnsafePointer<sockaddr>) -> Int32) -> Int32 {
+            withUnsafePointer(to: &socketAddress) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
+        }
+        if lstat(path, &info) == 0 {
+            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let answers = call { connect(probe, $0, length) } == 0
+            close(probe)
+            guard info.st_mode & S_IFMT == S_IFSOCK, !answers else {
+                close(fd)
+                throw PortalAuthError(
+                    .invalidConfiguration, answers ? "\(path) is already in use" : "\(path) is not a socket",
+                    cause: answers ? .posix(code: EADDRINUSE, message: String(cString: strerror(EADDRINUSE))) : nil)
+            }
+            unlink(path)
+        }
+        guard call({ Glibc.bind(fd, $0, length) }) == 0, chmod(path, 0o600) == 0, listen(fd, 64) == 0 else {
+            let code = errno
+            close(fd)
+            throw posixError("listen on \(path)", code: code)
+        }
+        return ListeningSocket(fd: fd, address: LoopbackAddress(host: "localhost", port: 80), path: path)
     }
 
     /// The IPv4 or IPv6 address `fd` is bound to, or nil (another family, or not a socket).
