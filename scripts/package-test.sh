@@ -103,7 +103,7 @@ units_verify() {
   local runtime
   runtime=$(mktemp -d)
   (cd /usr/lib/systemd/user && XDG_RUNTIME_DIR="$runtime" systemd-analyze verify --user \
-    portal-auth-serve.service portal-auth-renew.service portal-auth-renew.timer)
+    portal-auth-serve.service portal-auth-serve.socket portal-auth-renew.service portal-auth-renew.timer)
   local status=$?
   rm -rf "$runtime"
   return $status

@@ -108,11 +108,12 @@ chmod 0644 "$stage"/usr/share/man/man1/*
 "$stage/usr/bin/portal-auth" completion fish >"$stage/usr/share/fish/vendor_completions.d/portal-auth.fish"
 bash -n "$stage/usr/share/bash-completion/completions/portal-auth" || fail "the bash completion is not valid bash"
 
-# The systemd user units: portal-auth serve from login, and a daily portal-auth renew (docs/serve.md,
-# docs/unattended.md). Enabled by each user (systemctl --user enable), never by the package.
+# The systemd user units: portal-auth serve from login (or its port held from login and serve started
+# on use), and a daily portal-auth renew (docs/serve.md, docs/unattended.md). Enabled by each user
+# (systemctl --user enable), never by the package.
 install -d -m 0755 "$stage/usr/lib/systemd/user"
-install -m 0644 debian/systemd/portal-auth-serve.service debian/systemd/portal-auth-renew.service \
-  debian/systemd/portal-auth-renew.timer "$stage/usr/lib/systemd/user/"
+install -m 0644 debian/systemd/portal-auth-serve.service debian/systemd/portal-auth-serve.socket \
+  debian/systemd/portal-auth-renew.service debian/systemd/portal-auth-renew.timer "$stage/usr/lib/systemd/user/"
 
 # Documentation: the README, the project's changelog (CHANGELOG.md, or the README's Changelog
 # section while there is none), Debian's changelog and the copyright.

@@ -28,6 +28,7 @@ public enum FuzzTargets {
         ("KeyringIndex", keyringIndex),
         ("URLContext", urlContext),
         ("LoopbackHTTPRequest", loopbackHTTPRequest),
+        ("ProcNetTCP", procNetTCP),
     ]
 
     /// ArcGIS JSON answers and error bodies (every response passes through both).

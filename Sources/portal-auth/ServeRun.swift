@@ -17,7 +17,8 @@ struct ServeRun: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The loopback address to listen on (127.0.0.0/8, ::1 or localhost; port 0 picks a free one).",
+            "The loopback address to listen on (127.0.0.0/8, ::1 or localhost; port 0 picks a free one), or "
+                + "unix:PATH (a Unix socket, in a folder only you may enter).",
             valueName: "host:port"))
     var listen: String = Serve.defaultListen
 
@@ -32,21 +33,29 @@ struct ServeRun: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let address = try LoopbackAddress.parse(listen, defaultPort: Serve.defaultPort)
+            let listenOn = try ServeListener.Listen.parse(listen)
             let backend = try global.makeManager().arcGISCredentialStore.backend
             let secret = try ServeSecret.current(in: backend, renew: newSecret)
             let managers = try await ServeManagers.make(global)
-            let server = try LoopbackHTTPServer(address: address, limits: ServeProxy.requestLimits)
-            let base = Serve.baseURL(address, port: server.address.port, secret: secret)
+            let socket = try ServeListener.socket(listen: listenOn) {
+                _ = try ServeSecret.current(in: backend, renew: true)
+            }
+            let server = try LoopbackHTTPServer(socket: socket, limits: ServeProxy.requestLimits)
+            // (Over a Unix socket, clients name localhost: curl --unix-socket PATH http://localhost/SECRET/...)
+            let base =
+                socket.path == nil
+                ? Serve.baseURL(server.address, port: server.address.port, secret: secret)
+                : "http://localhost/\(secret)/"
             let state = stateFile.map(ServeStateFile.init(path:))
             try state?.write(baseURL: base)
             let signals = Self.stopping(server)
             printInfo(
-                "portal-auth: serving on http://\(server.address)/ (the base URL, with its secret: "
+                "portal-auth: serving on \(socket.path ?? "http://\(server.address)/") (the base URL, with its secret: "
                     + "portal-auth serve url URL\(stateFile.map { ", or the state file \($0)" } ?? ""))")
             let router = ServeRouter(secret: secret, managers: managers)
             await server.run(headFilter: { ServeRouter.headRefusal($0, secret: secret) }) { await router.answer($0) }
             state?.remove()
+            if let path = socket.path { unlink(path) }
             signals.forEach { $0.cancel() }
             exitProcess(0)
         }

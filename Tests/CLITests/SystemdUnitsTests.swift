@@ -6,7 +6,9 @@ import Testing
 /// with the built portal-auth in place of /usr/bin/portal-auth (scripts/package-test.sh verifies
 /// the installed ones, man pages included), and their command lines are ones portal-auth takes.
 @Suite struct SystemdUnitsTests {
-    static let units = ["portal-auth-serve.service", "portal-auth-renew.service", "portal-auth-renew.timer"]
+    static let units = [
+        "portal-auth-serve.service", "portal-auth-serve.socket", "portal-auth-renew.service", "portal-auth-renew.timer",
+    ]
 
     @Test func theUserUnitsPassSystemdAnalyzeVerify() async throws {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

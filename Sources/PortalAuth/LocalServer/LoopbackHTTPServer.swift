@@ -80,19 +80,28 @@ package final class LoopbackHTTPServer: Sendable {
     private let wake: (read: Int32, write: Int32)
 
     /// Binds `address` (port 0: a free one).
-    package init(
+    package convenience init(
         address: LoopbackAddress, maximumConnections: Int = 64, readDeadline: Duration = .seconds(30),
+        writeTimeout: Int = 60, limits: LoopbackHTTPRequest.Limits = .init()
+    ) throws {
+        try self.init(
+            socket: ListeningSocket.bind(address), maximumConnections: maximumConnections, readDeadline: readDeadline,
+            writeTimeout: writeTimeout, limits: limits)
+    }
+
+    /// Serves on `socket` (bound here, or passed by systemd), which it takes: closed with the server.
+    package init(
+        socket: ListeningSocket, maximumConnections: Int = 64, readDeadline: Duration = .seconds(30),
         writeTimeout: Int = 60, limits: LoopbackHTTPRequest.Limits = .init()
     ) throws {
         self.maximumConnections = max(1, maximumConnections)
         self.readDeadline = readDeadline
         self.writeTimeout = writeTimeout
         self.limits = limits
-        let (fd, port) = try Self.bind(address)
         var pipeFDs: [Int32] = [-1, -1]
         guard pipe(&pipeFDs) == 0 else {
             let code = errno
-            close(fd)
+            close(socket.fd)
             throw Self.posixError("make a pipe", code: code)
         }
         for end in pipeFDs {
@@ -100,8 +109,8 @@ package final class LoopbackHTTPServer: Sendable {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
         }
         wake = (pipeFDs[0], pipeFDs[1])
-        socketFD = fd
-        self.address = LoopbackAddress(host: address.host, port: port)
+        socketFD = socket.fd
+        self.address = socket.address
     }
 
     deinit {
@@ -109,55 +118,6 @@ package final class LoopbackHTTPServer: Sendable {
         close(wake.read)
         close(wake.write)
         returned.withLock { $0.forEach { close($0) } }
-    }
-
-    /// A listening socket on `address` and its port.
-    private static func bind(_ address: LoopbackAddress) throws -> (Int32, Int) {
-        let family = address.isIPv6 ? AF_INET6 : AF_INET
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw posixError("open a socket") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var storage = sockaddr_storage()
-        var length: socklen_t
-        if address.isIPv6 {
-            var v6 = sockaddr_in6()
-            v6.sin6_family = sa_family_t(AF_INET6)
-            v6.sin6_port = in_port_t(UInt16(address.port).bigEndian)
-            _ = inet_pton(AF_INET6, address.host, &v6.sin6_addr)
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: v6, as: sockaddr_in6.self) }
-        } else {
-            var v4 = sockaddr_in()
-            v4.sin_family = sa_family_t(AF_INET)
-            v4.sin_port = in_port_t(UInt16(address.port).bigEndian)
-            _ = inet_pton(AF_INET, address.host, &v4.sin_addr)
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: v4, as: sockaddr_in.self) }
-        }
-        let bound = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, length) }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            let code = errno
-            close(fd)
-            if code == EADDRINUSE {
-                throw PortalAuthError(
-                    .invalidConfiguration, "\(address) is already in use", remedy: .freePort(address.port),
-                    cause: .posix(code: code, message: String(cString: strerror(code))))
-            }
-            throw posixError("listen on \(address)", code: code)
-        }
-        var actual = sockaddr_storage()
-        var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
-        }
-        let port = withUnsafeBytes(of: &actual) { bytes in
-            // sin_port and sin6_port sit at the same offset, in network order.
-            UInt16(bytes[2]) << 8 | UInt16(bytes[3])
-        }
-        return (fd, Int(port))
     }
 
     private static func posixError(_ what: String, code: Int32 = errno) -> PortalAuthError {
