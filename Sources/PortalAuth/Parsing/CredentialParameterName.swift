@@ -60,7 +60,8 @@ public enum CredentialParameterName {
             {
                 out += Array(String(Character(scalar)).utf8)
                 i += 6
-            } else if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let value = hexValue(bytes[(i + 1)...(i + 2)]) {
+            } else if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let value = hexValue(bytes[(i + 1)...(i + 2)])
+            {
                 out.append(UInt8(value))
                 i += 3
             } else {
