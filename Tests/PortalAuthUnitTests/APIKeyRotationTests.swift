@@ -105,7 +105,9 @@ import Testing
 
     @Test func aNewKeyLastsOneDayToOneYearAndNeedsAPrivilege() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        func new(_ seconds: TimeInterval, _ privileges: [String] = ["premium:user:geocode"]) -> APIKeyAdministration.NewKey {
+        func new(
+            _ seconds: TimeInterval, _ privileges: [String] = ["premium:user:geocode"]
+        ) -> APIKeyAdministration.NewKey {
             .init(title: "t", privileges: privileges, expirationDate: now.addingTimeInterval(seconds))
         }
         #expect(throws: Never.self) { try APIKeyAdministration.check(new(30 * 86_400), now: now) }

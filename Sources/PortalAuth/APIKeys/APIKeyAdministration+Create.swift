@@ -94,7 +94,7 @@ extension APIKeyAdministration {
 
     /// The checks of a new key's description.
     static func check(_ new: NewKey, now: Date) throws {
-        guard !new.title.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard new.title.contains(where: { !$0.isWhitespace }) else {
             throw PortalAuthError(.invalidArgument, "an API key needs a title", remedy: .none)
         }
         guard !new.privileges.isEmpty, new.privileges.allSatisfy({ !$0.isEmpty && $0.contains(":") }) else {

@@ -80,7 +80,8 @@ public struct APIKeyAdministration: Sendable {
         }
         guard let token = json["access_token"]?.stringValue, TokenInfo.isUsableToken(token) else {
             throw PortalAuthError(
-                .invalidResponse, "\(portal) answered a new API key without a key (no access_token)", remedy: .retryLater)
+                .invalidResponse, "\(portal) answered a new API key without a key (no access_token)",
+                remedy: .retryLater)
         }
         let seconds = json["expires_in"]?.doubleValue
         return TokenInfo(
@@ -147,7 +148,8 @@ public struct APIKeyAdministration: Sendable {
     private func send(
         _ url: String, _ parameters: [(String, String)], method: ArcGISRequest.Method
     ) async throws -> JSONValue {
-        let response = try await manager.send(ArcGISRequest(url: URL(string: url)!, parameters: parameters, method: method))
+        let response = try await manager.send(
+            ArcGISRequest(url: URL(string: url)!, parameters: parameters, method: method))
         guard let json = response.json else {
             throw PortalAuthError(.invalidResponse, "\(portal) answered without JSON", remedy: .retryLater)
         }

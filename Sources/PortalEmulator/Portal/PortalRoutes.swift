@@ -32,7 +32,8 @@ struct PortalRoutes: Sendable {
             return APIKeyRoutes(context: context).updateApp(request, clientID: rest[2])
         case 4 where lower[0] == "content" && lower[1] == "users" && lower[3] == "additem":
             return APIKeyRoutes(context: context).addItem(request, user: rest[2])
-        case 6 where lower[0] == "content" && lower[1] == "users" && lower[3] == "items" && lower[5] == "registeredappinfo":
+        case 6
+        where lower[0] == "content" && lower[1] == "users" && lower[3] == "items" && lower[5] == "registeredappinfo":
             return APIKeyRoutes(context: context).registeredAppInfo(request, user: rest[2], itemID: rest[4])
         case 2 where lower == ["portals", "self"]:
             return portalSelf(request)
