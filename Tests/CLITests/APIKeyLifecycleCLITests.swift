@@ -77,12 +77,13 @@ import Testing
             let (new, works) = try await storedKeyWorks(emulator, env)
             #expect(new != old && works)
             #expect(APIKeySlot(key: new.trimmingCharacters(in: .newlines)) == .two)
-            // The old key is refused at once, on the geocoder and the portal alike.
-            let geocode = try #require(emulator.geocodeServiceURL)
+            // The old key is refused at once (storing it again reads portals/self with it: 498).
             let oldKey = old.trimmingCharacters(in: .newlines)
-            let refused = try await run(
-                ["request", geocode + "/findAddressCandidates?SingleLine=Redlands&token=" + oldKey], emulator, env)
-            #expect(refused.stdout.contains("498") || refused.status != 0, "\(refused.stdout)")
+            let refused = try await CLI.portalAuth(
+                ["login", "--api-key-stdin", "--portal", emulator.portalURL], emulator: emulator,
+                stdin: oldKey + "\n", environment: env)
+            #expect(refused.status != 0 && refused.oneLineError, "\(refused.stdout) \(refused.stderr)")
+            #expect(try await storedKeyWorks(emulator, env) == (new, true))
         }
     }
 
