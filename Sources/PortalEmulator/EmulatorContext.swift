@@ -36,6 +36,8 @@ final class EmulatorContext: Sendable {
     let tokens: TokenStore
     /// The API keys from the configuration and those added at run time.
     let apiKeys: APIKeyStore
+    /// The API key credentials users made at run time (``APIKeyRoutes``).
+    let apiKeyApps = APIKeyApps()
     /// OAuth authorization codes and refresh tokens.
     let grants: OAuthGrants
     /// The emulated Entra ID's tokens, codes and refresh tokens.
@@ -102,6 +104,9 @@ final class EmulatorContext: Sendable {
     func app(clientID: String) -> EmulatorApp? {
         configuration.apps.first { $0.clientId == clientID }
             ?? EmulatorApp.builtInApps.first { $0.clientId == clientID }
+            ?? apiKeyApps.app(clientID: clientID).map {
+                EmulatorApp(clientId: clientID, clientSecret: $0.clientSecret, name: $0.title)
+            }
     }
 
     /// Revokes a refresh token (and the access tokens issued from it) or an access token.

@@ -24,7 +24,10 @@ enum GlobalOptionsAnywhere {
         while index < arguments.count {
             let argument = arguments[index]
             if names.contains(argument) {
-                return [argument] + moved + arguments[(index + 1)...]
+                // A command of commands (`api-key list`): the options go after the inner one.
+                let inner = index + 1 < arguments.count && APIKey.subcommandNames.contains(arguments[index + 1])
+                let head = argument == APIKey._commandName && inner ? [argument, arguments[index + 1]] : [argument]
+                return head + moved + arguments[(index + head.count)...]
             }
             switch argument {
             case "--cacert", "--store":

@@ -32,9 +32,13 @@ public struct APIKeyCredential: ArcGISCredential, Equatable {
     public let serviceContexts: [ServerContext]
     /// Extra hosts the key goes to, as `https://host:port` (every path on them).
     public let hosts: [ServerContext]
+    /// The portal item of the API key credential the key was minted from (``APIKeyAdministration``
+    /// creates and rotates keys by it), when known: `nil` for a key made in the portal's web pages
+    /// and stored as it is.
+    public var itemID: String?
     /// The names items are stored under (`services` as the items earlier versions wrote say it).
     enum CodingKeys: String, CodingKey {
-        case portal, tokenInfo, serviceContexts = "services", hosts
+        case portal, tokenInfo, serviceContexts = "services", hosts, itemID
     }
     /// None: a key is not renewed, only replaced.
     public var renewalLeeway: TimeInterval { 0 }

@@ -29,4 +29,18 @@ extension AuthenticationManager {
         if key.tokenInfo.isExpired() { throw key.expiredError }
         return key
     }
+
+    /// After the server refused `key`: when the store holds another key for the same portal (a
+    /// rotation in another process committed it between this process reading the key and sending
+    /// it), it becomes ``apiKey`` and true is returned, for the request to go once more with it.
+    /// A key never stored, or still the stored one, was refused for good: false.
+    func adoptStoredReplacement(of key: APIKeyCredential) async throws -> Bool {
+        guard apiKey == key else { return false }
+        let stored = try await arcGISCredentialStore.allCredentials(reload: true).lazy.compactMap {
+            $0 as? APIKeyCredential
+        }.first { $0.scope == key.scope }
+        guard let stored, stored.tokenInfo.accessToken != key.tokenInfo.accessToken else { return false }
+        apiKey = stored
+        return true
+    }
 }

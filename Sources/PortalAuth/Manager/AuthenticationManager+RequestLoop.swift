@@ -200,7 +200,13 @@ extension AuthenticationManager {
     {
         let url = attempt.url
         // API key (#22): a refused key is final (a key is replaced, never renewed or signed in again).
-        if let key = attempt.credential as? APIKeyCredential { throw key.refusal(error, at: url) }
+        if let key = attempt.credential as? APIKeyCredential {
+            // Unless the store holds a newer key for its portal (rotated meanwhile): sent again once, with it.
+            guard ledger.answer(.arcGIS), try await adoptStoredReplacement(of: key) else {
+                throw key.refusal(error, at: url)
+            }
+            return
+        }
         guard ledger.answer(.arcGIS) else {
             let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: url)
             throw PortalAuthError(

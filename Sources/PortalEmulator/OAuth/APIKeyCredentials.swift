@@ -34,7 +34,8 @@ extension OAuthTokenService {
         guard let slot = request.parameter("apitoken").flatMap(Int.init), slot == 1 || slot == 2 else {
             return .failure(.invalidRequest("apiToken must be 1 or 2"))
         }
-        let record = context.apiKeys.regenerate(clientID: app.clientId, slot: slot)
+        let record = context.apiKeys.regenerate(
+            clientID: app.clientId, slot: slot, template: context.apiKeyApps.app(clientID: app.clientId))
         context.counters.update { $0.apiKeyRegenerations += 1 }
         let seconds = max(0, (record.expires - context.nowMilliseconds) / 1000)
         return .success(.object([("access_token", .string(record.key.key)), ("expires_in", .int(seconds))]))

@@ -26,6 +26,15 @@ struct PortalRoutes: Sendable {
             return OAuthTokenService(context: context).token(request)
         case 2 where lower == ["oauth2", "revoketoken"]:
             return OAuthTokenService(context: context).revoke(request)
+        case 2 where lower == ["oauth2", "registerapp"]:
+            return APIKeyRoutes(context: context).registerApp(request)
+        case 4 where lower[0] == "oauth2" && lower[1] == "apps" && lower[3] == "update":
+            return APIKeyRoutes(context: context).updateApp(request, clientID: rest[2])
+        case 4 where lower[0] == "content" && lower[1] == "users" && lower[3] == "additem":
+            return APIKeyRoutes(context: context).addItem(request, user: rest[2])
+        case 6
+        where lower[0] == "content" && lower[1] == "users" && lower[3] == "items" && lower[5] == "registeredappinfo":
+            return APIKeyRoutes(context: context).registeredAppInfo(request, user: rest[2], itemID: rest[4])
         case 2 where lower == ["portals", "self"]:
             return portalSelf(request)
         case 1 where lower[0] == "search":

@@ -11,9 +11,11 @@ struct PortalSearch: Sendable {
 
     /// `/sharing/rest/search?q=`: items whose fields match every term of `q`.
     func items(_ request: IncomingRequest) -> OutgoingResponse {
-        signedIn(request, apiKeys: .needs(EmulatorAPIKey.viewOrgItems)) { _ in
+        signedIn(request, apiKeys: .needs(EmulatorAPIKey.viewOrgItems)) { record in
             let terms = SearchTerms(request.parameter("q") ?? "")
-            let items = [parcelsItem(for: request)].filter { terms.matches(item: $0) }
+            // API key credentials made at run time are their owners' own (as in ArcGIS: private items).
+            let own = context.apiKeyApps.all.filter { $0.owner.lowercased() == record.username.lowercased() }
+            let items = ([parcelsItem(for: request)] + own.map(\.item)).filter { terms.matches(item: $0) }
             return page(request, key: "results", of: items.map(\.json), extra: [("query", .string(terms.text))])
         }
     }

@@ -70,9 +70,20 @@ final class APIKeyStore: Sendable {
         }
     }
 
+    /// Whether `clientID` has a key in `slot` that is neither invalidated nor expired.
+    func hasLiveKey(clientID: String, slot: Int) -> Bool {
+        let now = clock.nowMilliseconds
+        return records.withLockedValue { records in
+            records.values.contains {
+                $0.key.clientId == clientID && $0.key.slot == slot && !$0.invalidated && $0.expires > now
+            }
+        }
+    }
+
     /// Invalidates the keys of `clientID` in `slot` and issues a new key there with the privileges,
-    /// referrer and lifetime of the newest one (or none); returns it with its expiry.
-    func regenerate(clientID: String, slot: Int) -> APIKeyRecord {
+    /// referrer and lifetime of the newest one (or none), or those of `template` (a key credential
+    /// made at run time: its privileges and the slot's expiry); returns it with its expiry.
+    func regenerate(clientID: String, slot: Int, template: APIKeyApp? = nil) -> APIKeyRecord {
         let now = clock.nowMilliseconds
         return records.withLockedValue { records in
             let previous = records.values.filter { $0.key.clientId == clientID && $0.key.slot == slot }
@@ -85,6 +96,11 @@ final class APIKeyStore: Sendable {
                 slot: slot)
             key.name = previous?.key.name
             key.lifetimeSeconds = previous?.key.lifetimeSeconds
+            if let template {
+                key.privileges = template.privileges
+                key.referer = template.httpReferrers.first
+                key.lifetimeSeconds = template.expirations[slot].map { Int(max(0, $0 - now) / 1000) }
+            }
             let record = APIKeyRecord(key: key, expires: key.expiresMilliseconds(now: now))
             records[key.key] = record
             return record
