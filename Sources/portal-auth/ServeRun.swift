@@ -30,13 +30,20 @@ struct ServeRun: AsyncParsableCommand {
             valueName: "file"))
     var stateFile: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "End an answer whose client takes nothing, or whose server sends nothing, for this long (default 60).",
+            valueName: "seconds"))
+    var stallTimeout: Int = 60
+
     func run() async throws {
         try await runReportingErrors {
             let address = try LoopbackAddress.parse(listen, defaultPort: Serve.defaultPort)
             let backend = try global.makeManager().arcGISCredentialStore.backend
             let secret = try ServeSecret.current(in: backend, renew: newSecret)
             let managers = try await ServeManagers.make(global)
-            let server = try LoopbackHTTPServer(address: address, limits: ServeProxy.requestLimits)
+            let server = try LoopbackHTTPServer(
+                address: address, writeTimeout: stallTimeout, limits: ServeProxy.requestLimits)
             let base = Serve.baseURL(address, port: server.address.port, secret: secret)
             let state = stateFile.map(ServeStateFile.init(path:))
             try state?.write(baseURL: base)
