@@ -43,7 +43,8 @@ struct ServeRun: AsyncParsableCommand {
             let secret = try ServeSecret.current(in: backend, renew: newSecret)
             let managers = try await ServeManagers.make(global)
             let server = try LoopbackHTTPServer(
-                address: address, writeTimeout: stallTimeout, limits: ServeProxy.requestLimits)
+                address: address, maximumConnections: Serve.maximumConnections, writeTimeout: stallTimeout,
+                limits: ServeProxy.requestLimits)
             let base = Serve.baseURL(address, port: server.address.port, secret: secret)
             let state = stateFile.map(ServeStateFile.init(path:))
             try state?.write(baseURL: base)
