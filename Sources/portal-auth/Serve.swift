@@ -25,6 +25,8 @@ struct Serve: AsyncParsableCommand {
     /// stays the same across restarts.
     static let defaultListen = "127.0.0.1:47080"
     static let defaultPort = 47080
+    /// How many client connections serve keeps open at once (the rest wait in the kernel's queue).
+    static let maximumConnections = 64
 
     /// `http://HOST:PORT/SECRET/`.
     static func baseURL(_ address: LoopbackAddress, port: Int, secret: String) -> String {

@@ -32,7 +32,12 @@ final class ServeManagers: Sendable {
 
     /// The managers for `global`'s store and transport; the environment's signs in at once.
     static func make(_ global: GlobalOptions) async throws -> ServeManagers {
-        let transport = global.makeTransport()
+        // As many connections to one server as serve has places for clients: a client that stalls
+        // a streamed answer holds one until the stall timeout, and 8 (the default) such clients held
+        // back every other request to that server.
+        var configuration = global.transportConfiguration
+        configuration.maxConnectionsPerHost = Serve.maximumConnections
+        let transport = CurlTransport(configuration: configuration)
         let stored = try global.makeManager(transport: transport)
         guard let credentials = try EnvironmentCredentials.read() else {
             return ServeManagers(stored: stored, environment: nil)

@@ -31,6 +31,12 @@ struct ServeRun: AsyncParsableCommand {
             valueName: "file"))
     var stateFile: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "End an answer whose client takes nothing, or whose server sends nothing, for this long (default 60).",
+            valueName: "seconds"))
+    var stallTimeout: Int = 60
+
     func run() async throws {
         try await runReportingErrors {
             let listenOn = try ServeListener.Listen.parse(listen)
@@ -40,7 +46,9 @@ struct ServeRun: AsyncParsableCommand {
             let socket = try ServeListener.socket(listen: listenOn) {
                 _ = try ServeSecret.current(in: backend, renew: true)
             }
-            let server = try LoopbackHTTPServer(socket: socket, limits: ServeProxy.requestLimits)
+            let server = try LoopbackHTTPServer(
+                socket: socket, maximumConnections: Serve.maximumConnections, writeTimeout: stallTimeout,
+                limits: ServeProxy.requestLimits)
             // (Over a Unix socket, clients name localhost: curl --unix-socket PATH http://localhost/SECRET/...)
             let base =
                 socket.path == nil

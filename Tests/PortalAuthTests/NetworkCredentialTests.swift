@@ -161,7 +161,8 @@ struct NetworkCredentialTests {
                 // nginx's old workers finish gracefully: wait until every new handshake shows the new key
                 // (and they have closed the idle connection this manager reused).
                 var streak = 0
-                for _ in 0..<100 where streak < 5 {
+                // (A hang's bound, 5 minutes: a reload on a loaded machine is slow.)
+                for _ in 0..<3000 where streak < 5 {
                     streak =
                         (try? WebTier.servedFingerprint(port: tier.rotatingSelfSignedURL.port!)) == new ? streak + 1 : 0
                     try await Task.sleep(for: .milliseconds(100))
@@ -234,7 +235,7 @@ struct NetworkCredentialTests {
             ["s_server", "-accept", "127.0.0.1:0", "-cert", "\(dir)/c.pem", "-key", "\(dir)/k.pem", "-www"]
         ) { server in
             var port: Int?
-            while port == nil, let line = await server.nextLine(timeout: 15) {
+            while port == nil, let line = await server.nextLine(timeout: 120) {
                 if line.hasPrefix("ACCEPT "), let colon = line.lastIndex(of: ":") {
                     port = Int(line[line.index(after: colon)...])
                 }

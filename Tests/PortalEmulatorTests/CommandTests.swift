@@ -56,7 +56,7 @@ struct CommandTests {
             ]
         ) { process in
 
-            let started = try await Self.waitUntil(seconds: 30) {
+            let started = try await Self.waitUntil(seconds: 120) {
                 FileManager.default.fileExists(atPath: stateFile.path)
             }
             #expect(started)
@@ -74,7 +74,7 @@ struct CommandTests {
             #expect(locationPort != port)
             #expect(state["locationServicesBaseURL"] as? String == "https://127.0.0.1:\(locationPort)")
 
-            let line = await process.nextLine(timeout: 10)
+            let line = await process.nextLine(timeout: 120)
             #expect(
                 line
                     == "portal-emulator: portal https://127.0.0.1:\(port)/portal, server https://127.0.0.1:\(port)/server, CA \(caFile.path)"
@@ -120,7 +120,7 @@ struct CommandTests {
         ) {
             process in
             // The line comes once listening, after the state file is written.
-            let line = try #require(await process.nextLine(timeout: 30))
+            let line = try #require(await process.nextLine(timeout: 120))
             #expect(line.hasPrefix("portal-emulator: portal https://127.0.0.1:"))
             let state = try #require(
                 try JSONSerialization.jsonObject(with: Data(contentsOf: stateFile)) as? [String: Any])

@@ -25,7 +25,7 @@ public final class HostileServer: Sendable {
         let child = try ChildProcess(
             "/usr/bin/python3", [script, pki.serverCertificatePath, pki.serverKeyPath],
             stderrPath: directory + "/hostile-server.log")
-        guard let line = await child.nextLine(timeout: 30), let port = Int(line) else {
+        guard let line = await child.nextLine(timeout: 120), let port = Int(line) else {
             _ = await child.stop()
             let log = (try? String(contentsOfFile: directory + "/hostile-server.log", encoding: .utf8)) ?? ""
             throw SubprocessError("the hostile HTTPS server did not start: \(log.suffix(2000))")

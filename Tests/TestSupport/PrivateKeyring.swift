@@ -26,7 +26,7 @@ public final class PrivateKeyring: Sendable {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let daemon = try ChildProcess("/usr/bin/dbus-daemon", ["--session", "--nofork", "--print-address=1"])
-        guard let address = await daemon.nextLine(timeout: 30), !address.isEmpty else {
+        guard let address = await daemon.nextLine(timeout: 120), !address.isEmpty else {
             _ = await daemon.stop()
             throw SubprocessError("dbus-daemon did not print its address")
         }

@@ -46,7 +46,7 @@ package struct ListeningSocket: Sendable {
         let bound = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, length) }
         }
-        guard bound == 0, listen(fd, 64) == 0 else {
+        guard bound == 0, listen(fd, LoopbackHTTPServer.backlog) == 0 else {
             let code = errno
             close(fd)
             if code == EADDRINUSE {
@@ -141,7 +141,7 @@ package struct ListeningSocket: Sendable {
             }
             unlink(path)
         }
-        guard call({ Glibc.bind(fd, $0, length) }) == 0, chmod(path, 0o600) == 0, listen(fd, 64) == 0 else {
+        guard call({ Glibc.bind(fd, $0, length) }) == 0, chmod(path, 0o600) == 0, listen(fd, LoopbackHTTPServer.backlog) == 0 else {
             let code = errno
             close(fd)
             throw posixError("listen on \(path)", code: code)

@@ -14,13 +14,16 @@ import Glibc
 /// so that nothing is loaded that `portal-auth token` would pay for.
 ///
 /// Bounded against a slow or hostile client: at most ``maximumConnections`` connections are open
-/// at once (reading or being answered; the rest wait in the kernel's backlog), each has
+/// at once (reading or being answered; at the limit the server stops accepting, and the rest wait
+/// in the kernel's queue of ``backlog`` connections: queued, not reset), each has
 /// ``readDeadline`` to send its whole request, the head and body are bounded by
 /// ``LoopbackHTTPRequest/Limits``, a request can be refused on its head before its body is read
 /// (`run(headFilter:_:)`), and an answer that the client has not read whole within
 /// ``writeTimeout`` is dropped. A connection the client keeps open (HTTP/1.1 keep-alive) is read
 /// again for its next request, under a new ``readDeadline``; at the limit, with a new connection
-/// waiting, an idle one, else the oldest whose head has not arrived, is closed to make room.
+/// waiting, an idle one, else the oldest whose head has not arrived after ``evictAfter``, is
+/// closed to make room (``Admission``). A streamed answer whose client takes nothing, or whose
+/// upstream sends nothing, for ``writeTimeout`` is ended, and its thread and transfer freed.
 package final class LoopbackHTTPServer: Sendable {
     /// An answer.
     package struct Response: Sendable {
@@ -66,14 +69,20 @@ package final class LoopbackHTTPServer: Sendable {
     package let maximumConnections: Int
     /// How long a connection may take to send its whole request.
     package let readDeadline: Duration
-    /// How long an answer may wait for the client to read it, in seconds.
+    /// How long an answer may wait for the client to read it, and a streamed answer for its next
+    /// piece, in seconds.
     package let writeTimeout: Int
+    /// How long a connection whose request head has not arrived keeps its place while others wait.
+    package let evictAfter: Duration
+    /// How many connections the kernel queues while the server is at ``maximumConnections``
+    /// (the kernel caps it at `net.core.somaxconn`).
+    package static let backlog: Int32 = 4096
     /// The bounds of a request.
     package let limits: LoopbackHTTPRequest.Limits
     private let socketFD: Int32
     private let stopped = Locked(false)
-    /// Connections handed to the handler and not yet answered.
-    private let answering = Locked(0)
+    /// Whether a new connection is accepted, and how many are being answered.
+    private let admission: Locked<Admission>
     /// Answered connections whose client keeps them open, to be read again by the loop.
     private let returned = Locked<[Int32]>([])
     /// The loop's wake-up: a byte written to `wake[1]` ends its `poll` (a connection returned).
@@ -82,21 +91,23 @@ package final class LoopbackHTTPServer: Sendable {
     /// Binds `address` (port 0: a free one).
     package convenience init(
         address: LoopbackAddress, maximumConnections: Int = 64, readDeadline: Duration = .seconds(30),
-        writeTimeout: Int = 60, limits: LoopbackHTTPRequest.Limits = .init()
+        writeTimeout: Int = 60, evictAfter: Duration = .seconds(10), limits: LoopbackHTTPRequest.Limits = .init()
     ) throws {
         try self.init(
             socket: ListeningSocket.bind(address), maximumConnections: maximumConnections, readDeadline: readDeadline,
-            writeTimeout: writeTimeout, limits: limits)
+            writeTimeout: writeTimeout, evictAfter: evictAfter, limits: limits)
     }
 
     /// Serves on `socket` (bound here, or passed by systemd), which it takes: closed with the server.
     package init(
         socket: ListeningSocket, maximumConnections: Int = 64, readDeadline: Duration = .seconds(30),
-        writeTimeout: Int = 60, limits: LoopbackHTTPRequest.Limits = .init()
+        writeTimeout: Int = 60, evictAfter: Duration = .seconds(10), limits: LoopbackHTTPRequest.Limits = .init()
     ) throws {
         self.maximumConnections = max(1, maximumConnections)
         self.readDeadline = readDeadline
-        self.writeTimeout = writeTimeout
+        self.writeTimeout = max(1, writeTimeout)
+        self.evictAfter = evictAfter
+        admission = Locked(Admission(maximum: maximumConnections, evictAfter: evictAfter))
         self.limits = limits
         var pipeFDs: [Int32] = [-1, -1]
         guard pipe(&pipeFDs) == 0 else {
@@ -144,6 +155,7 @@ package final class LoopbackHTTPServer: Sendable {
     /// until when it may send the rest.
     private struct Connection {
         let fd: Int32
+        let since: ContinuousClock.Instant
         let deadline: ContinuousClock.Instant
         /// Kept open by its client after an answer (not a new connection).
         var kept = false
@@ -168,19 +180,9 @@ package final class LoopbackHTTPServer: Sendable {
             let now = ContinuousClock.now
             connections += returned.withLock { fds in
                 defer { fds.removeAll() }
-                return fds.map { Connection(fd: $0, deadline: now + readDeadline, kept: true) }
+                return fds.map { Connection(fd: $0, since: now, deadline: now + readDeadline, kept: true) }
             }
-            // At the limit, with a new connection waiting: a connection kept open and idle (nothing
-            // sent), else the oldest whose head is not complete, makes room for it (so that many
-            // slow connections cannot lock everyone out).
-            if connections.count + answering.withLock({ $0 }) >= maximumConnections, isPending(),
-                let index = connections.firstIndex(where: { $0.kept && $0.received.isEmpty })
-                    ?? connections.indices.filter({ connections[$0].headEnd == nil })
-                    .min(by: { connections[$0].deadline < connections[$1].deadline })
-            {
-                close(connections.remove(at: index).fd)
-            }
-            let room = connections.count + answering.withLock { $0 } < maximumConnections
+            let room = makeRoom(&connections, now: now)
             var entries = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             entries.append(pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0))
             if room { entries.append(pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)) }
@@ -211,7 +213,25 @@ package final class LoopbackHTTPServer: Sendable {
             }
             connections = open
             if room, (entries.last?.revents ?? 0) & Int16(POLLIN) != 0, let fd = acceptConnection() {
-                connections.append(Connection(fd: fd, deadline: now + readDeadline))
+                connections.append(Connection(fd: fd, since: now, deadline: now + readDeadline))
+            }
+        }
+    }
+
+    /// Whether a new connection may be accepted: below the limit, or once a connection that holds
+    /// a place without using it is closed (see ``Admission``); otherwise new connections wait in
+    /// the kernel's queue.
+    private func makeRoom(_ connections: inout [Connection], now: ContinuousClock.Instant) -> Bool {
+        while true {
+            let reading = connections.map {
+                Admission.Reading(
+                    idle: $0.kept && $0.received.isEmpty, headComplete: $0.headEnd != nil, since: $0.since)
+            }
+            let pending = reading.count + admission.withLock({ $0.answering }) >= maximumConnections && isPending()
+            switch admission.withLock({ $0.action(reading: reading, pending: pending, now: now) }) {
+            case .accept: return true
+            case .hold: return false
+            case .evict(let index): close(connections.remove(at: index).fd)
             }
         }
     }
@@ -221,9 +241,9 @@ package final class LoopbackHTTPServer: Sendable {
     /// send that could block; the rest, and every streamed body, is written on a thread of its own,
     /// whose sends may wait for a slow client (within ``writeTimeout``).
     private func answer(_ fd: Int32, _ request: LoopbackHTTPRequest, _ handler: @escaping Handler) {
-        answering.withLock { $0 += 1 }
+        admission.withLock { $0.startAnswering() }
         let timeout = writeTimeout
-        Task { [answering, returned, wake] in
+        Task { [admission, returned, wake] in
             let response = await handler(request)
             // Done with the connection: kept for the client's next request, or closed.
             let finish: @Sendable (Bool) -> Void = { written in
@@ -236,7 +256,10 @@ package final class LoopbackHTTPServer: Sendable {
                 } else {
                     close(fd)
                 }
-                answering.withLock { $0 -= 1 }
+                admission.withLock { $0.endAnswering() }
+                // (The loop may accept again: wake it.)
+                var byte: UInt8 = 1
+                _ = Glibc.write(wake.write, &byte, 1)
             }
             var bytes: [UInt8] = []
             // (A request whose body streams is finished on the thread: stopping its body may wait.)
@@ -251,7 +274,7 @@ package final class LoopbackHTTPServer: Sendable {
                 Self.setBlocking(fd, true, sendTimeout: timeout)
                 let written =
                     if let stream = response.bodyStream {
-                        Self.writeStreamed(fd, response, stream, for: request)
+                        Self.writeStreamed(fd, response, stream, for: request, idle: .seconds(timeout))
                     } else if request.bodyStream != nil {
                         Self.write(
                             fd, response, keepAlive: request.keepsAlive, includeBody: request.method != "HEAD",
@@ -385,9 +408,11 @@ package final class LoopbackHTTPServer: Sendable {
     /// Writes the head, then the body of `stream` as it arrives (on a blocking `fd` whose sends
     /// time out): with `Content-Length` when known, else chunked to an HTTP/1.1 client, else up to
     /// the close. True when the body went out whole and the connection may be kept; on a send that
-    /// fails or times out (a client that stopped reading), the transfer is aborted.
+    /// fails or times out (a client that stopped reading), or no piece from upstream for `idle`,
+    /// the transfer is aborted.
     static func writeStreamed(
-        _ fd: Int32, _ response: Response, _ stream: ResponseBodyStream, for request: LoopbackHTTPRequest
+        _ fd: Int32, _ response: Response, _ stream: ResponseBodyStream, for request: LoopbackHTTPRequest,
+        idle: Duration = .seconds(60)
     ) -> Bool {
         let chunked = response.bodyLength == nil && request.isHTTP11
         let keepAlive = request.keepsAlive && (response.bodyLength != nil || chunked)
@@ -398,7 +423,7 @@ package final class LoopbackHTTPServer: Sendable {
             return false
         }
         while true {
-            switch stream.next() {
+            switch stream.next(idle: idle) {
             case .bytes(let bytes):
                 let sent =
                     chunked

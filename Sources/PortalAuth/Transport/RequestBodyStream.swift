@@ -17,17 +17,11 @@ package final class RequestBodyStream: @unchecked Sendable, Equatable {
     }
 
     /// What the transport's read callback gets.
-    enum Read: Equatable { case bytes(Int), pause, end, abort }
+    typealias Read = StateMachine.Read
 
-    private struct State {
-        var pending: [UInt8] = []
-        var offset = 0
-        var ended = false
-        var failed = false
-        var aborted = false
-        var claimed = false
-        var pumping = false
-        var wantsResume = false
+    /// The state machine and what it tells to call: the transfer's resume and cancel.
+    private struct Guarded {
+        var machine: StateMachine
         var resume: (@Sendable () -> Void)?
         var cancel: (@Sendable () -> Void)?
     }
@@ -41,9 +35,7 @@ package final class RequestBodyStream: @unchecked Sendable, Equatable {
     package let capacity: Int
     /// Set before a transfer claims the body; then only the pump uses it.
     private var transform: (any Transform)?
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-    private var state = State()
+    private let state: ConditionLocked<Guarded>
 
     /// The body of `length` bytes on `fd`, of which `received` arrived with the head; a client that
     /// sends nothing for `idleSeconds` fails it.
@@ -55,43 +47,25 @@ package final class RequestBodyStream: @unchecked Sendable, Equatable {
         self.length = length
         self.idleTimeout = Int32(max(1, idleSeconds) * 1000)
         self.capacity = max(1, capacity)
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        pthread_cond_init(condition, nil)
+        state = ConditionLocked(Guarded(machine: StateMachine(capacity: capacity)))
     }
 
     /// Applies `transform` to the body on its way (before a transfer claims it; false after).
     package func apply(_ transform: any Transform) -> Bool {
-        locked { state in
-            guard !state.claimed else { return false }
+        state.withLock { state in
+            guard !state.machine.isClaimed else { return false }
             self.transform = transform
             return true
         }
     }
 
-    deinit {
-        pthread_cond_destroy(condition)
-        condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
     package static func == (left: RequestBodyStream, right: RequestBodyStream) -> Bool { left === right }
 
-    private func locked<T>(_ body: (inout State) -> T) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body(&state)
-    }
-
     /// Whether the body was read from the client whole (every byte of its announced length).
-    package var isComplete: Bool { locked { $0.ended && !$0.failed } }
+    package var isComplete: Bool { state.withLock { $0.machine.isComplete } }
 
     /// Whether a transfer took the body (it cannot be sent again).
-    package var isClaimed: Bool { locked { $0.claimed } }
+    package var isClaimed: Bool { state.withLock { $0.machine.isClaimed } }
 
     /// The error of a second attempt to send the body: the server refused the first (a token,
     /// renewed since), and the body was not kept to be sent again.
@@ -108,44 +82,29 @@ package final class RequestBodyStream: @unchecked Sendable, Equatable {
     /// Takes the body for one transfer and starts reading it from the client; false when a
     /// transfer already took it. `resume` continues the paused upload, `cancel` ends the transfer.
     func claim(resume: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void) -> Bool {
-        let first = locked { state -> Bool in
-            guard !state.claimed else { return false }
-            state.claimed = true
-            state.pumping = !state.aborted
-            state.resume = resume
-            state.cancel = cancel
-            return true
+        let claim = state.withLock { state -> StateMachine.Claim in
+            let claim = state.machine.claim()
+            if claim != .alreadyClaimed {
+                state.resume = resume
+                state.cancel = cancel
+            }
+            return claim
         }
-        if first { BlockingIO.detached { self.pump() } }
-        return first
+        if claim == .startPump { BlockingIO.detached { self.pump() } }
+        return claim != .alreadyClaimed
     }
 
     /// Fills `buffer` with what has arrived: bytes, pause (nothing yet), the end, or abort (the
     /// client went away, or stopped sending).
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Read {
-        locked { state in
-            if state.aborted || state.failed { return .abort }
-            let available = state.pending.count - state.offset
-            guard available > 0 else {
-                if state.ended { return .end }
-                state.wantsResume = true
-                return .pause
+        state.withLock { state in
+            let (read, range) = state.machine.read(count: buffer.count)
+            guard case .bytes(let count) = read else { return read }
+            state.machine.pending.withUnsafeBytes { bytes in
+                buffer.baseAddress!.copyMemory(from: bytes.baseAddress! + range.lowerBound, byteCount: count)
             }
-            let count = min(available, buffer.count)
-            state.pending.withUnsafeBytes { bytes in
-                buffer.baseAddress!.copyMemory(from: bytes.baseAddress! + state.offset, byteCount: count)
-            }
-            state.offset += count
-            if state.offset == state.pending.count {
-                state.pending.removeAll(keepingCapacity: true)
-                state.offset = 0
-            } else if state.offset >= capacity {
-                // What was sent goes (once per `capacity` bytes: linear), so the buffer stays bounded.
-                state.pending.removeFirst(state.offset)
-                state.offset = 0
-            }
-            pthread_cond_broadcast(condition)
-            return .bytes(count)
+            state.machine.consumed(count)
+            return read
         }
     }
 
@@ -154,39 +113,50 @@ package final class RequestBodyStream: @unchecked Sendable, Equatable {
     /// Ends the pump (a transfer that ended, or an answer that went out without the body) and,
     /// `waiting`, waits until it no longer reads the connection, so that it may be closed.
     package func stop(waiting: Bool = true) {
-        let cancel = locked { state -> (@Sendable () -> Void)? in
-            if !state.ended { state.aborted = true }
-            pthread_cond_broadcast(condition)
-            while waiting, state.pumping { pthread_cond_wait(condition, mutex) }
-            defer { state.cancel = nil }
-            return state.ended || !waiting ? nil : state.cancel
+        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
+            state.machine.stop() && waiting ? state.cancel : nil
         }
         cancel?()
+        // (The pump looks at the state at least every tenth of a second; the deadline is a bound
+        // should a read hang.)
+        if waiting {
+            state.wait(until: { !$0.machine.isPumping }, timeout: .seconds(idleTimeout / 1000 + 5)) { _, _ in }
+        }
+        state.withLock { $0.cancel = nil }
     }
 
+    /// Adds what the pump read, waiting (at most the idle timeout: a transfer that takes nothing
+    /// for that long has stalled) while the buffer is full; false: stop reading the client.
     private func add(_ bytes: [UInt8], ended: Bool = false, failed: Bool = false) -> Bool {
-        let (resume, going) = locked { state -> ((@Sendable () -> Void)?, Bool) in
-            state.pending += bytes
-            state.ended = state.ended || ended
-            state.failed = state.failed || failed
-            while !state.aborted, !ended, state.pending.count - state.offset >= capacity {
-                pthread_cond_wait(condition, mutex)
-            }
-            let resume = state.wantsResume ? state.resume : nil
-            state.wantsResume = false
-            return (resume, !state.aborted)
+        var (action, resume) = state.withLock { state in
+            (state.machine.add(bytes, ended: ended, failed: failed), state.resume)
         }
-        resume?()
-        return going
+        while true {
+            switch action {
+            case .stop: return false
+            case .readOn(let wake):
+                if wake { resume?() }
+                return true
+            case .waitForRoom(let wake):
+                if wake { resume?() }
+                resume = nil
+                action = state.wait(
+                    until: { $0.machine.room() != .waitForRoom(resume: false) },
+                    timeout: .milliseconds(Int(idleTimeout))
+                ) { state, timedOut in
+                    if timedOut { _ = state.machine.stop() }
+                    return state.machine.room()
+                }
+            }
+        }
     }
 
     /// Reads the body from the client into the buffer, as room allows.
     private func pump() {
         defer {
-            locked { state in
-                state.pumping = false
+            state.withLock { state in
+                state.machine.pumpStopped()
                 state.resume = nil
-                pthread_cond_broadcast(condition)
             }
         }
         var left = length - received.count
@@ -194,7 +164,7 @@ package final class RequestBodyStream: @unchecked Sendable, Equatable {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var idle: Int32 = 0
         while left > 0 {
-            if locked({ $0.aborted }) { return }
+            if !state.withLock({ $0.machine.readsOn }) { return }
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&entry, 1, 100)
             if ready < 0, errno == EINTR { continue }

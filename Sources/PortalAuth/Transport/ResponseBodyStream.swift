@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#endif
-
 /// A response body passed on as it arrives instead of read whole: the bounded buffer between the
 /// transport, which fills it from libcurl's write callback, and one reader (a local proxy writing
 /// to its client), which drains it.
@@ -32,51 +28,25 @@ package final class ResponseBodyStream: @unchecked Sendable {
     /// How many bytes may wait for the reader before the transfer is paused.
     package let capacity: Int
 
-    private struct State {
-        var pieces: [[UInt8]] = []
-        var head = 0
-        var buffered = 0
-        var committed = false
-        var ended = false
-        var failed = false
-        var aborted = false
-        var paused = false
+    /// The state machine and what it tells to call: the transfer's resume and cancel.
+    private struct Guarded {
+        var machine: StateMachine
         var resume: (@Sendable () -> Void)?
         var cancel: (@Sendable () -> Void)?
     }
 
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-    private var state = State()
+    private let state: ConditionLocked<Guarded>
 
     /// A stream that takes over after `streamAfter` bytes and pauses the transfer with more than
     /// `capacity` bytes waiting.
     package init(streamAfter: Int = 256 << 10, capacity: Int = 1 << 20) {
         self.streamAfter = max(0, streamAfter)
         self.capacity = max(1, capacity)
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    private func locked<T>(_ body: (inout State) -> T) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body(&state)
+        state = ConditionLocked(Guarded(machine: StateMachine(capacity: capacity)))
     }
 
     /// Whether the body is being streamed (the response's own body is empty).
-    package var isCommitted: Bool { locked { $0.committed } }
+    package var isCommitted: Bool { state.withLock { $0.machine.isCommitted } }
 
     /// Whether a status's body may be streamed: success, not a redirect, an error or a challenge.
     static func streams(status: Int) -> Bool { (200..<300).contains(status) && status != 204 && status != 205 }
@@ -90,89 +60,65 @@ package final class ResponseBodyStream: @unchecked Sendable {
     )
         -> Bool
     {
-        locked { state in
-            state.committed = true
+        state.withLock { state in
+            guard state.machine.commit(prefix: prefix) else { return false }
             state.resume = resume
             state.cancel = cancel
-            if !prefix.isEmpty {
-                state.pieces.append(prefix)
-                state.buffered += prefix.count
-            }
-            pthread_cond_broadcast(condition)
-            return !state.aborted
+            return true
         }
     }
 
     /// What the write callback answers for `bytes`: taken, pause (offer them again later), or
     /// abort.
-    enum Push { case taken, pause, abort }
+    typealias Push = StateMachine.Push
 
     /// Adds `bytes` unless ``capacity`` bytes already wait (then the transfer pauses).
     func push(_ bytes: UnsafeRawBufferPointer) -> Push {
-        locked { state in
-            if state.aborted { return .abort }
-            if state.buffered >= capacity {
-                state.paused = true
-                return .pause
-            }
-            state.pieces.append(Array(bytes))
-            state.buffered += bytes.count
-            pthread_cond_broadcast(condition)
-            return .taken
+        state.withLock { state in
+            let push = state.machine.push(count: bytes.count)
+            if push == .taken { state.machine.take(Array(bytes)) }
+            return push
         }
     }
 
     /// The transfer ended: whole (`failed` false) or not.
     func finish(failed: Bool) {
-        locked { state in
-            state.ended = true
-            state.failed = state.failed || failed
+        state.withLock { state in
+            state.machine.finish(failed: failed)
             state.resume = nil
             state.cancel = nil
-            pthread_cond_broadcast(condition)
         }
     }
 
     // MARK: The reader's side
 
-    /// The next piece of the body, waiting for it (on a thread that may block: the transport's
-    /// deadline ends the wait at the latest).
-    package func next() -> Piece {
-        let (piece, resume) = locked { state -> (Piece?, (@Sendable () -> Void)?) in
-            while state.head == state.pieces.count, !state.ended, !state.aborted {
-                pthread_cond_wait(condition, mutex)
+    /// The next piece of the body, waiting for it at most `idle` (then the stream is aborted and
+    /// the piece is `failed`: an upstream that sends nothing for that long, or a transfer that was
+    /// never resumed, frees its reader).
+    package func next(idle: Duration = .seconds(60)) -> Piece {
+        let (piece, resume, cancel) = state.wait(until: { $0.machine.hasNext }, timeout: idle) {
+            state, timedOut -> (Piece, (@Sendable () -> Void)?, (@Sendable () -> Void)?) in
+            if timedOut {
+                let cancel = state.machine.abort() == .cancelTransfer ? state.cancel : nil
+                state.cancel = nil
+                return (.failed, nil, cancel)
             }
-            if state.aborted { return (.failed, nil) }
-            guard state.head < state.pieces.count else { return (state.failed ? .failed : .end, nil) }
-            let bytes = state.pieces[state.head]
-            state.pieces[state.head] = []
-            state.head += 1
-            if state.head == state.pieces.count {
-                state.pieces.removeAll(keepingCapacity: true)
-                state.head = 0
+            switch state.machine.next() {
+            case .wait, .failed: return (.failed, nil, nil)
+            case .end: return (.end, nil, nil)
+            case .deliver(let bytes, let resume): return (.bytes(bytes), resume ? state.resume : nil, nil)
             }
-            state.buffered -= bytes.count
-            var resume: (@Sendable () -> Void)?
-            if state.paused, state.buffered <= capacity / 2 {
-                state.paused = false
-                resume = state.resume
-            }
-            return (.bytes(bytes), resume)
         }
+        cancel?()
         resume?()
-        return piece ?? .failed
+        return piece
     }
 
     /// Ends the transfer: the reader will not read on (its client stopped reading or went away).
     package func abort() {
-        let cancel = locked { state -> (@Sendable () -> Void)? in
-            state.aborted = true
-            state.pieces.removeAll()
-            state.head = 0
-            state.buffered = 0
-            pthread_cond_broadcast(condition)
+        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
             defer { state.cancel = nil }
-            return state.ended ? nil : state.cancel
+            return state.machine.abort() == .cancelTransfer ? state.cancel : nil
         }
         cancel?()
     }

@@ -19,8 +19,9 @@ struct CurlResult: Sendable {
     /// The body as UTF-8 text.
     var text: String { String(decoding: body, as: UTF8.self) }
 
-    /// The body as a JSON object; throws when it is not one.
+    /// The body as a JSON object; throws when it is not one (saying why, when curl had no answer).
     func json() throws -> [String: Any] {
+        guard exitCode == 0 else { throw CurlError.noAnswer(exitCode, stderr) }
         guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
             throw CurlError.notAnObject(text)
         }
@@ -38,18 +39,26 @@ struct CurlResult: Sendable {
 enum CurlError: Error, CustomStringConvertible {
     case notAnObject(String)
     case missing(String)
+    case noAnswer(Int32, String)
 
     var description: String {
         switch self {
         case .notAnObject(let text): return "not a JSON object: \(text)"
         case .missing(let what): return "missing \(what)"
+        case .noAnswer(let code, let stderr): return "curl exited \(code): \(stderr)"
         }
     }
 }
 
 /// Runs `/usr/bin/curl` without blocking Swift's cooperative threads (the emulator's handlers
 /// run on them too), through `Subprocess`, whose children inherit no stray descriptors.
+///
+/// Its bounds are a hang's, not a pace: a debug emulator on a loaded machine took longer than
+/// the 30 s a request once had (curl gave up, the body was empty, and the test failed on "Unexpected
+/// end of file during JSON parse").
 enum Curl {
+    /// How long one request may take before curl gives up (a hung server, not a slow one).
+    static let maximumSeconds = 300
     /// Runs curl with `arguments` (the URL among them) and collects status, headers and body.
     static func run(_ arguments: [String]) async throws -> CurlResult {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
@@ -59,9 +68,9 @@ enum Curl {
         let result = try await Subprocess.run(
             "/usr/bin/curl",
             [
-                "-sS", "--max-time", "30", "-o", bodyFile.path,
+                "-sS", "--max-time", "\(maximumSeconds)", "-o", bodyFile.path,
                 "-w", "%{http_code}\n%{content_type}\n%{redirect_url}\n",
-            ] + arguments)
+            ] + arguments, timeout: TimeInterval(maximumSeconds + 60))
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         return CurlResult(
             exitCode: result.status,
