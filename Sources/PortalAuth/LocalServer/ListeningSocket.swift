@@ -141,7 +141,9 @@ package struct ListeningSocket: Sendable {
             }
             unlink(path)
         }
-        guard call({ Glibc.bind(fd, $0, length) }) == 0, chmod(path, 0o600) == 0, listen(fd, LoopbackHTTPServer.backlog) == 0 else {
+        guard call({ Glibc.bind(fd, $0, length) }) == 0, chmod(path, 0o600) == 0,
+            listen(fd, LoopbackHTTPServer.backlog) == 0
+        else {
             let code = errno
             close(fd)
             throw posixError("listen on \(path)", code: code)
