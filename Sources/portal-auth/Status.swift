@@ -37,7 +37,8 @@ struct Status: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "With --check: how far ahead to look (a number and s, m, h, d or w; default 7d).", valueName: "duration"))
+            "With --check: how far ahead to look (a number and s, m, h, d or w; default 7d).", valueName: "duration"),
+        transform: { try DurationArgument.parse($0, option: "--within") })
     var within: DurationArgument?
 
     func validate() throws {
@@ -85,7 +86,10 @@ struct Status: AsyncParsableCommand {
         let lapses = try await ExpiryCheck.lapses(in: summaries, before: deadline, manager: manager)
         if json {
             output(try ExpiryCheck.json(lapses, within: window, now: now).jsonText(pretty: true))
-        } else if !summaries.isEmpty {
+        } else if summaries.isEmpty {
+            output(
+                "Nothing to check: no stored credentials (\(manager.arcGISCredentialStore.backend.name) store).")
+        } else {
             Self.printTable(summaries.map { ($0, nil) }, now: now, keys: keys)
         }
         for lapse in lapses { printError(ExpiryCheck.line(lapse, now: now)) }
