@@ -32,11 +32,11 @@ import Testing
             defer { try? FileManager.default.removeItem(atPath: folder) }
             _ = try await StatusCheckTests.storeToken(emulator, seconds: 3600, env)
             var narrow = env
-            narrow["COLUMNS"] = "60"
+            narrow["COLUMNS"] = "80"
             let result = try await CLI.portalAuth(["status"], emulator: emulator, environment: narrow)
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stdout.split(separator: "\n")
-            #expect(lines.count == 2 && lines.allSatisfy { $0.count <= 60 }, "\(result.stdout)")
+            #expect(lines.count == 2 && lines.allSatisfy { $0.count <= 80 }, "\(result.stdout)")
             #expect(lines.last?.contains("…") == true, "\(result.stdout)")
             let json = try await CLI.portalAuth(["status", "--json"], emulator: emulator, environment: narrow)
             #expect(json.stdout.contains(emulator.standaloneServerURL), "\(json.stdout)")
