@@ -64,6 +64,17 @@ struct DurationArgument: ExpressibleByArgument, Sendable, Equatable {
         self.text = argument
         self.seconds = seconds
     }
+
+    /// `argument` as a duration, or the usage error every duration option gives: it names the
+    /// option, the value and the forms a duration takes.
+    static func parse(_ argument: String, option: String) throws -> DurationArgument {
+        guard let duration = DurationArgument(argument: argument) else {
+            throw ValidationError(
+                "\(option) \(terminalText(argument)) is not a duration: give a whole number with a unit "
+                    + "(90s, 30m, 12h, 30d, 2w)")
+        }
+        return duration
+    }
 }
 
 /// A duration option's value in seconds: a whole number with a unit (`90s`, `30m`, `12h`, `30d`,

@@ -49,22 +49,46 @@ func promptHidden(_ prompt: String) throws -> String {
         throw PortalAuthError(.secretMissing, "no terminal to ask for the password on", remedy: .provide(.password))
     }
     defer { close(fd) }
-    _ = prompt.withCString { write(fd, $0, strlen($0)) }
     var old = termios()
     let haveTermios = tcgetattr(fd, &old) == 0
+    var handlers: [(Int32, __sighandler_t?)] = []
     if haveTermios {
+        // Ctrl-C (or a kill, or a hangup) while echo is off: the handler turns it on again and ends
+        // the line before the signal ends the process as it would have.
+        (promptTerminalFD, promptTerminalSettings) = (fd, old)
+        handlers = [SIGINT, SIGTERM, SIGHUP, SIGQUIT].map { ($0, signal($0, restorePromptTerminal)) }
         var silent = old
         silent.c_lflag &= ~tcflag_t(ECHO)
         tcsetattr(fd, TCSAFLUSH, &silent)
     }
     defer {
         if haveTermios { var restore = old; tcsetattr(fd, TCSAFLUSH, &restore) }
+        for (number, handler) in handlers { signal(number, handler) }
+        promptTerminalFD = -1
         _ = "\n".withCString { write(fd, $0, 1) }
     }
+    _ = prompt.withCString { write(fd, $0, strlen($0)) }  // after echo is off and the handlers are in place
     var bytes: [UInt8] = []
     var byte: UInt8 = 0
     while read(fd, &byte, 1) == 1, byte != UInt8(ascii: "\n") { bytes.append(byte) }
     return String(decoding: bytes, as: UTF8.self)
+}
+
+/// The terminal a hidden prompt turned echo off on (-1: none), and its settings before.
+nonisolated(unsafe) private var promptTerminalFD: Int32 = -1
+nonisolated(unsafe) private var promptTerminalSettings = termios()
+
+/// The handler of a signal that arrives at a hidden prompt: restores the terminal's settings
+/// (echo on), ends the prompt's line, then lets the signal end the process as it would have.
+/// Only async-signal-safe calls.
+private func restorePromptTerminal(_ number: Int32) {
+    if promptTerminalFD >= 0 {
+        _ = tcsetattr(promptTerminalFD, TCSAFLUSH, &promptTerminalSettings)
+        var newline = UInt8(ascii: "\n")
+        _ = write(promptTerminalFD, &newline, 1)
+    }
+    signal(number, SIG_DFL)
+    raise(number)
 }
 
 /// Prompts on the terminal for text with echo on.

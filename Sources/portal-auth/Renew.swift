@@ -34,7 +34,8 @@ struct Renew: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "How far ahead to look (a number and s, m, h, d or w; default 2d).", valueName: "duration"))
+            "How far ahead to look (a number and s, m, h, d or w; default 2d).", valueName: "duration"),
+        transform: { try DurationArgument.parse($0, option: "--within") })
     var within: DurationArgument?
 
     func run() async throws {

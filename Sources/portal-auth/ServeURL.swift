@@ -8,7 +8,8 @@ struct ServeURL: AsyncParsableCommand {
         abstract: "Print the local URL (through portal-auth serve) of a remote https URL.",
         discussion: """
             The base URL is read from --state-file when given (the running server's), else made from --listen \
-            and the secret in the credential store (made now if there is none).
+            and the secret in the credential store (made now if there is none). When nothing listens there, the URL \
+            is still printed (for a saved project) and a note on stderr says how to start serve.
 
             Examples:
               portal-auth serve url https://host/server/rest/services/Parcels/FeatureServer
@@ -38,6 +39,7 @@ struct ServeURL: AsyncParsableCommand {
                 base = Serve.baseURL(address, port: address.port, secret: try ServeSecret.current(in: backend))
             }
             output(try ServeProxy.localURL(for: remote, base: base))
+            if let note = ServeProbe.notRunningNote(base: base) { printError(note) }
         }
     }
 }

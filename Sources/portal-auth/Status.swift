@@ -37,7 +37,8 @@ struct Status: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "With --check: how far ahead to look (a number and s, m, h, d or w; default 7d).", valueName: "duration"))
+            "With --check: how far ahead to look (a number and s, m, h, d or w; default 7d).", valueName: "duration"),
+        transform: { try DurationArgument.parse($0, option: "--within") })
     var within: DurationArgument?
 
     func validate() throws {
@@ -62,16 +63,20 @@ struct Status: AsyncParsableCommand {
             if json {
                 output(try Self.json(marked, now: now, keys: keys).jsonText(pretty: true))
             } else {
-                if let environment = EnvironmentCredentials.report() { output("Environment: \(environment).") }
+                if let environment = EnvironmentCredentials.report() {
+                    Self.printWrapped("Environment: \(environment).")
+                }
                 if sorted.isEmpty {
-                    output(
+                    Self.printWrapped(
                         "No stored credentials (\(manager.arcGISCredentialStore.backend.name) store). Sign in with: "
                             + "portal-auth login --portal URL --username USER"
                     )
                 } else {
                     Self.printTable(marked, now: now, keys: keys)
                 }
-                try RememberedPassword.statusLines(in: manager.arcGISCredentialStore.backend).forEach { output($0) }
+                try RememberedPassword.statusLines(in: manager.arcGISCredentialStore.backend).forEach {
+                    Self.printWrapped($0)
+                }
             }
         }
     }
@@ -85,7 +90,10 @@ struct Status: AsyncParsableCommand {
         let lapses = try await ExpiryCheck.lapses(in: summaries, before: deadline, manager: manager)
         if json {
             output(try ExpiryCheck.json(lapses, within: window, now: now).jsonText(pretty: true))
-        } else if !summaries.isEmpty {
+        } else if summaries.isEmpty {
+            output(
+                "Nothing to check: no stored credentials (\(manager.arcGISCredentialStore.backend.name) store).")
+        } else {
             Self.printTable(summaries.map { ($0, nil) }, now: now, keys: keys)
         }
         for lapse in lapses { printError(ExpiryCheck.line(lapse, now: now)) }
@@ -122,13 +130,32 @@ struct Status: AsyncParsableCommand {
             let server = keys[s.server].map(APIKeyLogin.describeScope) ?? s.server
             rows.append([s.kind, server, userColumn(s, active: active), expiry, s.backend])
         }
-        let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let widths = fittedWidths(rows, within: TerminalWidth.current())
         for row in rows {
             outputLine(
                 row.enumerated().map {
-                    $0.offset == 4 ? $0.element : $0.element.padding(toLength: widths[$0.offset])
+                    let cell = TerminalWidth.shorten($0.element, to: widths[$0.offset])
+                    return $0.offset == 4 ? cell : cell.padding(toLength: widths[$0.offset])
                 }.joined(separator: "  "))
         }
+    }
+
+    /// The columns' widths, the SERVER and USER columns (a scope list, a URL, a long name) narrowed
+    /// so that a row keeps within `limit` columns; `--json` carries them in full.
+    static func fittedWidths(_ rows: [[String]], within limit: Int) -> [Int] {
+        var widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let room = limit - (widths[0] + widths[3] + widths[4] + 4 * 2)
+        if widths[1] + widths[2] > room {
+            let user = min(widths[2], max(8, room / 3))
+            widths[1] = min(widths[1], max(12, room - user))
+            widths[2] = user
+        }
+        return widths
+    }
+
+    /// A line of prose, wrapped to the terminal's width.
+    static func printWrapped(_ text: String) {
+        TerminalWidth.wrap(text, width: TerminalWidth.current()).forEach { outputLine($0) }
     }
 }
 

@@ -155,11 +155,41 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let empty = try await CLI.portalAuth(["status", "--check"], emulator: nil, environment: env)
         #expect(empty.status == 0, "\(empty.stderr)")
+        #expect(empty.stdout == "Nothing to check: no stored credentials (file store).\n", "\(empty.stdout)")
+        #expect(empty.stderr.isEmpty, "\(empty.stderr)")
         let alone = try await CLI.portalAuth(["status", "--within", "7d"], emulator: nil, environment: env)
         #expect(alone.status == 2)
         #expect(alone.stderr.contains("--within goes with --check"))
         let bad = try await CLI.portalAuth(["status", "--check", "--within", "7"], emulator: nil, environment: env)
         #expect(bad.status == 2)
+    }
+
+    /// Every duration option refuses a value that is not one alike: one line naming the option, the
+    /// value and the forms a duration takes (issue #38, item 7).
+    @Test(arguments: [
+        ["status", "--check", "--within", "7days"], ["renew", "--within", "7days"],
+        ["login", "--url", "https://127.0.0.1:9/server", "--token-stdin", "--expires-in", "7days"],
+        ["login", "--portal", "https://127.0.0.1:9/portal", "--username", "a", "--expiration", "7days"],
+        ["exec", "--renew-before", "7days", "--", "true"],
+    ])
+    func everyDurationOptionNamesTheFormsItTakes(_ line: [String]) async throws {
+        let option = line[line.firstIndex(of: "7days")! - 1]
+        let result = try await CLI.portalAuth(
+            line, emulator: nil, stdin: "", environment: ["PORTAL_AUTH_STORE": "memory"])
+        #expect(result.status == 2, "\(result.stderr)")
+        let first = result.stderr.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.hasPrefix("portal-auth: \(option) 7days is not a duration: give "), "\(result.stderr)")
+        #expect(first.hasSuffix("a whole number with a unit (90s, 30m, 12h, 30d, 2w)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("is invalid for"), "\(result.stderr)")
+    }
+
+    @Test func withinNamesTheFormsExactly() async throws {
+        let result = try await CLI.portalAuth(
+            ["status", "--check", "--within", "7days"], emulator: nil, environment: ["PORTAL_AUTH_STORE": "memory"])
+        #expect(
+            result.stderr.split(separator: "\n").first
+                == "portal-auth: --within 7days is not a duration: give a whole number with a unit (90s, 30m, 12h, 30d, 2w)"
+        )
     }
 
     @Test(arguments: [("90s", 90), ("30m", 1800), ("12h", 43200), ("7d", 604_800), ("2w", 1_209_600)])
