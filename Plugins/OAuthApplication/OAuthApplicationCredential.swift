@@ -29,6 +29,8 @@ public struct OAuthApplicationCredential: ArcGISCredential, Equatable {
 
     /// App credentials have no user.
     public var username: String? { nil }
+    /// `true`: the portal's OAuth token endpoint issued it.
+    public var isIssuedByPortal: Bool { true }
 
     /// A new app credential for the same portal and app (the secret must be given again).
     public var howToSignIn: PortalAuthError.SignIn {

@@ -33,6 +33,8 @@ public struct OAuthUserCredential: RevocableCredential, Equatable {
     public let tokenInfo: TokenInfo
     /// The refresh token (secret).
     public let refreshToken: String
+    /// `true`: the portal's OAuth token endpoint issued it.
+    public var isIssuedByPortal: Bool { true }
     /// When the refresh token expires.
     public let refreshTokenExpirationDate: Date?
 

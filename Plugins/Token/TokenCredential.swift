@@ -27,6 +27,8 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     public let referer: String?
     /// The token lifetime asked for, in minutes (servers cap it).
     public let tokenExpirationMinutes: Int
+    /// Whether the portal's own generateToken issued the token (not an ArcGIS Server's).
+    public var isIssuedByPortal: Bool { serverContext.isPortalTokenService(tokenServiceURL) }
     /// The password, in memory only.
     private(set) var password: String? = nil
 

@@ -65,10 +65,9 @@ final class ServeManagers: Sendable {
         if let context = try? ServerContext(url: url), environment.credentials.isPortal(context) {
             return environment.manager
         }
-        guard let root = ServerContext.arcGISServerRoot(of: url) else { return stored }
-        let listed = await ServeFederatedServers.shared.lists(
-            root, portal: environment.credentials.portal, manager: environment.manager)
-        return listed ? environment.manager : stored
+        // A federated server of the environment's portal, by the portal's word (the core's).
+        guard ServerContext.arcGISServerRoot(of: url) != nil else { return stored }
+        return try await environment.manager.isWithinKnownScope(url) ? environment.manager : stored
     }
 
     /// Makes the stored credentials' manager see its stores as they are now, and gives it the

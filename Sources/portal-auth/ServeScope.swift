@@ -77,24 +77,9 @@ enum ServeScope {
         [.noCredential, .authenticationRequired, .credentialExpired, .notFederated].contains(error.code)
     }
 
-    /// Whether a credential is known for `url` without contacting its host: a stored credential
-    /// of its server context (a portal's, a server's, a federated server token), an API key or an
-    /// identity-aware proxy's credential that applies to it, a network credential of its host, or
-    /// an ArcGIS Server that a signed-in portal lists among its federated servers (read from the
-    /// portal).
+    /// Whether a credential is known for `url` without contacting a host outside every
+    /// credential's reach: the core's answer (``AuthenticationManager/isWithinKnownScope(_:)``).
     static func mayContact(_ url: URL, manager: AuthenticationManager) async throws -> Bool {
-        if try await manager.arcGISCredentialStore.credential(for: url) != nil { return true }
-        if let key = manager.apiKey, ScopedCredential(key).covers(url) { return true }
-        if try await manager.iapCredentialStore.credential(for: url) != nil { return true }
-        if try await !manager.networkCredentialStore.credentials(for: ServerContext.host(of: url)).isEmpty {
-            return true
-        }
-        guard let root = ServerContext.arcGISServerRoot(of: url) else { return false }
-        for summary in try await manager.arcGISCredentialStore.summaries()
-        where summary.kind != FederatedTokenCredential.kind {
-            guard let portal = URL(string: summary.server).flatMap({ try? ServerContext(url: $0) }) else { continue }
-            if await ServeFederatedServers.shared.lists(root, portal: portal, manager: manager) { return true }
-        }
-        return false
+        try await manager.isWithinKnownScope(url)
     }
 }

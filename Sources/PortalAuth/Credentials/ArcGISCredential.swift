@@ -34,6 +34,13 @@ public protocol ArcGISCredential: StoredCredential {
     /// (by default a username/password sign-in to ``serverContext``, or to the portal of
     /// ``derivedFrom``).
     var howToSignIn: PortalAuthError.SignIn { get }
+    /// Whether a portal issued this credential at its own token service (an OAuth sign-in, the
+    /// portal's `sharing/rest/generateToken`), so that what the portal says with it may be taken
+    /// as the portal's word: its list of federated servers
+    /// (``AuthenticationManager/isWithinKnownScope(_:)``). `false` by default: a token made
+    /// elsewhere (a pregenerated token, a server's own token, a federated server token) speaks for
+    /// no portal, and what its server lists is never a reason to contact another host.
+    var isIssuedByPortal: Bool { get }
 }
 
 extension ArcGISCredential {
@@ -48,6 +55,8 @@ extension ArcGISCredential {
         derivedFrom.map { .token($0, username: username) }
             ?? PortalAuthError.SignIn(kind: Self.kind, serverContext: serverContext, username: username)
     }
+    /// `false`: see ``isIssuedByPortal``.
+    public var isIssuedByPortal: Bool { false }
     /// Cannot be renewed by default.
     public func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? { nil }
     /// `nil`: what it renews itself with does not end.

@@ -33,4 +33,41 @@ extension AuthenticationManager {
         guard let credential = try await arcGIS.credentialForUse(url) ?? apiKeyForUse(url) else { return nil }
         return ScopedCredential(credential).covers(url) ? credential : nil
     }
+
+    /// Whether a credential known now reaches `url`, decided without contacting any host outside
+    /// every credential's reach: a stored credential of its server context, the ``apiKey`` or an
+    /// identity-aware proxy's credential that covers it, a network credential of its host, or an
+    /// ArcGIS Server root that a portal lists among its federated servers (`portals/self/servers`,
+    /// read from the portal with its own credential). A program that forwards requests for others
+    /// (a local proxy) asks this before ``scopedCredential(for:interactive:)``, which may read an
+    /// unknown server's `rest/info` to learn its owner.
+    ///
+    /// Only a credential the portal issued (``ArcGISCredential/isIssuedByPortal``) speaks for it:
+    /// what a server with a pregenerated token or its own token lists is never a reason to contact
+    /// another host.
+    public func isWithinKnownScope(_ url: URL) async throws -> Bool {
+        if try await arcGISCredentialStore.credential(for: url) != nil { return true }
+        if let apiKey, ScopedCredential(apiKey).covers(url) { return true }
+        if try await iapCredentialStore.credential(for: url) != nil { return true }
+        if try await !networkCredentialStore.credentials(for: ServerContext.host(of: url)).isEmpty { return true }
+        guard let root = ServerContext.arcGISServerRoot(of: url) else { return false }
+        for portal in try await arcGISCredentialStore.allCredentials() where portal.isIssuedByPortal {
+            if await isListed(root, by: portal) { return true }
+        }
+        return false
+    }
+
+    /// Whether `portal`'s portal lists `root` among its federated servers (renewed first when its
+    /// token ended); `false` when the list cannot be read.
+    private func isListed(_ root: ServerContext, by portal: any ArcGISCredential) async -> Bool {
+        var current = portal
+        if portal.tokenInfo.isExpired(),
+            let renewed = try? await arcGIS.credentialForUse(URL(string: portal.serverContext.url)!)
+        {
+            guard renewed.isIssuedByPortal else { return false }
+            current = renewed
+        }
+        guard let list = try? await arcGIS.federatedServers(of: current) else { return false }
+        return list.roots.contains(root.url)
+    }
 }

@@ -36,6 +36,15 @@ extension ServerContext {
         return Self.tokenServicePaths.contains(String(service.path.dropFirst(path.count)).lowercased())
     }
 
+    /// Whether `url` is this portal's own generateToken (`…/sharing/rest/generateToken` or its
+    /// older form, below this context; ArcGIS Online's for an organization in ArcGIS Online): a
+    /// token it issued is the portal's (``ArcGISCredential/isIssuedByPortal``).
+    public func isPortalTokenService(_ url: URL) -> Bool {
+        guard isOwnTokenService(url), let service = try? ServerContext.parts(of: url) else { return false }
+        let path = service.path.lowercased()
+        return path.hasSuffix("/sharing/rest/generatetoken") || path.hasSuffix("/sharing/generatetoken")
+    }
+
     /// Whether `hint`, the `tokenServicesUrl` a server names in its `rest/info` while naming this
     /// portal as its owner, is this portal's own generateToken. A server's hint never chooses
     /// where anything goes: one that is not the portal's own means the portal does not vouch for
