@@ -29,9 +29,8 @@ fi
 
 # One channel of events, in the order they happen: "tick" when an interval has passed, "end" when
 # the command has ended. A FIFO opened for reading and writing here never reaches its end.
-events_dir=$(mktemp -d "${TMPDIR:-/tmp}/portal-auth-progress.XXXXXX")
-mkfifo "$events_dir/events"
-exec 3<>"$events_dir/events"
+events_dir=$(mktemp -d "${TMPDIR:-/tmp}/portal-auth-progress.XXXXXX") || exit 1
+mkfifo "$events_dir/events" && exec 3<>"$events_dir/events" || { rm -rf "$events_dir"; exit 1; }
 ticker=""
 reader=""
 cleanup() {
