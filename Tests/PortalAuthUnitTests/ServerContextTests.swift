@@ -83,6 +83,9 @@ import Testing
                 == "https://gis.example.com:443/server/rest/services/A/FeatureServer/0/qery answered ArcGIS error 400: "
                 + "Unable to complete operation.")
         #expect(refused.remedy == .none)
+        // A portal's answer to a path it does not have.
+        let invalid = PortalAuthError.arcGIS(ArcGISError(code: 400, message: "Invalid URL"), from: url)
+        #expect(invalid.remedy == .checkURL)
     }
 
     @Test func formEncoding() {
