@@ -41,10 +41,17 @@ extension Login {
             return
         }
         let password = try readPassword(for: context.description, who: credentials.username!)
-        let credential = try await TokenCredential.credential(
-            for: target, username: credentials.username!, password: password,
-            referer: credentials.referer, tokenExpirationMinutes: credentials.expiration ?? 60,
-            keepPassword: false, services: manager.services)
+        let credential: TokenCredential
+        do {
+            credential = try await token(at: target, password: password, services: manager.services)
+        } catch let error as PortalAuthError {
+            // A server's URL where a portal's was expected: signed in to as a server, or named its portal.
+            guard
+                let server = try await Self.serverSignInURL(
+                    after: error, at: target, username: credentials.username!, services: manager.services)
+            else { throw error }
+            credential = try await token(at: server, password: password, services: manager.services)
+        }
         let addition = try await manager.arcGISCredentialStore.addAccount(credential)
         // (A second account leaves the password kept for the active one alone unless told to keep its own.)
         let remembers = addition == .active || credentials.rememberPassword
@@ -61,6 +68,13 @@ extension Login {
         )
         if let kept { output(kept) }
         if let note = accountNote(addition, user: credentials.username!, context: context) { output(note) }
+    }
+
+    /// A token from the token service of the portal or server `url` names.
+    func token(at url: URL, password: String, services: AuthenticationServices) async throws -> TokenCredential {
+        try await TokenCredential.credential(
+            for: url, username: credentials.username!, password: password, referer: credentials.referer,
+            tokenExpirationMinutes: credentials.expiration ?? 60, keepPassword: false, services: services)
     }
 
     func loginWithNetworkPassword(

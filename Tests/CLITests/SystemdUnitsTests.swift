@@ -38,4 +38,33 @@ import Testing
             }
         }
     }
+
+    /// The system unit docs/serve.md prints for a machine without a user manager (issue #38,
+    /// item 6), as printed: `systemd-analyze verify` accepts it without a word (an unknown key
+    /// would be named), and its command line is one portal-auth takes.
+    @Test func theSystemUnitInTheServeDocsPassesSystemdAnalyzeVerify() async throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/serve.md").path
+        let text = try String(contentsOfFile: docs, encoding: .utf8)
+        let start = try #require(text.range(of: "```ini\n# /etc/systemd/system/portal-auth-serve@.service"))
+        let end = try #require(text.range(of: "\n```\n", range: start.upperBound..<text.endIndex))
+        let unit = String(text[text.index(start.lowerBound, offsetBy: "```ini\n".count)..<end.lowerBound]) + "\n"
+        #expect(unit.contains("ExecStart=/usr/bin/portal-auth serve --state-file /run/portal-auth-serve-%i/serve.json"))
+        try await withTemporaryDirectory("system-unit") { directory in
+            try unit.replacing("/usr/bin/portal-auth", with: CLI.portalAuth).write(
+                toFile: directory + "/portal-auth-serve@.service", atomically: true, encoding: .utf8)
+            let result = try await CLI.run(
+                "/bin/bash",
+                [
+                    "-c", #"cd "$0" && systemd-analyze verify --man=no ./portal-auth-serve@.service && echo verified"#,
+                    directory,
+                ])
+            #expect(result.status == 0 && result.stdout == "verified\n", "\(result.stdout) \(result.stderr)")
+            #expect(result.stderr.isEmpty, "\(result.stderr)")
+        }
+        let help = try await CLI.run(
+            CLI.portalAuth, ["serve", "--state-file", "/run/portal-auth-serve-alice/serve.json", "--help"],
+            environment: ["PORTAL_AUTH_STORE": "file"])
+        #expect(help.status == 0, "\(help.stderr)")
+    }
 }

@@ -64,6 +64,30 @@ import Testing
         #expect(ArcGISError.parse(Array("<html>error</html>".utf8)) == nil)
     }
 
+    /// An ArcGIS error names the URL with its scheme (never its query); a 404 says it found nothing
+    /// there and that the URL is what to check (issue #38, item 1).
+    @Test func anArcGISErrorNamesTheURLWithItsScheme() throws {
+        let url = try #require(
+            URL(string: "https://gis.example.com/server/rest/services/A/FeatureServer/0/qery?token=t"))
+        let notFound = PortalAuthError.arcGIS(
+            ArcGISError(code: 404, message: "Not found", details: ["No such resource"]), from: url)
+        #expect(
+            notFound.message
+                == "https://gis.example.com:443/server/rest/services/A/FeatureServer/0/qery answered ArcGIS error 404 "
+                + "(not found: no such service, layer or operation there): Not found (No such resource)")
+        #expect(notFound.remedy == .checkURL)
+        let refused = PortalAuthError.arcGIS(
+            ArcGISError(code: 400, message: "Unable to complete operation."), from: url)
+        #expect(
+            refused.message
+                == "https://gis.example.com:443/server/rest/services/A/FeatureServer/0/qery answered ArcGIS error 400: "
+                + "Unable to complete operation.")
+        #expect(refused.remedy == .none)
+        // A portal's answer to a path it does not have.
+        let invalid = PortalAuthError.arcGIS(ArcGISError(code: 400, message: "Invalid URL"), from: url)
+        #expect(invalid.remedy == .checkURL)
+    }
+
     @Test func formEncoding() {
         let encoded = FormEncoding.encode([("where", "UseType = 'Government'"), ("f", "json")])
         #expect(encoded == "where=UseType%20%3D%20%27Government%27&f=json")

@@ -54,12 +54,19 @@ extension AuthenticationChallenge {
 
 extension PortalAuthError {
     /// The error for an ArcGIS error body that `url` answered (one that is not a challenge to
-    /// answer): its code, message and details, quoted as the server wrote them.
+    /// answer): the URL with its scheme, then the code, message and details, quoted as the server
+    /// wrote them. A 404 says the URL leads to nothing there (a typo in a service, layer or
+    /// operation, or a URL of the wrong kind), and its remedy is to check the URL, as is that of
+    /// the 400 "Invalid URL" a portal answers for a path it does not have.
     package static func arcGIS(_ error: ArcGISError, from url: URL) -> PortalAuthError {
         let details = error.details.isEmpty ? "" : " (" + error.details.joined(separator: "; ") + ")"
+        let notFound = error.code == 404
+        let invalidURL = error.code == 400 && error.message.lowercased() == "invalid url"
         return PortalAuthError(
             .arcGISError,
-            "\(ServerContext.describe(url)) answered ArcGIS error \(error.code): \(error.message)\(details)",
-            remedy: .none, cause: error.cause)
+            "\(ServerContext.describeWithScheme(url)) answered ArcGIS error \(error.code)"
+                + "\(notFound ? " (not found: no such service, layer or operation there)" : ""): "
+                + "\(error.message)\(details)",
+            remedy: notFound || invalidURL ? .checkURL : .none, cause: error.cause)
     }
 }
