@@ -2,6 +2,9 @@ import ArgumentParser
 import PortalAuth
 import PortalAuthToken
 
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -62,7 +65,9 @@ struct ImportArcGISProfile: AsyncParsableCommand {
 
     /// The profiles of both files, in file order (`~/.arcgisprofile` first).
     static func savedProfiles() throws -> [ArcGISProfile] {
-        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
+        let home =
+            ProcessInfo.processInfo.environment["HOME"] ?? getpwuid(getuid()).map { String(cString: $0.pointee.pw_dir) }
+            ?? "/"
         return try ArcGISProfile.Source.allCases.flatMap { source -> [ArcGISProfile] in
             let path = home + "/" + source.fileName
             guard let text = try readProfileFile(path) else { return [] }
@@ -85,17 +90,28 @@ struct ImportArcGISProfile: AsyncParsableCommand {
         return names.isEmpty ? profiles : profiles.filter { names.contains($0.name) }
     }
 
-    /// A profile file's text (at most ArcGISProfileFile.maximumBytes), nil when there is none.
+    /// A profile file's text (at most ArcGISProfileFile.maximumBytes and one byte more, which the
+    /// reader refuses), nil when there is none. Only a regular file is read (never a FIFO that
+    /// would block).
     static func readProfileFile(_ path: String) throws -> String? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let handle = FileHandle(forReadingAtPath: path),
-            let data = try? handle.read(upToCount: ArcGISProfileFile.maximumBytes + 1)
-        else {
-            throw PortalAuthError(
-                .invalidConfiguration, "cannot read \(path)", remedy: .checkPermissions(path: path))
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        if fd < 0, errno == ENOENT { return nil }
+        let unreadable = PortalAuthError(
+            .invalidConfiguration, "cannot read \(path)", remedy: .checkPermissions(path: path))
+        guard fd >= 0 else { throw unreadable }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw unreadable }
+        var bytes = [UInt8](repeating: 0, count: ArcGISProfileFile.maximumBytes + 1)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { throw unreadable }
+            if got == 0 { break }
+            count += got
         }
-        try? handle.close()
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: bytes[..<count], as: UTF8.self)
     }
 
     /// Imports one profile; the line that says what became of it.
@@ -109,12 +125,23 @@ struct ImportArcGISProfile: AsyncParsableCommand {
                     + "with openssl pkcs12 -export -inkey KEY -in CERT -out profile.p12 and run portal-auth login --url "
                     + "\(url) --p12 profile.p12 --password-stdin")
         case .oauthUser(let url, let clientID):
-            throw ValidationError(
-                "it signs in with OAuth (client_id \(clientID)): run portal-auth login --portal \(url) --client-id \(clientID)"
-            )
+            return try await importOAuth(profile, url: url, clientID: clientID, manager: manager)
         case .password(let url, let username):
             return try await importPassword(profile, url: url, username: username, manager: manager)
         }
+    }
+
+    /// What the API keeps in the keyring for `profile` (a password, or an OAuth profile's refresh
+    /// token), under either service name; nil when nothing (or an empty text) is kept.
+    static func keyringSecret(_ profile: ArcGISProfile) throws -> String? {
+        let keyring = KeyringCredentialBackend()
+        for service in profile.keyringServices {
+            if let secret = try keyring.pythonKeyringPassword(service: service, username: profile.name), !secret.isEmpty
+            {
+                return secret
+            }
+        }
+        return nil
     }
 
     /// A password profile: its password from the keyring, a token sign-in with it (nothing is kept
@@ -126,12 +153,7 @@ struct ImportArcGISProfile: AsyncParsableCommand {
             profile.source == .portal
             ? try PortalURLInput.read(url, source: "its url", doing: "signing in to") : try parseURL(url)
         let context = try ServerContext(url: target)
-        let keyring = KeyringCredentialBackend()
-        var password: String?
-        for service in profile.keyringServices where password == nil {
-            password = try keyring.pythonKeyringPassword(service: service, username: profile.name)
-        }
-        guard let password, !password.isEmpty else {
+        guard let password = try keyringSecret(profile) else {
             throw ValidationError(
                 "the keyring holds no password for it (service \(profile.source.keyringService)): run portal-auth "
                     + "login --\(profile.source == .portal ? "portal" : "url") \(context) --username \(username)")

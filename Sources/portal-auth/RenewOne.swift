@@ -97,10 +97,10 @@ struct RenewOne {
     /// across processes, renewing even a token that is still good; an OAuth sign-in exchanges its
     /// refresh token there for a new one, however far its end is).
     func renew() async throws {
+        // (An API key's row is named `api-key PORTAL`, no URL.)
+        if summary.kind == APIKeyCredential.kind { return try await rotateAPIKey() }
         guard let url = URL(string: summary.server) else { return }
-        if summary.kind == APIKeyCredential.kind {
-            try await rotateAPIKey()
-        } else if summary.kind == TokenCredential.kind {
+        if summary.kind == TokenCredential.kind {
             try await RememberedPassword.renewIfExpiring(for: url, manager: manager, within: window)
         } else {
             _ = try await manager.renewCredential(for: url, refused: true, lasting: true)

@@ -23,9 +23,11 @@ import Testing
 
     /// `GIS(url, username, password, profile=name)` run by the real API; its report.
     func save(
-        _ name: String, user: String, password: String, _ emulator: PortalEmulator, _ env: [String: String]
+        _ name: String, user: String, password: String, clientID: String? = nil, _ emulator: PortalEmulator,
+        _ env: [String: String]
     ) async throws -> [String: Any] {
-        let secrets = ["ARCGIS_USERNAME": user, "ARCGIS_PASSWORD": password]
+        var secrets = ["ARCGIS_USERNAME": user, "ARCGIS_PASSWORD": password]
+        if let clientID { secrets["ARCGIS_CLIENT_ID"] = clientID }
         let environment = env.merging(secrets) { $1 }.merging([
             "ARCGIS_PORTAL_URL": emulator.portalURL, "ARCGIS_CA": emulator.caCertificatePath,
         ]) { $1 }
@@ -89,6 +91,35 @@ import Testing
             let items = try await CLI.keyringItems(server: emulator.portalURL, environment: env)
             #expect(!items.contains("username = bob"), "\(items)")
             #expect(items.contains("username = alice"), "\(items)")
+        }
+    }
+
+    /// `GIS(url, username, password, client_id=..., profile=...)`: the API signs in with OAuth and
+    /// keeps the refresh token in the password's place; the import signs in with it (and the API's
+    /// profile keeps working).
+    @Test func anOAuthProfileIsImportedWithTheRefreshTokenTheAPIKept() async throws {
+        try await withHome { emulator, env, home in
+            let report = try await save(
+                "oauth", user: "alice", password: alicePassword, clientID: "pythonapi", emulator, env)
+            #expect(report["signIn"] as? String == "ok", "\(report)")
+            let text = try String(contentsOfFile: home + "/.arcgisprofile", encoding: .utf8)
+            #expect(text.contains("client_id = pythonapi"), "\(text)")
+            let kept = try await pythonKeyringItem("oauth", env)
+            #expect(!kept.isEmpty && kept != alicePassword, "the API kept its refresh token")
+
+            let imported = try await CLI.portalAuth(["import", "arcgis-profile"], emulator: emulator, environment: env)
+            #expect(imported.status == 0, "\(imported.stdout) \(imported.stderr)")
+            #expect(imported.stdout.contains("as alice with OAuth (app pythonapi)"), "\(imported.stdout)")
+            #expect(!imported.stdout.contains(kept))
+            let status = try await CLI.portalAuth(["status"], emulator: emulator, environment: env)
+            #expect(status.stdout.contains("oauth-user"), "\(status.stdout)")
+            let request = try await CLI.portalAuth(
+                ["request", emulator.portalURL + "/sharing/rest/community/self?f=json"], emulator: emulator,
+                environment: env)
+            #expect(request.status == 0 && request.stdout.contains("alice"), "\(request.stderr)")
+            // The API's refresh token still works for the API: nothing of it was exchanged or revoked.
+            #expect(try await pythonKeyringItem("oauth", env) == kept)
+            #expect(emulator.counters().exchangeRefreshTokenGrants == 0)
         }
     }
 

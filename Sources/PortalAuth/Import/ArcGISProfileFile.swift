@@ -38,9 +38,11 @@ public struct ArcGISProfileFile: Sendable, Equatable {
         var inDefault = false
         var lastKey: String?
         var number = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Python reads the file with universal newlines: LF, CRLF (one Character) and CR end a line.
+        for line in text.split(
+            omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        {
             number += 1
-            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw[...]
             let trimmed = line.trimmedOfWhitespace
             if trimmed.isEmpty || trimmed.hasPrefix("#") || trimmed.hasPrefix(";") {
                 if trimmed.isEmpty { lastKey = nil }
