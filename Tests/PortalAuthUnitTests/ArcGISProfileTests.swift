@@ -58,6 +58,20 @@ import Testing
         #expect(throws: PortalAuthError.self) { try ArcGISProfileFile(text: text, source: "f") }
     }
 
+    /// Many profiles, or many options under `[DEFAULT]` merged into every profile, cost nothing
+    /// beyond the bounds: refused at the bound, read in one pass below it.
+    @Test func profilesAndOptionsBeyondTheirBoundsAreRefused() throws {
+        let many = (0...ArcGISProfileFile.maximumSections).map { "[p\($0)]\n" }.joined()
+        #expect(throws: PortalAuthError.self) { try ArcGISProfileFile(text: many, source: "f") }
+        let repeated = String(repeating: "[same]\n", count: 100_000)
+        #expect(throws: PortalAuthError.self) { try ArcGISProfileFile(text: repeated, source: "f") }
+        let options = (0...ArcGISProfileFile.maximumOptions).map { "k\($0) = v\n" }.joined()
+        #expect(throws: PortalAuthError.self) { try ArcGISProfileFile(text: "[DEFAULT]\n" + options, source: "f") }
+        let allowed = (1..<ArcGISProfileFile.maximumSections).map { "[p\($0)]\nurl = u\n" }.joined()
+        #expect(
+            try ArcGISProfileFile(text: allowed, source: "f").sections.count == ArcGISProfileFile.maximumSections - 1)
+    }
+
     @Test func eachProfileSaysWhatItBecomesAndWhereItsPasswordIs() throws {
         func profile(_ options: [String: String], _ source: ArcGISProfile.Source = .portal) -> ArcGISProfile {
             ArcGISProfile(ArcGISProfileFile.Section(name: "p", options: options), source: source)

@@ -25,6 +25,9 @@ public struct ArcGISProfileFile: Sendable, Equatable {
 
     /// The largest file read: 1 MiB (the API writes a few lines per profile).
     public static let maximumBytes = 1 << 20
+    /// The most profiles a file may hold, and options a profile (or `[DEFAULT]`) may have: the
+    /// bounds that keep merging `[DEFAULT]` into every profile small.
+    public static let maximumSections = 1_000, maximumOptions = 100
 
     /// Reads `text` (`source` names it in errors).
     ///
@@ -34,6 +37,7 @@ public struct ArcGISProfileFile: Sendable, Equatable {
             throw Self.problem(source, 0, "it is larger than \(Self.maximumBytes) bytes")
         }
         var sections: [Section] = []
+        var names: Set<String> = []
         var defaults: [String: String] = [:]
         var inDefault = false
         var lastKey: String?
@@ -62,8 +66,11 @@ public struct ArcGISProfileFile: Sendable, Equatable {
                 lastKey = nil
                 inDefault = name == "DEFAULT"
                 if inDefault { continue }
-                guard !sections.contains(where: { $0.name == name }) else {
+                guard names.insert(name).inserted else {
                     throw Self.problem(source, number, "the profile [\(name)] is there twice")
+                }
+                guard names.count <= Self.maximumSections else {
+                    throw Self.problem(source, number, "more than \(Self.maximumSections) profiles")
                 }
                 sections.append(Section(name: name, options: [:]))
                 continue
@@ -78,6 +85,10 @@ public struct ArcGISProfileFile: Sendable, Equatable {
             let value = line[line.index(after: delimiter)...].trimmedOfWhitespace
             guard !key.isEmpty else { throw Self.problem(source, number, "an option without a name") }
             if inDefault { defaults[key] = value } else { sections[sections.count - 1].options[key] = value }
+            guard (inDefault ? defaults.count : sections[sections.count - 1].options.count) <= Self.maximumOptions
+            else {
+                throw Self.problem(source, number, "more than \(Self.maximumOptions) options in one profile")
+            }
             lastKey = key
         }
         self.sections = sections.map { section in
