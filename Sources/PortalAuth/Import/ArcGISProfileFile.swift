@@ -75,15 +75,10 @@ public struct ArcGISProfileFile: Sendable, Equatable {
                 sections.append(Section(name: name, options: [:]))
                 continue
             }
-            guard let delimiter = line.firstIndex(where: { $0 == "=" || $0 == ":" }) else {
-                throw Self.problem(source, number, "a line that is neither [profile] nor key = value")
-            }
             guard inDefault || !sections.isEmpty else {
                 throw Self.problem(source, number, "an option before the first [profile]")
             }
-            let key = line[..<delimiter].trimmedOfWhitespace.lowercased()
-            let value = line[line.index(after: delimiter)...].trimmedOfWhitespace
-            guard !key.isEmpty else { throw Self.problem(source, number, "an option without a name") }
+            let (key, value) = try Self.option(line, source: source, number: number)
             if inDefault { defaults[key] = value } else { sections[sections.count - 1].options[key] = value }
             guard (inDefault ? defaults.count : sections[sections.count - 1].options.count) <= Self.maximumOptions
             else {
@@ -94,6 +89,16 @@ public struct ArcGISProfileFile: Sendable, Equatable {
         self.sections = sections.map { section in
             Section(name: section.name, options: section.options.merging(defaults) { own, _ in own })
         }
+    }
+
+    /// `key = value` or `key: value` (split at the first of either), the key in lower case.
+    private static func option(_ line: Substring, source: String, number: Int) throws -> (String, String) {
+        guard let delimiter = line.firstIndex(where: { $0 == "=" || $0 == ":" }) else {
+            throw problem(source, number, "a line that is neither [profile] nor key = value")
+        }
+        let key = line[..<delimiter].trimmedOfWhitespace.lowercased()
+        guard !key.isEmpty else { throw problem(source, number, "an option without a name") }
+        return (key, line[line.index(after: delimiter)...].trimmedOfWhitespace)
     }
 
     private static func problem(_ source: String, _ line: Int, _ what: String) -> PortalAuthError {
