@@ -78,12 +78,14 @@ struct ImportArcGISProfile: AsyncParsableCommand {
     /// `names`' profiles, or all; a usage error for a name neither file has, or for no profile at all.
     static func chosen(_ names: [String], from profiles: [ArcGISProfile]) throws -> [ArcGISProfile] {
         guard !profiles.isEmpty else {
-            throw ValidationError(
+            throw PortalAuthError(
+                .invalidArgument,
                 "no ArcGIS API for Python profiles: ~/.arcgisprofile and ~/.agsprofile hold none (GIS(..., profile=NAME) saves one)"
             )
         }
         if let missing = names.first(where: { name in !profiles.contains { $0.name == name } }) {
-            throw ValidationError(
+            throw PortalAuthError(
+                .invalidArgument,
                 "no profile named \(missing) in ~/.arcgisprofile or ~/.agsprofile (they hold: "
                     + profiles.map(\.name).joined(separator: ", ") + ")")
         }

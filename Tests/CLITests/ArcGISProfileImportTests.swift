@@ -155,8 +155,9 @@ import Testing
             #expect(imported.status == 1)
             #expect(imported.stdout.contains("the keyring holds no password for it"), "\(imported.stdout)")
             #expect(imported.stdout.contains("portal-auth login --portal \(emulator.portalURL) --client-id abcdef"))
+            // (A global option before `import arcgis-profile` goes after both words.)
             let unknown = try await CLI.portalAuth(
-                ["import", "arcgis-profile", "missing"], emulator: emulator, environment: env)
+                ["--store", "keyring", "import", "arcgis-profile", "missing"], emulator: emulator, environment: env)
             #expect(unknown.status == 2 && unknown.stderr.contains("no profile named missing"), "\(unknown.stderr)")
         }
     }
