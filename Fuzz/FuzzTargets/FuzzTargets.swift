@@ -29,6 +29,7 @@ public enum FuzzTargets {
         ("URLContext", urlContext),
         ("LoopbackHTTPRequest", loopbackHTTPRequest),
         ("ProcNetTCP", procNetTCP),
+        ("ArcGISProfile", arcGISProfile),
     ]
 
     /// ArcGIS JSON answers and error bodies (every response passes through both).

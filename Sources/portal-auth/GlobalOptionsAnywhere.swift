@@ -13,6 +13,11 @@ enum GlobalOptionsAnywhere {
         Set(PortalAuthCommand.configuration.subcommands.map { $0._commandName })
     }
 
+    /// The commands of commands (`api-key list`, `import arcgis-profile`) and their inner names.
+    static var innerNames: [String: Set<String>] {
+        [APIKey._commandName: APIKey.subcommandNames, Import._commandName: Import.subcommandNames]
+    }
+
     /// `arguments` (without the program name) with the global options that come before the
     /// subcommand moved to right after it.
     static func reorder(_ arguments: [String]) -> [String] {
@@ -25,8 +30,8 @@ enum GlobalOptionsAnywhere {
             let argument = arguments[index]
             if names.contains(argument) {
                 // A command of commands (`api-key list`): the options go after the inner one.
-                let inner = index + 1 < arguments.count && APIKey.subcommandNames.contains(arguments[index + 1])
-                let head = argument == APIKey._commandName && inner ? [argument, arguments[index + 1]] : [argument]
+                let inner = index + 1 < arguments.count && innerNames[argument]?.contains(arguments[index + 1]) == true
+                let head = inner ? [argument, arguments[index + 1]] : [argument]
                 return head + moved + arguments[(index + head.count)...]
             }
             switch argument {

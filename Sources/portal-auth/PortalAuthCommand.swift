@@ -103,7 +103,7 @@ struct PortalAuthCommand: AsyncParsableCommand {
             Login.self, Token.self, Exec.self, Request.self, WhoAmI.self, Status.self, Switch.self, Logout.self,
             Trust.self,
             Untrust.self,
-            Doctor.self, Completion.self, Serve.self, Renew.self, APIKey.self,
+            Doctor.self, Completion.self, Serve.self, Renew.self, APIKey.self, Import.self,
         ]
     )
 }

@@ -22,11 +22,14 @@ struct Renew: AsyncParsableCommand {
             (a pregenerated token, an API key, a password sign-in whose password is not kept, an OAuth refresh \
             token past its end). Exits 6, as status --check does, when a sign-in cannot be renewed and expires \
             within the window. An OAuth sign-in whose refresh token ends within the window exchanges it for \
-            a new one. Run renew daily (the package's portal-auth-renew.timer does).
+            a new one. With --rotate-api-keys, an API key made here (api-key create) that ends within the \
+            window is rotated as api-key rotate does, the new key lasting --api-key-expiration. Run renew \
+            daily (the package's portal-auth-renew.timer does).
 
             Examples:
               portal-auth renew
               portal-auth renew --within 3d
+              portal-auth renew --rotate-api-keys --api-key-expiration 90d
             """
     )
 
@@ -38,6 +41,23 @@ struct Renew: AsyncParsableCommand {
         transform: { try DurationArgument.parse($0, option: "--within") })
     var within: DurationArgument?
 
+    @Flag(help: "Rotate the API keys made here (api-key create) that end within the window.")
+    var rotateAPIKeys = false
+
+    @Option(
+        help: ArgumentHelp("How long a rotated API key lasts: 1d to 365d (default 30d).", valueName: "duration"),
+        transform: { try parseSeconds($0, option: "--api-key-expiration") })
+    var apiKeyExpiration: Int?
+
+    func validate() throws {
+        if apiKeyExpiration != nil, !rotateAPIKeys {
+            throw ValidationError("--api-key-expiration goes with --rotate-api-keys")
+        }
+        if let apiKeyExpiration, !(86_400...366 * 86_400).contains(apiKeyExpiration) {
+            throw ValidationError("--api-key-expiration: an API key lasts from 1d to 365d")
+        }
+    }
+
     func run() async throws {
         try await runReportingErrors {
             let manager = try global.makeManager()
@@ -48,7 +68,10 @@ struct Renew: AsyncParsableCommand {
             if summaries.isEmpty { output("nothing is signed in") }
             var failed = false
             for summary in summaries.sorted(by: { ($0.server, $0.username ?? "") < ($1.server, $1.username ?? "") }) {
-                let outcome = await RenewOne(summary: summary, manager: manager, window: window).run()
+                let rotation = rotateAPIKeys ? TimeInterval(apiKeyExpiration ?? 30 * 86_400) : nil
+                let outcome = await RenewOne(
+                    summary: summary, manager: manager, window: window, apiKeyLifetime: rotation
+                ).run()
                 outputLine(outcome.line)
                 failed = failed || outcome.failed
             }

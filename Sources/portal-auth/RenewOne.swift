@@ -15,6 +15,8 @@ struct RenewOne {
     let summary: CredentialSummary
     let manager: AuthenticationManager
     let window: TimeInterval
+    /// With `renew --rotate-api-keys`: how long a rotated API key lasts (nil: keys are not rotated).
+    var apiKeyLifetime: TimeInterval?
 
     /// The line `renew` prints, and whether the sign-in is one that cannot be renewed in time.
     struct Outcome {
@@ -38,7 +40,7 @@ struct RenewOne {
                 return Outcome(
                     line:
                         "\(name): \(expires < now ? "expired" : "expires") \(expires.iso8601) and cannot renew itself: "
-                        + "sign in again (portal-auth login)", failed: true)
+                        + (try await apiKeyAdvice() ?? "sign in again (portal-auth login)"), failed: true)
             }
             try await renew()
             let (after, _) = try await reread().lasting()
@@ -62,7 +64,7 @@ struct RenewOne {
         let current = try await manager.arcGISCredentialStore.summaries().first {
             $0.server == summary.server && $0.kind == summary.kind && $0.username == summary.username
         }
-        return RenewOne(summary: current ?? summary, manager: manager, window: window)
+        return RenewOne(summary: current ?? summary, manager: manager, window: window, apiKeyLifetime: apiKeyLifetime)
     }
 
     static func until(_ date: Date?) -> String { date.map { "valid until \($0.iso8601)" } ?? "does not expire" }
@@ -83,6 +85,8 @@ struct RenewOne {
             }
             let kept = try RememberedPassword.read(for: context, username: user, in: store.backend) != nil
             return (summary.expirationDate, kept)
+        case APIKeyCredential.kind:
+            return (summary.expirationDate, try await rotatableAPIKey() != nil)
         default:
             return (summary.expirationDate, false)
         }
@@ -93,6 +97,8 @@ struct RenewOne {
     /// across processes, renewing even a token that is still good; an OAuth sign-in exchanges its
     /// refresh token there for a new one, however far its end is).
     func renew() async throws {
+        // (An API key's row is named `api-key PORTAL`, no URL.)
+        if summary.kind == APIKeyCredential.kind { return try await rotateAPIKey() }
         guard let url = URL(string: summary.server) else { return }
         if summary.kind == TokenCredential.kind {
             try await RememberedPassword.renewIfExpiring(for: url, manager: manager, within: window)

@@ -145,6 +145,45 @@ import Testing
         }
     }
 
+    @Test func renewRotatesAKeyMadeHereWithinTheWindowAndTheNewKeyOutlivesTheOld() async throws {
+        try await withEmulator { emulator in
+            try await withPrivateKeyring { keyring in
+                let env = keyring.environment
+                // alice's token renews itself (a kept password), so only the key decides renew's status.
+                let signedIn = try await login(emulator, extra: ["--remember-password"], environment: env)
+                #expect(signedIn.status == 0, "\(signedIn.stderr)")
+                let created = try await run(
+                    [
+                        "api-key", "create", "--portal", emulator.portalURL, "--title", "Geocoding", "--privilege",
+                        EmulatorAPIKey.geocode, "--expiration", "2d",
+                    ], emulator, env)
+                #expect(created.status == 0, "\(created.stderr)")
+                let (old, _) = try await storedKeyWorks(emulator, env)
+                let row = "\(emulator.portalURL) api-key: "
+                // Two days away: outside a one-day window nothing is rotated.
+                let early = try await run(["renew", "--within", "1d", "--rotate-api-keys"], emulator, env)
+                #expect(early.status == 0, "\(early.stdout) \(early.stderr)")
+                #expect(early.stdout.contains(row + "valid until") && early.stdout.contains(", nothing to do"))
+                // Within three days, not asked to rotate: exit 6, saying how.
+                let asked = try await run(["renew", "--within", "3d"], emulator, env)
+                #expect(asked.status == 6, "\(asked.stdout) \(asked.stderr)")
+                #expect(asked.stdout.contains(row + "expires ") && asked.stdout.contains("renew --rotate-api-keys"))
+                #expect(try await storedKeyWorks(emulator, env).0 == old)
+                // Asked: rotated to the other slot, the new key lasting 30 days.
+                let renewed = try await run(
+                    ["renew", "--within", "3d", "--rotate-api-keys", "--api-key-expiration", "30d"], emulator, env)
+                #expect(renewed.status == 0, "\(renewed.stdout) \(renewed.stderr)")
+                #expect(renewed.stdout.contains(row + "renewed, valid until"), "\(renewed.stdout)")
+                let (new, works) = try await storedKeyWorks(emulator, env)
+                #expect(new != old && works)
+                #expect(APIKeySlot(key: new.trimmingCharacters(in: .newlines)) == .two)
+                // Three days later by the portal's clock, past the old key's end, the new key still works.
+                emulator.clock.advance(by: .seconds(3 * 86_400))
+                #expect(try await storedKeyWorks(emulator, env) == (new, true))
+            }
+        }
+    }
+
     @Test func aLoopOfRequestsRunsThroughARotationWithoutAFailure() async throws {
         try await withSignedIn { emulator, env in
             _ = try await create(emulator, env)

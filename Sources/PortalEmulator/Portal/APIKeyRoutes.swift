@@ -74,8 +74,9 @@ struct APIKeyRoutes: Sendable {
                     expirations[slot] = milliseconds
                 }
             }
-            let privileges = strings(request, "privileges")
-            let referrers = strings(request, "httpReferrers")
+            // (Left as they are when not sent.)
+            let privileges = request.parameter("privileges") == nil ? nil : strings(request, "privileges")
+            let referrers = request.parameter("httpReferrers") == nil ? nil : strings(request, "httpReferrers")
             let now = context.nowMilliseconds
             let updated = context.apiKeyApps.update(itemID: app.itemID) { app in
                 app.expirations = expirations

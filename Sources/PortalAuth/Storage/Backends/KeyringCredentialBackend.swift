@@ -380,6 +380,41 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
         }
     }
 
+    /// The password the Python `keyring` module keeps for `service` and `username` (its Secret
+    /// Service backend's attributes; the ArcGIS API for Python keeps a profile's password so), read
+    /// in the same `plain` session as ``lookup(_:)``; nil when there is none. Nothing is changed,
+    /// and no item of portal-auth's own matches (they carry no `service` attribute).
+    ///
+    /// - Throws: ``PortalAuthError/Code/keyringLocked`` when only a locked item matches; the
+    ///   keyring's errors as ``lookup(_:)`` throws them.
+    public func pythonKeyringPassword(service: String, username: String) throws -> String? {
+        try run(shared: true) {
+            let keys = [strdup("service"), strdup("username")]
+            let values = [strdup(service), strdup(username)]
+            defer { (keys + values).forEach { free($0) } }
+            let keyPointers = keys.map { UnsafePointer($0) }
+            let valuePointers = values.map { $0.map { UnsafePointer($0) } }
+            let table = keyPointers.withUnsafeBufferPointer { k in
+                valuePointers.withUnsafeBufferPointer { v in pa_secret_attributes_new(k.baseAddress, v.baseAddress, 2) }
+            }!
+            defer { g_hash_table_unref(table) }
+            var text: UnsafeMutablePointer<CChar>?
+            var error = pa_secret_error()
+            switch pa_secret_lookup_plain(table, &text, nil, &error) {
+            case 1:
+                defer { pa_secret_free(text) }
+                return text.map { String(cString: $0) }
+            case 0: return nil
+            case -2:
+                throw PortalAuthError(
+                    .keyringLocked, "the keyring item of \(service) for \(username) is locked", remedy: .unlockKeyring)
+            default:
+                if Self.isTimeout(error) { throw Self.slow("read a password", error) }
+                throw Self.failure("read a password", error)
+            }
+        }
+    }
+
     /// Deletes every matching item.
     @discardableResult
     public func delete(_ query: CredentialQuery) throws -> Int {

@@ -1,0 +1,56 @@
+import ArgumentParser
+import PortalAuth
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `renew --rotate-api-keys`: an API key this machine made (`api-key create`, so it knows its
+/// item) is renewed by a rotation without downtime, as `api-key rotate` rotates it.
+extension RenewOne {
+    /// The stored key of this row.
+    func storedAPIKey() async throws -> APIKeyCredential? {
+        try await APIKeyLogin.keysByStoreKey(in: manager.arcGISCredentialStore)[summary.server]
+    }
+
+    /// The stored key when `renew` may rotate it: asked to, and the key knows its item.
+    func rotatableAPIKey() async throws -> APIKeyCredential? {
+        guard apiKeyLifetime != nil, let key = try await storedAPIKey(), key.itemID != nil else { return nil }
+        return key
+    }
+
+    /// What to do about a key that ends within the window and is not rotated: rotate it (one made
+    /// here), or store a new one.
+    func apiKeyAdvice() async throws -> String? {
+        guard summary.kind == APIKeyCredential.kind, let key = try await storedAPIKey() else { return nil }
+        guard key.itemID != nil else { return APIKeyLogin.storeAdvice(portal: key.portal.url) }
+        return "rotate it with portal-auth renew --rotate-api-keys (or portal-auth api-key rotate)"
+    }
+
+    /// Rotates the stored key; the new key lasts ``apiKeyLifetime``. A rotation that fails before
+    /// its commit leaves the old key stored (an error); one whose old slot could not be revoked
+    /// stored the new key, and says so on stderr.
+    func rotateAPIKey() async throws {
+        guard let lifetime = apiKeyLifetime, let key = try await rotatableAPIKey() else { return }
+        let keys = try APIKeyAdministration(manager: manager, portalURL: URL(string: key.portal.url)!)
+        var failure: (any Error)?
+        let outcome = try await keys.rotate(key, expiration: Date().addingTimeInterval(lifetime)) { _, error in
+            if let error { failure = error }
+        }
+        switch outcome {
+        case .rotated: return
+        case .rotatedOldKeyStillLive(let old, _):
+            printWarning(
+                "the API key for \(key.portal) was rotated, but slot \(old) still works: revoke it with "
+                    + "portal-auth api-key revoke --portal \(key.portal.url) --slot \(old)")
+        case .failed(let step):
+            let why = failure.map { " (\(APIKeyRotate.message($0)))" } ?? ""
+            throw PortalAuthError(
+                .authenticationFailed,
+                "the rotation failed at \(step)\(why); the stored key is unchanged and still works",
+                remedy: .retryLater)
+        }
+    }
+}
