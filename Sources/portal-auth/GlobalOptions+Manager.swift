@@ -45,7 +45,7 @@ extension GlobalOptions {
         bootstrapLogging(verbose: verbose)
         let choice = try storeChoice(store: store)
         var backend: any CredentialStorageBackend =
-            environment == nil ? choice.kind.makeBackend() : MemoryCredentialBackend()
+            environment == nil ? makeBackend(choice) : MemoryCredentialBackend()
         if let account { backend = AccountCredentialBackend(base: backend, username: account) }
         let logger = Logger(label: "portal-auth")
         if verbose > 0 {
