@@ -69,7 +69,7 @@ struct GlobalOptions: ParsableArguments {
         if headless.isFirstUse() {
             let store = headless.path.map { "the file store \($0)" } ?? "memory (nothing is kept)"
             printInfo(
-                "portal-auth: using \(store): \(headless.reason) for a keyring; choose a store with --store or "
+                "portal-auth: using \(store) (\(headless.reason) for a keyring); choose a store with --store or "
                     + "PORTAL_AUTH_STORE")
         }
         return headless.makeBackend()
