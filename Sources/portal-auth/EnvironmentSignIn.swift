@@ -65,7 +65,8 @@ struct EnvironmentSignInHandler: AuthenticationChallengeHandler {
         case .apiKey:
             // The key was in the store from the start: asked again, the server refused it.
             throw PortalAuthError(
-                .authenticationFailed, "\(credentials.portal) refused the API key in \(credentials.source.variables[0])",
+                .authenticationFailed,
+                "\(credentials.portal) refused the API key in \(credentials.source.variables[0])",
                 remedy: .fixEnvironment(variables: credentials.source.variables))
         }
     }

@@ -43,7 +43,8 @@ import Testing
             try await withTemporaryDirectory { dir in
                 try Self.write(alicePassword + "\n", to: dir + "/password")
                 let env = [
-                    "ARCGIS_HOST": emulator.portalURL, "ARCGIS_USER": "alice", "ARCGIS_PASSWORD_FILE": dir + "/password",
+                    "ARCGIS_HOST": emulator.portalURL, "ARCGIS_USER": "alice",
+                    "ARCGIS_PASSWORD_FILE": dir + "/password",
                 ]
                 let token = try await CLI.portalAuth(["token"], emulator: emulator, environment: env)
                 #expect(token.status == 0 && !token.stdout.isEmpty, "\(token.stderr)")
@@ -82,7 +83,10 @@ import Testing
                 (["ARCGIS_PASSWORD_FILE": dir + "/loose"], [dir + "/loose", "chmod 600"]),
                 (["ARCGIS_PASSWORD_FILE": dir + "/missing"], [dir + "/missing", "does not exist"]),
                 (["ARCGIS_PASSWORD_FILE": dir], [dir, "a folder"]),
-                (["ARCGIS_PASSWORD_FILE": dir + "/ok", "ARCGIS_PASSWORD": "pw-xyz"], ["ARCGIS_PASSWORD_FILE", "keep one"]),
+                (
+                    ["ARCGIS_PASSWORD_FILE": dir + "/ok", "ARCGIS_PASSWORD": "pw-xyz"],
+                    ["ARCGIS_PASSWORD_FILE", "keep one"]
+                ),
             ]
             for (variables, named) in cases {
                 let r = try await CLI.portalAuth(["whoami"], emulator: nil, environment: base.merging(variables) { $1 })

@@ -51,7 +51,8 @@ public struct SecretFile: Hashable, Sendable, CustomStringConvertible {
             default: .invalidConfiguration
             }
         return PortalAuthError(
-            code, "the secret file \(path) \(problem.whatIsWrong)", remedy: .fixSecretFile(path: path, problem: problem))
+            code, "the secret file \(path) \(problem.whatIsWrong)", remedy: .fixSecretFile(path: path, problem: problem)
+        )
     }
 
     /// One attempt: the reading, or nil when the file changed under it (read again).

@@ -42,7 +42,9 @@ import Testing
         #expect(throws: PortalAuthError.self) { try twice.origin(of: "ARCGIS_PASSWORD") }
     }
 
-    @Test(arguments: ["arcgis_password", "ARCGIS-PASSWORD", "ARCGIS_PASSWORD.txt", "ARCGIS_PASSWORD_FILE", "Arcgis.Password"])
+    @Test(arguments: [
+        "arcgis_password", "ARCGIS-PASSWORD", "ARCGIS_PASSWORD.txt", "ARCGIS_PASSWORD_FILE", "Arcgis.Password",
+    ])
     func anotherSpellingInTheCredentialsFolderIsRefusedNamingTheRightOne(name: String) throws {
         let folder = SecretFolder()
         let file = folder.write(name, "s3cret")

@@ -57,8 +57,10 @@ import Testing
         let target = outside.write("password", "s3cret")
         let file = folder.link("password", to: target)
         #expect(SecretFolder.problem(reading: file) == .linkOutOfFolder(target: target))
-        #expect(SecretFolder.problem(reading: folder.link("up", to: "../" + (outside.path as NSString).lastPathComponent + "/password"))
-            == .linkOutOfFolder(target: target))
+        #expect(
+            SecretFolder.problem(
+                reading: folder.link("up", to: "../" + (outside.path as NSString).lastPathComponent + "/password"))
+                == .linkOutOfFolder(target: target))
     }
 
     @Test func aLinkInsideItsFolderIsRead() throws {
@@ -77,7 +79,9 @@ import Testing
         let folder = SecretFolder()
         let file = folder.write("big", String(repeating: "x", count: SecretFile.maximumSize + 1))
         #expect(SecretFolder.problem(reading: file) == .tooLarge)
-        #expect(SecretFolder.problem(reading: folder.write("limit", String(repeating: "x", count: SecretFile.maximumSize))) == nil)
+        #expect(
+            SecretFolder.problem(reading: folder.write("limit", String(repeating: "x", count: SecretFile.maximumSize)))
+                == nil)
     }
 
     @Test func theRefusalIsOneLineNamingTheFileAndTheFix() throws {
