@@ -13,6 +13,15 @@ import Foundation
 /// environment's (set by ``GlobalOptions/managerAndTarget(_:transport:storedAccount:naming:)``).
 let environmentCredentialsInUse = Mutex<EnvironmentCredentials?>(nil)
 
+extension EnvironmentCredentials {
+    /// Whether it signs in with a password or an app's secret read from a file (an API key is
+    /// read once: it is the token, not a sign-in).
+    var signsInFromAFile: Bool {
+        if case .apiKey = source { return false }
+        return source.secret.origin.secretFile != nil
+    }
+}
+
 extension LiveCredentials {
     /// How often `exec` looks at a secret file for a rotation: one `stat` each time.
     static let rotationCheckInterval = Duration.seconds(1)

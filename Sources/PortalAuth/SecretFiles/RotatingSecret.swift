@@ -45,7 +45,9 @@ public final class RotatingSecret: Sendable {
         guard let file = origin.secretFile else { return false }
         let last = state.withLock { $0.stamp }
         guard let stamp = SecretFileStamp.of(file.path), stamp != last else { return false }
-        if let last, stamp.isSameFile(as: last), now - max(stamp.modified, stamp.changed) < Self.settleTime {
+        // (Subtracted with overflow reported: a file time before 1970 against `.max` is settled.)
+        let age = now.subtractingReportingOverflow(max(stamp.modified, stamp.changed))
+        if let last, stamp.isSameFile(as: last), !age.overflow, age.partialValue < Self.settleTime {
             return false
         }
         let reading = try file.read()
