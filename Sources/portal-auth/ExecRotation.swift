@@ -14,6 +14,9 @@ import Foundation
 let environmentCredentialsInUse = Mutex<EnvironmentCredentials?>(nil)
 
 extension EnvironmentCredentials {
+    /// The environment's credential the command's manager signs in with (nil: not the environment's).
+    static var inUse: EnvironmentCredentials? { environmentCredentialsInUse.withLock { $0 } }
+
     /// Whether it signs in with a password or an app's secret read from a file (an API key is
     /// read once: it is the token, not a sign-in).
     var signsInFromAFile: Bool {

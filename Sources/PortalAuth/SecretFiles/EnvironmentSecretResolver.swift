@@ -30,7 +30,7 @@ public struct EnvironmentSecretResolver: Sendable {
         guard origins.count <= 1 else {
             let names = origins.map(\.description)
             throw PortalAuthError(
-                .invalidArgument, "\(names.joined(separator: " and ")) are both set: one of them must go",
+                .invalidArgument, "\(names.joined(separator: " and ")) are both set",
                 remedy: .fixEnvironment(variables: names))
         }
         return origins.first

@@ -9,7 +9,9 @@ final class SecretFolder {
 
     init() {
         var template = Array((NSTemporaryDirectory() + "/secret-files-XXXXXX").utf8CString)
-        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        let made = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        // Canonical (no `//`, no link): what a resolved link is compared with.
+        path = URL(fileURLWithPath: made).resolvingSymlinksInPath().path
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
