@@ -47,7 +47,7 @@ import Testing
                     # The loop: one request after another until told to stop, each result a line.
                     ( while [ ! -e stop ]; do
                         out=$(curl -sS "$URL" 2>&1 || true)
-                        case "$out" in *'"count":24'*) echo ok ;; *) echo FAILED ;; esac
+                        case "$out" in *'"count":24'*) echo ok ;; *) echo "FAILED $(printf %s "$out" | head -c 300)" ;; esac
                       done >results ) &
                     LOOP=$!
                     wait_for() { for i in $(seq 3000); do [ "$(wc -l <results)" -ge "$1" ] && return; sleep 0.01; done; return 1; }
@@ -58,7 +58,7 @@ import Testing
                     after=$(($(wc -l <results) + 10))
                     wait_for "$after"
                     : >stop; wait "$LOOP"
-                    echo "requests $(wc -l <results), failed $(grep -c FAILED results || true)"
+                    echo "requests $(wc -l <results), failed $(grep -c FAILED results || true)"; grep -m3 FAILED results >&2 || true; cat serve.err >&2
                     stop_serve
                     """#,
                 extra: Self.variables(serve.emulator).merging(["ALICE_PASSWORD": alicePassword]) { $1 })
