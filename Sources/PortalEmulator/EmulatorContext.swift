@@ -52,6 +52,8 @@ final class EmulatorContext: Sendable {
     let users: [String: EmulatorUser]
     /// Logger for the request handlers.
     let logger: Logger
+    /// Passwords changed at run time (`POST /emulator/password`), by lower-cased username.
+    private let changedPasswords = NIOLockedValueBox<[String: String]>([:])
     private let boundURLs = NIOLockedValueBox<EmulatorURLs?>(nil)
     private let accessTokenLifetime: NIOLockedValueBox<Int>
     private let entraLifetime: NIOLockedValueBox<Int>
@@ -124,6 +126,16 @@ final class EmulatorContext: Sendable {
 
     /// The user with this name (case-insensitive), if any.
     func user(named name: String) -> EmulatorUser? {
-        users[name.lowercased()]
+        guard var user = users[name.lowercased()] else { return nil }
+        if let password = changedPasswords.withLockedValue({ $0[name.lowercased()] }) { user.password = password }
+        return user
+    }
+
+    /// Changes a user's password (as an administrator rotates it); false for an unknown user. Her
+    /// tokens stay valid until they expire, as a portal's do.
+    func changePassword(of name: String, to password: String) -> Bool {
+        guard users[name.lowercased()] != nil else { return false }
+        changedPasswords.withLockedValue { $0[name.lowercased()] = password }
+        return true
     }
 }

@@ -44,6 +44,7 @@ extension GlobalOptions {
                     // never prompt without a terminal find it, and federate or renew from it.
                     _ = try await manager.credential(for: URL(string: environment.portal.url)!, interactive: true)
                 }
+                environmentCredentialsInUse.withLock { $0 = environment }
                 return (manager, target)
             }
         }

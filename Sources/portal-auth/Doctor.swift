@@ -28,13 +28,14 @@ struct Doctor: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let (kind, reason) = try global.storeChoice()
+            let (kind, reason, headless) = try global.storeChoice()
             GlobalOptions.bootstrapLogging(verbose: global.verbose)
             if global.verbose > 0 {
                 Logger(label: "portal-auth").debug(
                     "credential store", metadata: ["store": "\(kind.rawValue)", "chosen by": "\(reason)"])
             }
             output("store in use: \(kind.rawValue) (\(reason))")
+            if let path = headless?.path { output("[info]   the headless file store: \(path)") }
             var selectedOK = true
             for candidate in CredentialStorageKind.allCases {
                 let backend = candidate.makeBackend()

@@ -32,9 +32,15 @@ struct EnvironmentSignInHandler: AuthenticationChallengeHandler {
     func handle(
         _ challenge: AuthenticationChallenge, services: AuthenticationServices
     ) async throws -> AuthenticationChallenge.Disposition {
+        // A secret from a file is read again if the file changed (a rotation) since last read.
+        try credentials.source.secret.refresh()
         do {
             return try await signIn(challenge, services: services)
         } catch let error as PortalAuthError where error.code == .authenticationFailed {
+            // Refused: the file may have been rotated a moment ago (read it now, settled or not).
+            if try credentials.source.secret.refresh(now: .max) {
+                if let retried = try? await signIn(challenge, services: services) { return retried }
+            }
             // Signing in again with login would not help: the variables are what to fix.
             let variables = credentials.source.variables
             throw PortalAuthError(
@@ -50,17 +56,18 @@ struct EnvironmentSignInHandler: AuthenticationChallengeHandler {
     ) async throws -> AuthenticationChallenge.Disposition {
         switch credentials.source {
         case .password(let username, let password):
-            let provider = StaticUsernamePasswordProvider(username: username, password: password)
+            let provider = StaticUsernamePasswordProvider(username: username, password: password.secret)
             return try await TokenAuthenticationHandler(provider: provider).handle(challenge, services: services)
         case .clientCredentials(let clientID, let clientSecret):
             let credential = try await OAuthApplicationCredential.credential(
-                for: credentials.portal, clientID: clientID, clientSecret: clientSecret, services: services)
+                for: credentials.portal, clientID: clientID, clientSecret: clientSecret.secret, services: services)
             return .continueWithCredential(.arcGIS(credential))
         case .apiKey:
             // The key was in the store from the start: asked again, the server refused it.
             throw PortalAuthError(
-                .authenticationFailed, "\(credentials.portal) refused the API key in ARCGIS_API_KEY",
-                remedy: .fixEnvironment(variables: ["ARCGIS_API_KEY"]))
+                .authenticationFailed,
+                "\(credentials.portal) refused the API key in \(credentials.source.variables[0])",
+                remedy: .fixEnvironment(variables: credentials.source.variables))
         }
     }
 }
@@ -91,7 +98,8 @@ extension EnvironmentCredentials {
     /// The API key of `ARCGIS_API_KEY` for the portal, with the helper services `portals/self` lists
     /// (read with the key: a refused key is known now); nil for the other sources. Kept in memory.
     func apiKeyCredential(transport: any HTTPTransport) async throws -> APIKeyCredential? {
-        guard case .apiKey(let key) = source else { return nil }
+        guard case .apiKey(let secret) = source else { return nil }
+        let key = secret.secret
         let services = AuthenticationServices(transport: transport, logger: Logger(label: "portal-auth"))
         do {
             return try await APIKeyCredential.credential(

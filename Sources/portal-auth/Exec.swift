@@ -121,9 +121,16 @@ struct Exec: AsyncParsableCommand {
         let pid = try spawnInheritingTerminal(command, environment: environment)
         pa_exec_guard_child(pid)
         let renewal = Task { await live.keepRenewed(in: folder, manager: manager) }
+        // A secret from a file that rotates: signed in again at once (#39).
+        let rotating = EnvironmentCredentials.inUse.flatMap { $0.signsInFromAFile ? $0 : nil }
+        let rotation = rotating.map { environment in
+            Task { await live.keepRotated(environment, in: folder, manager: manager) }
+        }
         let status = await waitForCommand(pid)
         renewal.cancel()
+        rotation?.cancel()
         await renewal.value
+        await rotation?.value
         return status
     }
 }

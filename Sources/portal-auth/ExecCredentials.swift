@@ -40,6 +40,8 @@ struct LiveCredentials: Sendable {
     /// (The names that go with a secret go too: half a pair is an error to a nested portal-auth.)
     static let signInVariables = [
         "ARCGIS_PASSWORD", "ARCGIS_USER", "ARCGIS_SECRET", "ARCGIS_CLIENT", "PORTAL_AUTH_CLIENT_SECRET",
+        // (A file's path is no secret, but the command signs in with the token, not the file.)
+        "ARCGIS_PASSWORD_FILE", "ARCGIS_SECRET_FILE", "ARCGIS_API_KEY_FILE",
     ]
 
     /// The command's environment: `inheriting`, without stale portal-auth variables and without

@@ -45,7 +45,7 @@ extension GlobalOptions {
         bootstrapLogging(verbose: verbose)
         let choice = try storeChoice(store: store)
         var backend: any CredentialStorageBackend =
-            environment == nil ? choice.kind.makeBackend() : MemoryCredentialBackend()
+            environment == nil ? makeBackend(choice) : MemoryCredentialBackend()
         if let account { backend = AccountCredentialBackend(base: backend, username: account) }
         let logger = Logger(label: "portal-auth")
         if verbose > 0 {
@@ -75,7 +75,10 @@ extension GlobalOptions {
                     allowed: stdinIsTerminal, hint: "portal-auth login --portal URL --client-id ID")))
         manager.register(OAuthApplicationHandler())
         // A remembered password renews a token unattended, in the manager's one renewal path.
-        if environment == nil {
+        if let environment {
+            // The environment's secret as it is now (a rotated file is read again), not as it was.
+            manager.setUnattendedRenewal(EnvironmentRenewal(credentials: environment))
+        } else {
             manager.setUnattendedRenewal(RememberedPasswordRenewal(backend: backend, logger: logger))
         }
         // IAP credentials are read back and renewed; new proxy sign-ins go through login --config.

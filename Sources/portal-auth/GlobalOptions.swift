@@ -33,24 +33,46 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// The store kind in effect and why it was chosen.
-    func storeChoice() throws -> (kind: CredentialStorageKind, reason: String) { try Self.storeChoice(store: store) }
+    func storeChoice() throws -> StoreChoice { try Self.storeChoice(store: store) }
 
-    /// The store kind in effect with `--store` given or not, and why it was chosen.
-    static func storeChoice(store: String?) throws -> (kind: CredentialStorageKind, reason: String) {
+    /// The store in effect, why it was chosen, and the headless store when it is that.
+    typealias StoreChoice = (kind: CredentialStorageKind, reason: String, headless: HeadlessStore?)
+
+    /// The store kind in effect with `--store` given or not, and why it was chosen: the keyring by
+    /// default, or where no session bus is reachable, the headless store (a file under the state
+    /// folder, or memory). A store the user chose is never replaced.
+    static func storeChoice(store: String?) throws -> StoreChoice {
         if let store {
             guard let kind = CredentialStorageKind(rawValue: store) else {
                 throw PortalAuthError(.invalidArgument, "unknown store '\(store)': choose keyring, file or memory")
             }
-            return (kind, "--store \(store)")
+            return (kind, "--store \(store)", nil)
         }
         if let env = environmentVariable("PORTAL_AUTH_STORE"), !env.isEmpty {
             guard let kind = CredentialStorageKind(rawValue: env) else {
                 throw PortalAuthError(
                     .invalidArgument, "unknown store '\(env)' in PORTAL_AUTH_STORE: choose keyring, file or memory")
             }
-            return (kind, "PORTAL_AUTH_STORE=\(env)")
+            return (kind, "PORTAL_AUTH_STORE=\(env)", nil)
         }
-        return (.keyring, "the default")
+        guard HeadlessStore.sessionBusReachable else {
+            let headless = HeadlessStore.choose()
+            let kind: CredentialStorageKind = headless.path == nil ? .memory : .file
+            return (kind, "the default where there is \(headless.reason)", headless)
+        }
+        return (.keyring, "the default", nil)
+    }
+
+    /// The backend of `choice`; the headless store says once on stderr which store it is and why.
+    static func makeBackend(_ choice: StoreChoice) -> any CredentialStorageBackend {
+        guard let headless = choice.headless else { return choice.kind.makeBackend() }
+        if headless.isFirstUse() {
+            let store = headless.path.map { "the file store \($0)" } ?? "memory (nothing is kept)"
+            printInfo(
+                "portal-auth: using \(store) (\(headless.reason) for a keyring); choose a store with --store or "
+                    + "PORTAL_AUTH_STORE")
+        }
+        return headless.makeBackend()
     }
 
     /// The transport configuration these options make (a command may raise its limits).

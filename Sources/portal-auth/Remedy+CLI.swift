@@ -9,6 +9,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // The library says what to do in its own terms (``PortalAuthError/Remedy``); this file is the one
 // place that turns a remedy into the portal-auth command or option to use.
@@ -84,6 +87,23 @@ extension PortalAuthError.Remedy {
         case .checkKerberos(let principal):
             return "check the user name and /etc/krb5.conf, or run kinit \(principal) first"
         case .checkPermissions(let path): return "check that \(path) exists and is writable"
+        case .fixSecretFile(let path, let problem): return problem.cliAdvice(path: path)
+        }
+    }
+}
+
+extension SecretFileProblem {
+    /// The command that fixes a refused secret file, or what to do in one line.
+    func cliAdvice(path: String) -> String {
+        switch self {
+        case .loosePermissions: return "run chmod 600 \(path)"
+        case .notOwned: return "run chown \(geteuid()) \(path) (as root), or give a file of your own"
+        case .misnamed(let expected):
+            return "name the credential \(expected) (LoadCredential=\(expected):FILE), or remove \(path)"
+        case .missing: return "write the secret to \(path), or point the _FILE variable at the file that holds it"
+        case .linkOutOfFolder(let target):
+            return "point the _FILE variable at \(target) itself, or put the secret in the link's folder"
+        default: return PortalAuthError.Remedy.fixSecretFile(path: path, problem: self).description
         }
     }
 }

@@ -96,7 +96,7 @@ enum TokenFastPath {
         do {
             // The two stores it reads, and nothing else of what a manager has (resolvers,
             // plugins, a transport): every page of code a start touches costs memory.
-            let backend = try GlobalOptions.storeChoice(store: request.store).kind.makeBackend()
+            let backend = GlobalOptions.makeBackend(try GlobalOptions.storeChoice(store: request.store))
             let arcGIS = ArcGISCredentialStore(backend: backend)
             for type in GlobalOptions.storedArcGISCredentialTypes { arcGIS.register(type) }
             let iap = IAPCredentialStore(backend: backend)

@@ -279,8 +279,12 @@ import Testing
 
     @Test func keyringWithoutSessionBusSaysHowToFixIt() async throws {
         try await withEmulator { emulator in
+            // The keyring chosen explicitly: no headless store replaces it (#39).
             let r = try await CLI.portalAuth(
-                ["login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin"],
+                [
+                    "login", "--portal", emulator.portalURL, "--username", "alice", "--password-stdin", "--store",
+                    "keyring",
+                ],
                 emulator: emulator,
                 stdin: alicePassword,
                 environment: ["XDG_RUNTIME_DIR": "/nonexistent"], removing: ["DBUS_SESSION_BUS_ADDRESS"])
@@ -388,7 +392,8 @@ import Testing
         #expect(r.stdout.contains("[ok]     keyring"))
         #expect(r.stdout.contains("libcurl"))
         let noBus = try await CLI.portalAuth(
-            ["doctor"], emulator: nil, environment: ["XDG_RUNTIME_DIR": "/nonexistent"],
+            ["doctor"], emulator: nil,
+            environment: ["XDG_RUNTIME_DIR": "/nonexistent", "PORTAL_AUTH_STORE": "keyring"],
             removing: ["DBUS_SESSION_BUS_ADDRESS"])
         #expect(noBus.status == 5)
         #expect(noBus.stdout.contains("no D-Bus session bus"))

@@ -278,6 +278,9 @@ extension PortalAuthError {
         /// A file could not be made in the folder at `path`: check that it exists and that this
         /// user may write in it.
         case checkPermissions(path: String)
+        /// The secret file at `path` breaks one of the rules a file holding a secret follows
+        /// (``SecretFile``): `problem` says which.
+        case fixSecretFile(path: String, problem: SecretFileProblem)
 
         /// The remedy in the library's words, for programs that show errors to people as they are.
         public var description: String {
@@ -324,6 +327,7 @@ extension PortalAuthError {
             case .checkKerberos(let principal):
                 return "check the user name \(principal) and the Kerberos configuration, or get a ticket first"
             case .checkPermissions(let path): return "check that \(path) exists and this user may write in it"
+            case .fixSecretFile(let path, let problem): return problem.remedy(path: path)
             }
         }
     }

@@ -6,7 +6,7 @@ struct AdminRoutes: Sendable {
 
     /// Answers the control endpoints (`counters`, `reset`, `faults`, `expire-tokens`,
     /// `expire-codes`, `revoke-refresh-tokens`, `oauth-tokens`, `oauth-access-token-lifetime`,
-    /// `api-keys`, `invalidate-api-key`), which
+    /// `api-keys`, `invalidate-api-key`, `password`), which
     /// are neither counted nor subject to faults; nil for every other path.
     func control(_ request: IncomingRequest) -> OutgoingResponse? {
         let lower = request.components.map { $0.lowercased() }
@@ -69,6 +69,15 @@ struct AdminRoutes: Sendable {
                 return .json(ArcGISError.invalidInput(["key must name a configured API key"]).json, status: 400)
             }
             return .json(.object([("success", .bool(true))]))
+        case ("password", "POST"):
+            guard let username = request.parameter("username"), let password = request.parameter("password"),
+                !password.isEmpty, context.changePassword(of: username, to: password)
+            else {
+                return .json(
+                    ArcGISError.invalidInput(["username must name a configured user, and password not be empty"]).json,
+                    status: 400)
+            }
+            return .json(.object([("success", .bool(true))]))
         case ("oauth-access-token-lifetime", "POST"):
             guard let seconds = request.parameter("seconds").flatMap(Int.init), seconds > 0 else {
                 return .json(ArcGISError.invalidInput(["seconds must be a positive number"]).json, status: 400)
@@ -77,7 +86,7 @@ struct AdminRoutes: Sendable {
             return .json(.object([("success", .bool(true)), ("seconds", .number(seconds))]))
         case ("counters", _), ("reset", _), ("faults", _), ("expire-tokens", _), ("expire-codes", _),
             ("revoke-refresh-tokens", _), ("oauth-tokens", _), ("oauth-access-token-lifetime", _),
-            ("expire-entra-tokens", _), ("api-keys", _), ("invalidate-api-key", _):
+            ("expire-entra-tokens", _), ("api-keys", _), ("invalidate-api-key", _), ("password", _):
             return .text("Method \(request.method) not allowed on \(request.path)\n", status: 405)
         default:
             return nil
