@@ -48,7 +48,8 @@ let startupLinking: [LinkerSetting] = [
 /// ``startupLinking`` (it has no symbol order: all of it runs).
 let frontLinking: [LinkerSetting] = [
     .unsafeFlags(
-        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux], configuration: .release))
+        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+        .when(platforms: [.linux], configuration: .release))
 ]
 
 let package = Package(

@@ -60,7 +60,8 @@ public struct KeyringAnswerBook {
         var digests: [String] = []
         var tokenPlace: (item: Int, start: Int, end: Int)?
         for (index, note) in notes.enumerated() {
-            guard let path = note.path, KeyringItemIndex.isObjectPath(path), let digest = Self.sha256(note.secret) else {
+            guard let path = note.path, KeyringItemIndex.isObjectPath(path), let digest = Self.sha256(note.secret)
+            else {
                 return
             }
             paths.append(path)
@@ -74,7 +75,8 @@ public struct KeyringAnswerBook {
         let until = validUntil.map { String(Int64(($0.timeIntervalSince1970).rounded(.down)) - 1) } ?? "-"
         let line = [
             "answer", Self.hex(key), until, paths.joined(separator: ","), digests.joined(separator: ","),
-            "\(tokenPlace.item)", "\(tokenPlace.start)", "\(tokenPlace.end)", pieces.map(Self.hex).joined(separator: ","),
+            "\(tokenPlace.item)", "\(tokenPlace.start)", "\(tokenPlace.end)",
+            pieces.map(Self.hex).joined(separator: ","),
         ].joined(separator: " ")
         KeyringCredentialBackend.keepAnswer(line, key: Self.hex(key), stamp: before)
     }
@@ -131,7 +133,8 @@ public struct KeyringAnswerBook {
     static func sha256(_ text: String) -> String? {
         var copy = text
         return copy.withUTF8 { buffer -> String? in
-            guard let digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256, buffer.baseAddress, gsize(buffer.count)) else {
+            guard let digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256, buffer.baseAddress, gsize(buffer.count))
+            else {
                 return nil
             }
             defer { g_free(digest) }
