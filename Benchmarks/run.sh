@@ -68,7 +68,7 @@ kill "$stress_pid"; wait "$stress_pid" 2>/dev/null || true
 
 echo "== portal-auth --version and a usage error (target: 3 ms each)"
 python3 Benchmarks/pairs.py --runs "${BENCH_PAIRS:-60}" --any-status --reference "$ref" \
-  --reference-label "secret-tool lookup" --command "--version" "$pa --version" \
+  --reference-label "secret-tool lookup" --command "portal-auth --version" "$pa --version" \
   --command "usage error (tokn)" "$pa tokn" --target-ms 3 || status=1
 for program in portal-auth portal-auth-full; do
   printf '  %-17s %6.1f MB (%s bytes; stripped in the package: %s bytes)\n' "$program" \
