@@ -112,12 +112,8 @@ let package = Package(
             swiftSettings: strict,
             linkerSettings: frontLinking
         ),
-        // Its C: GDBus loaded on first use (dlopen), so that nothing but a token read loads GLib.
-        .target(
-            name: "CPortalAuthFront",
-            path: "Sources/CPortalAuthFront",
-            linkerSettings: [.linkedLibrary("dl")]
-        ),
+        // Its C: a D-Bus client of its own for the Secret Service read (no GLib), and SHA-256.
+        .target(name: "CPortalAuthFront", path: "Sources/CPortalAuthFront"),
         .executableTarget(
             name: "portal-auth",
             dependencies: [

@@ -144,12 +144,12 @@ printf 'Source: portal-auth\n\nPackage: portal-auth\nArchitecture: any\n' >"$wor
 linked=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$pkg/usr/bin/portal-auth" "$pkg/usr/libexec/portal-auth/portal-auth-full" "$pkg/usr/bin/portal-emulator" 2>/dev/null |
   sed -n 's/^shlibs:Depends=//p')
 # ...and the packages of the libraries portal-auth opens itself (Sources/CPortalAuth: curl.c,
-# crypto.c, gss.c; Sources/CPortalAuthFront: GDBus), which neither ldd nor dpkg-shlibdeps see.
+# crypto.c, gss.c), which neither ldd nor dpkg-shlibdeps see.
 opened=()
 # (Read whole, never piped into a reader that exits early: under pipefail the writer's SIGPIPE, exit
 # 141, would end the script; a GIS workstation's ldconfig -p is long.)
 libraries=$(ldconfig -p)
-for library in libcurl.so.4 libcrypto.so.3 libgssapi_krb5.so.2 libgio-2.0.so.0; do
+for library in libcurl.so.4 libcrypto.so.3 libgssapi_krb5.so.2; do
   path=$(awk -v lib="$library" '$1 == lib && /x86-64|AArch64|x32/ {print $NF; exit}' <<<"$libraries")
   [ -n "$path" ] || path=$(awk -v lib="$library" '$1 == lib {print $NF; exit}' <<<"$libraries")
   [ -n "$path" ] || fail "$library is not installed here: cannot name its package (scripts/setup.sh installs it)"
