@@ -335,10 +335,11 @@ static int valid_utf8(const unsigned char *s, size_t n) {
     return 1;
 }
 
-/* libsecret's test for a password, as secret.c's is_password (GLib's g_utf8_validate also refuses NUL). */
+/* libsecret's test for a password, as secret.c's is_password reads GDBus's answer (a content type
+ * is always there: an empty one is neither), with g_utf8_validate's rules (no NUL either). */
 static int is_password(const unsigned char *data, size_t length, const char *content_type) {
     if (strcmp(content_type, "text/plain") == 0) return 1;
-    if (content_type[0] == 0 || strcmp(content_type, "application/octet-stream") == 0)
+    if (strcmp(content_type, "application/octet-stream") == 0)
         return !memchr(data, 0, length) && valid_utf8(data, length);
     return 0;
 }
