@@ -28,6 +28,8 @@ enum AnswerBook {
             let text = readFile(in: folder, name: stem + ".answers"),
             let entry = Entry(findingIn: text, key: hex(request.answerKey), stamp: stamp)
         else { return nil }
+        // (The full program says more on a terminal: a note on the token's referer.)
+        if entry.onlyWithoutTerminal, isatty(2) == 1 { return nil }
         if let until = entry.validUntil {
             var now = timespec()
             guard clock_gettime(CLOCK_REALTIME, &now) == 0, Int64(now.tv_sec) < until else { return nil }

@@ -5,11 +5,13 @@ import Glibc
 #endif
 
 extension AnswerBook {
-    /// One `answer` line: `answer KEY UNTIL PATHS DIGESTS ITEM START END PIECES` (see the library's
+    /// One `answer` line: `answer KEY UNTIL CONDITION PATHS DIGESTS ITEM START END PIECES` (see the library's
     /// `KeyringAnswerBook`), each field checked as it is read.
     struct Entry {
         /// The last second (Unix time) the answer may be given in; nil: no expiry.
         var validUntil: Int64?
+        /// The answer holds only while stderr is not a terminal (`stderr-not-a-terminal`; else `-`).
+        var onlyWithoutTerminal: Bool
         /// The items the answer was made from, and the SHA-256 of each one's secret.
         var items: [(path: String, digest: String)]
         /// Where the token is: the item, and the byte range of its secret.
@@ -28,22 +30,23 @@ extension AnswerBook {
             let prefix = "answer " + key + " "
             guard let line = lines.last(where: { $0.hasPrefix(prefix) }) else { return nil }
             let fields = line.split(separator: " ", omittingEmptySubsequences: false)
-            guard fields.count == 9 else { return nil }
+            guard fields.count == 10, fields[3] == "-" || fields[3] == "stderr-not-a-terminal" else { return nil }
+            onlyWithoutTerminal = fields[3] != "-"
             if fields[2] == "-" {
                 validUntil = nil
             } else {
                 guard let until = Int64(fields[2]) else { return nil }
                 validUntil = until
             }
-            let paths = fields[3].split(separator: ",").map(String.init)
-            let digests = fields[4].split(separator: ",").map(String.init)
+            let paths = fields[4].split(separator: ",").map(String.init)
+            let digests = fields[5].split(separator: ",").map(String.init)
             guard !paths.isEmpty, paths.count <= 8, paths.count == digests.count,
                 paths.allSatisfy({ $0.hasPrefix("/") }), digests.allSatisfy({ $0.utf8.count == 64 }),
-                let item = Int(fields[5]), paths.indices.contains(item),
-                let start = Int(fields[6]), let end = Int(fields[7]), start >= 0, start < end
+                let item = Int(fields[6]), paths.indices.contains(item),
+                let start = Int(fields[7]), let end = Int(fields[8]), start >= 0, start < end
             else { return nil }
             var pieces: [String] = []
-            for piece in fields[8].split(separator: ",", omittingEmptySubsequences: false) {
+            for piece in fields[9].split(separator: ",", omittingEmptySubsequences: false) {
                 guard let bytes = AnswerBook.unhex(piece) else { return nil }
                 pieces.append(String(decoding: bytes, as: UTF8.self))
             }

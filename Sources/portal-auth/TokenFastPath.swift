@@ -114,14 +114,13 @@ enum TokenFastPath {
             }
             Token.print(credential, proxy: nil, format: request.format, url: url)
             markAnswered()
-            // (Plain with a referer says more on a terminal's stderr: not kept.)
-            if let book, request.format != .plain || credential.referer == nil {
-                book.record(
-                    key: answerKey(url: request.url, format: request.format),
-                    output: Token.standardOutput(credential, proxy: nil, format: request.format, url: url),
-                    token: credential.tokenInfo.accessToken,
-                    validUntil: credential.tokenInfo.expirationDate?.addingTimeInterval(-credential.renewalLeeway))
-            }
+            // (Plain with a referer says more on a terminal's stderr: kept for when it is not one.)
+            book?.record(
+                key: answerKey(url: request.url, format: request.format),
+                output: Token.standardOutput(credential, proxy: nil, format: request.format, url: url),
+                token: credential.tokenInfo.accessToken,
+                validUntil: credential.tokenInfo.expirationDate?.addingTimeInterval(-credential.renewalLeeway),
+                onlyWithoutTerminal: request.format == .plain && credential.referer != nil)
             return true
         } catch let error as PortalAuthError where error.code != .noCredential && error.code != .authenticationRequired
         {

@@ -26,8 +26,13 @@ import Glibc
 /// joined by it; anything else (no entry, another index, a changed item, a token due, any error)
 /// is the full program's. The file, `STEM.answers` beside the index in the lock folder (0600,
 /// written atomically, at most ``maximumSize``), holds no secret: object paths, digests of secrets
-/// of high-entropy tokens, and the text around the token, all but the version and stamp lines
-/// in hexadecimal.
+/// of high-entropy tokens, and the text around the token. After a version line and the index's
+/// stamp (`stamp DEV INO SIZE MTIME MTIME_NS CTIME CTIME_NS`), one line an answer:
+/// `answer KEY UNTIL CONDITION PATHS DIGESTS ITEM START END PIECES`: the key and each piece in
+/// hexadecimal, UNTIL the last Unix second it holds (`-`: no expiry), CONDITION `-` or
+/// `stderr-not-a-terminal`, the paths and digests separated by commas, the token's item (an index
+/// into them) and byte range in its secret, the pieces (one more than the token's occurrences)
+/// separated by commas.
 public struct KeyringAnswerBook {
     /// At most this many answers (a script's loop uses one or two); the oldest goes first.
     package static let capacity = 16
@@ -50,7 +55,12 @@ public struct KeyringAnswerBook {
     /// `token` cut out of it, valid until `validUntil` (nil: as long as the items stand). Nothing
     /// is kept when the keyring changed since ``begin(_:)``, an item was read without its path, the
     /// token is not in its item as it is printed, or the entry would not fit; that is no error.
-    public func record(key: String, output: String, token: String, validUntil: Date?) {
+    ///
+    /// `onlyWithoutTerminal`: the answer holds only while stderr is not a terminal (the caller
+    /// says more there, as `token` does of a token bound to a referer).
+    public func record(
+        key: String, output: String, token: String, validUntil: Date?, onlyWithoutTerminal: Bool = false
+    ) {
         let notes = KeyringCredentialBackend.readNotes.withLock { notes in
             defer { notes = nil }
             return notes ?? []
@@ -74,7 +84,8 @@ public struct KeyringAnswerBook {
         let pieces = Self.pieces(of: output, around: token)
         let until = validUntil.map { String(Int64(($0.timeIntervalSince1970).rounded(.down)) - 1) } ?? "-"
         let line = [
-            "answer", Self.hex(key), until, paths.joined(separator: ","), digests.joined(separator: ","),
+            "answer", Self.hex(key), until, onlyWithoutTerminal ? "stderr-not-a-terminal" : "-",
+            paths.joined(separator: ","), digests.joined(separator: ","),
             "\(tokenPlace.item)", "\(tokenPlace.start)", "\(tokenPlace.end)",
             pieces.map(Self.hex).joined(separator: ","),
         ].joined(separator: " ")
