@@ -38,6 +38,9 @@ public struct KeyringAnswerBook {
     package static let capacity = 16
     /// The file is never larger than this; an answer that does not fit is not kept.
     package static let maximumSize = 64 * 1024
+    /// The longest key kept (in bytes): a longer request (a URL of kilobytes) is not recorded, so
+    /// that one cannot push every other answer out.
+    package static let maximumKeyLength = 2048
     /// The first line of the file.
     package static let versionLine = "portal-auth token answers 1"
 
@@ -65,7 +68,8 @@ public struct KeyringAnswerBook {
             defer { notes = nil }
             return notes ?? []
         }
-        guard let before, !notes.isEmpty, notes.count <= 8, !token.isEmpty else { return }
+        guard let before, !notes.isEmpty, notes.count <= 8, !token.isEmpty, key.utf8.count <= Self.maximumKeyLength
+        else { return }
         var paths: [String] = []
         var digests: [String] = []
         var tokenPlace: (item: Int, start: Int, end: Int)?
