@@ -99,6 +99,7 @@ enum TokenFastPath {
             let backend = try GlobalOptions.storeChoice(store: request.store).kind.makeBackend()
             // (What the answer is read from is noted, so that the small program can give it again.)
             let book = KeyringAnswerBook.begin(backend)
+            defer { book?.close() }
             let arcGIS = ArcGISCredentialStore(backend: backend)
             for type in GlobalOptions.storedArcGISCredentialTypes { arcGIS.register(type) }
             let iap = IAPCredentialStore(backend: backend)

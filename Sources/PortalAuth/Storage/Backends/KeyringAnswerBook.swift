@@ -54,6 +54,12 @@ public struct KeyringAnswerBook {
         return KeyringAnswerBook(before: keyring.changeStamp)
     }
 
+    /// Stops noting what the keyring reads, when no answer is to be recorded (``record(key:output:token:validUntil:onlyWithoutTerminal:)``
+    /// stops it too): nothing read later is kept.
+    public func close() {
+        KeyringCredentialBackend.readNotes.withLock { $0 = nil }
+    }
+
     /// Keeps `output` as the answer to `key` (the caller's exact request, as the reader spells it),
     /// `token` cut out of it, valid until `validUntil` (nil: as long as the items stand). Nothing
     /// is kept when the keyring changed since ``begin(_:)``, an item was read without its path, the
