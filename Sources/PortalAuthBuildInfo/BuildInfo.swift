@@ -11,7 +11,7 @@ package enum BuildInfo {
     /// The release this source tree is.
     package static let version = "0.1.0"
     /// The commit `scripts/package.sh` names for a release build; nil otherwise.
-    package static let releaseCommit: String? = "0dcc154"
+    package static let releaseCommit: String? = nil
     /// The short commit the build was made from; nil without git.
     package static var commit: String? { releaseCommit ?? BuildCommit.value }
 
