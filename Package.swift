@@ -44,13 +44,24 @@ let startupLinking: [LinkerSetting] = [
         ], .when(platforms: [.linux], configuration: .release))
 ]
 
+/// How the small `portal-auth` is linked in release builds: lld with packed relative relocations, as
+/// ``startupLinking`` (it has no symbol order: all of it runs).
+let frontLinking: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+        .when(platforms: [.linux], configuration: .release))
+]
+
 let package = Package(
     name: "portal-auth",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "PortalAuth", targets: ["PortalAuth"]),
         .library(name: "PortalEmulator", targets: ["PortalEmulator"]),
-        .executable(name: "portal-auth", targets: ["portal-auth"]),
+        // `portal-auth` is the small program (`--version`, recorded `token` answers); every other
+        // command line runs `portal-auth-full`, installed beside it or in ../libexec/portal-auth.
+        .executable(name: "portal-auth", targets: ["portal-auth-front"]),
+        .executable(name: "portal-auth-full", targets: ["portal-auth"]),
         .executable(name: "portal-emulator", targets: ["portal-emulator"]),
         .executable(name: "portal-auth-benchmark", targets: ["portal-auth-benchmark"]),
     ] + pluginNames.map { .library(name: "PortalAuth\($0)", targets: ["PortalAuth\($0)"]) },
@@ -89,17 +100,30 @@ let package = Package(
             path: "Sources/PortalAuth",
             swiftSettings: strict
         ),
+        // The version both programs print (the BuildCommit plugin writes the commit in).
+        .target(
+            name: "PortalAuthBuildInfo", path: "Sources/PortalAuthBuildInfo", swiftSettings: strict,
+            plugins: ["BuildCommit"]),
+        // The small `portal-auth`: no Foundation, no argument parser, no library (docs/performance.md).
+        .executableTarget(
+            name: "portal-auth-front",
+            dependencies: ["CPortalAuthFront", "PortalAuthBuildInfo"],
+            path: "Sources/portal-auth-front",
+            swiftSettings: strict,
+            linkerSettings: frontLinking
+        ),
+        // Its C: a D-Bus client of its own for the Secret Service read (no GLib), and SHA-256.
+        .target(name: "CPortalAuthFront", path: "Sources/CPortalAuthFront"),
         .executableTarget(
             name: "portal-auth",
             dependencies: [
-                "PortalAuth", "CPortalAuth",
+                "PortalAuth", "CPortalAuth", "PortalAuthBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ] + pluginNames.map { .target(name: "PortalAuth\($0)") },
             path: "Sources/portal-auth",
             swiftSettings: strict,
-            linkerSettings: startupLinking,
-            plugins: ["BuildCommit"]
+            linkerSettings: startupLinking
         ),
         // Writes the commit of the checkout into portal-auth at build time (--version).
         .plugin(name: "BuildCommit", capability: .buildTool(), path: "BuildPlugins/BuildCommit"),
@@ -173,7 +197,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["PortalEmulator", "TestSupport", "PortalAuth", "portal-auth"],
+            dependencies: ["PortalEmulator", "TestSupport", "PortalAuth", "portal-auth", "portal-auth-front"],
             path: "Tests/CLITests",
             swiftSettings: strict
         ),

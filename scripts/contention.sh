@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ -z "${PORTAL_AUTH_CONTENTION_INNER:-}" ]; then
+  swift build -c release --static-swift-stdlib --product portal-auth-full
   swift build -c release --static-swift-stdlib --product portal-auth  # as the README's install command builds it
   swift build --product portal-emulator
   # Always a private keyring: never the desktop's.

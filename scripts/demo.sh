@@ -26,6 +26,7 @@ if [ "${PORTAL_AUTH_KEYRING_STARTED:-}" != 1 ] && [ -z "${PORTAL_AUTH_DEMO_BUILT
     fi
     echo "# built ${*: -1}"
   }
+  quietly swift build --product portal-auth-full
   quietly swift build --product portal-auth
   quietly swift build --product portal-emulator
   export PORTAL_AUTH_DEMO_BUILT=1

@@ -14,6 +14,7 @@ workers=${1:-16} calls=${2:-400} runs=${3:-3}
 
 if [ -z "${PORTAL_AUTH_DAEMON_STRESS_INNER:-}" ]; then
   if [ -z "${PORTAL_AUTH_BINARY:-}" ]; then
+    swift build -c release --static-swift-stdlib --product portal-auth-full >&2
     swift build -c release --static-swift-stdlib --product portal-auth >&2
     PORTAL_AUTH_BINARY="$(swift build -c release --show-bin-path)/portal-auth"
   fi

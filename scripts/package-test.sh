@@ -53,7 +53,7 @@ passed=$((passed + 1)); printf 'ok    scripts/package.sh (%d s)\n' "$(($(date +%
 deb=$(sed -n 1p "$work/artifacts"); tarball=$(sed -n 2p "$work/artifacts")
 commit=$(git rev-parse --short=7 HEAD)
 git diff --quiet HEAD -- || commit="$commit-dirty"
-version=$(sed -n 's/^ *static let version = "\([^"]*\)"$/\1/p' Sources/portal-auth/BuildInfo.swift)
+version=$(sed -n 's/^ *package static let version = "\([^"]*\)"$/\1/p' Sources/PortalAuthBuildInfo/BuildInfo.swift)
 expected_version="$version ($commit)"
 
 lintian_clean() {
@@ -75,6 +75,8 @@ tar -C "$work/tarball" -xzf "$tarball"
 unpacked=$(echo "$work"/tarball/portal-auth-*)
 check "the tarball's portal-auth runs with the toolchain hidden" contains "$expected_version" \
   env -i PATH=/usr/bin:/bin "$unpacked/bin/portal-auth" --version
+check "the tarball's portal-auth hands other commands to its libexec/portal-auth/portal-auth-full" \
+  contains "complete -o filenames -F" env -i PATH=/usr/bin:/bin "$unpacked/bin/portal-auth" completion bash
 check "the tarball's portal-emulator runs with the toolchain hidden" contains "USAGE:" \
   env -i PATH=/usr/bin:/bin "$unpacked/bin/portal-emulator" --help
 check "the tarball holds the pages and completions" test -f "$unpacked/share/man/man1/portal-auth-login.1.gz" \
@@ -83,6 +85,7 @@ check "the tarball holds the pages and completions" test -f "$unpacked/share/man
 no_libswift() { ! ldd "$1" | grep -E 'libswift|libFoundation|libdispatch|not found'; }
 check "portal-auth loads no Swift runtime library" no_libswift "$unpacked/bin/portal-auth"
 check "portal-emulator loads no Swift runtime library" no_libswift "$unpacked/bin/portal-emulator"
+check "portal-auth-full loads no Swift runtime library" no_libswift "$unpacked/libexec/portal-auth/portal-auth-full"
 
 # 3. Install. A copy left by an earlier run goes first.
 if grep -q 'install ok installed' <<<"$(dpkg-query -W -f='${Status}' portal-auth 2>/dev/null)"; then
@@ -93,6 +96,7 @@ fi
 dpkg-deb --fsys-tarfile "$deb" | tar -t | sed 's|^\./|/|; s|/$||' | grep -v '^\.\?$' >"$work/paths"
 while read -r path; do [ ! -e "$path" ] || echo "$path"; done <"$work/paths" >"$work/existing-before"
 check "dpkg -i installs the package" $SUDO dpkg -i "$deb"
+check "portal-auth-full is installed in /usr/libexec/portal-auth" test -x /usr/libexec/portal-auth/portal-auth-full
 check "/usr/bin/portal-auth --version names the commit" contains "$expected_version" /usr/bin/portal-auth --version
 check "portal-auth completion bash prints the completion" contains "complete -o filenames -F" \
   /usr/bin/portal-auth completion bash
@@ -180,5 +184,6 @@ nothing_left() {
 }
 check "nothing the package installed is left" nothing_left
 check "/usr/bin/portal-auth is gone" test ! -e /usr/bin/portal-auth
+check "/usr/libexec/portal-auth is gone" test ! -e /usr/libexec/portal-auth
 
 summary

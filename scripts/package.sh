@@ -14,7 +14,7 @@
 # when installed, and an error from it fails the script.
 #
 # `--version` says which commit was built: the commit (taken before the rewrite) is written into
-# Sources/portal-auth/BuildInfo.swift's releaseCommit for the build and the file is put back
+# Sources/PortalAuthBuildInfo/BuildInfo.swift's releaseCommit for the build and the file is put back
 # afterwards (every other build gets its commit from the BuildCommit plugin).
 #
 # Environment: PORTAL_AUTH_PACKAGE_LINTIAN=0 (no lintian run), PORTAL_AUTH_DIST (output folder, default dist/), PORTAL_AUTH_RELEASE_SCRATCH
@@ -29,8 +29,8 @@ started=$(date +%s)
 say() { printf 'package: %s\n' "$*" >&2; }
 fail() { printf 'package: %s\n' "$*" >&2; exit 1; }
 
-build_info=Sources/portal-auth/BuildInfo.swift
-version=$(sed -n 's/^ *static let version = "\([^"]*\)"$/\1/p' "$build_info")
+build_info=Sources/PortalAuthBuildInfo/BuildInfo.swift
+version=$(sed -n 's/^ *package static let version = "\([^"]*\)"$/\1/p' "$build_info")
 [ -n "$version" ] || fail "no version in $build_info"
 deb_version=$(dpkg-parsechangelog -l debian/changelog -S Version)
 [ "${deb_version%-*}" = "$version" ] ||
@@ -57,10 +57,10 @@ cleanup() {
 trap cleanup EXIT
 # (Written in place, as is the restore: the file keeps its inode, so the debug build, which
 # compares time, size and inode, has nothing to rebuild afterwards.)
-sed "s/^\( *static let releaseCommit: String? = \)nil$/\1\"$commit\"/" "$saved" >"$build_info"
+sed "s/^\( *package static let releaseCommit: String? = \)nil$/\1\"$commit\"/" "$saved" >"$build_info"
 grep -q "static let releaseCommit: String? = \"$commit\"" "$build_info" || fail "could not write the commit into $build_info"
 release=(swift build -c release --static-swift-stdlib --scratch-path "$scratch")
-for product in portal-auth portal-emulator; do
+for product in portal-auth portal-auth-full portal-emulator; do
   say "building $product $version ($commit) in release, Swift runtime linked statically"
   "${release[@]}" --product "$product" >&2
 done
@@ -68,7 +68,7 @@ bin=$("${release[@]}" --show-bin-path)
 cp -p "$saved" "$build_info"
 
 # 2. No Swift runtime to install: the binaries load no libswift*, and run with none on the path.
-for program in portal-auth portal-emulator; do
+for program in portal-auth portal-auth-full portal-emulator; do
   ldd "$bin/$program" >"$work/ldd-$program" || fail "ldd $bin/$program failed"
   if grep -q 'libswift\|libFoundation\|libdispatch\|libBlocksRuntime\|not found' "$work/ldd-$program"; then
     cat "$work/ldd-$program" >&2
@@ -80,13 +80,18 @@ built_version=$("$bin/portal-auth" --version)
 
 # 3. The tree both artifacts are made of (FHS paths under usr/).
 stage="$work/stage"
-install -d -m 0755 "$stage/usr/bin" "$stage/usr/share/man/man1" "$stage/usr/share/doc/portal-auth" \
+install -d -m 0755 "$stage/usr/bin" "$stage/usr/libexec/portal-auth" "$stage/usr/share/man/man1" "$stage/usr/share/doc/portal-auth" \
   "$stage/usr/share/bash-completion/completions" "$stage/usr/share/zsh/vendor-completions" \
   "$stage/usr/share/fish/vendor_completions.d"
+# portal-auth is the small program; every command it does not answer runs
+# /usr/libexec/portal-auth/portal-auth-full (Sources/portal-auth-front/FullProgram.swift).
+install -m 0755 "$bin/portal-auth-full" "$stage/usr/libexec/portal-auth/portal-auth-full"
 for program in portal-auth portal-emulator; do
   install -m 0755 "$bin/$program" "$stage/usr/bin/$program"
+done
+for file in usr/bin/portal-auth usr/libexec/portal-auth/portal-auth-full usr/bin/portal-emulator; do
   # As dh_strip does: symbols out (no debug package is made), the Swift metadata sections stay.
-  strip --remove-section=.comment --remove-section=.note --strip-unneeded "$stage/usr/bin/$program"
+  strip --remove-section=.comment --remove-section=.note --strip-unneeded "$stage/$file"
 done
 "$stage/usr/bin/portal-auth" --version >/dev/null || fail "the stripped portal-auth does not run"
 
@@ -136,7 +141,7 @@ install -d -m 0755 "$pkg/DEBIAN"
 # What the binaries link, as dpkg-shlibdeps words it (package names and minimum versions)...
 mkdir -p "$work/shlibs/debian"
 printf 'Source: portal-auth\n\nPackage: portal-auth\nArchitecture: any\n' >"$work/shlibs/debian/control"
-linked=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$pkg/usr/bin/portal-auth" "$pkg/usr/bin/portal-emulator" 2>/dev/null |
+linked=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$pkg/usr/bin/portal-auth" "$pkg/usr/libexec/portal-auth/portal-auth-full" "$pkg/usr/bin/portal-emulator" 2>/dev/null |
   sed -n 's/^shlibs:Depends=//p')
 # ...and the packages of the libraries portal-auth opens itself (Sources/CPortalAuth: curl.c,
 # crypto.c, gss.c), which neither ldd nor dpkg-shlibdeps see.
@@ -194,7 +199,7 @@ say "made $deb (Depends: $depends)"
 name="portal-auth-$version-linux-$tar_arch"
 tree="$work/$name"
 mkdir -p "$tree"
-cp -a "$stage/usr/bin" "$stage/usr/share" "$tree/"
+cp -a "$stage/usr/bin" "$stage/usr/libexec" "$stage/usr/share" "$tree/"
 # Shells look in these folders under a prefix such as /usr/local (bash-completion and fish in
 # share/bash-completion/completions and share/fish/vendor_completions.d of XDG_DATA_DIRS, zsh in
 # PREFIX/share/zsh/site-functions).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes config/startup.order: the functions of the portal-auth binary that a cached
+# Writes config/startup.order: the functions of the portal-auth-full binary that a cached
 # `portal-auth token URL` runs (every format), which the release link lays out side by side
 # (Package.swift, startupLinking) so that the kernel maps less of the binary at each start.
 # Run it after changes to the fast path (Sources/portal-auth/TokenFastPath.swift and what it
@@ -9,23 +9,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PORTAL_AUTH_ORDER_IN_KEYRING:-}" ]; then
   command -v valgrind >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; }
-  swift build -c release --static-swift-stdlib --product portal-auth
+  swift build -c release --static-swift-stdlib --product portal-auth-full
   PORTAL_AUTH_ORDER_IN_KEYRING=1 exec scripts/with-keyring.sh "$0" "$@"
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # valgrind does not read the binary's DWARF 5; the symbol table is what it needs.
-objcopy --strip-debug "$(swift build -c release --show-bin-path)/portal-auth" "$work/portal-auth"
+objcopy --strip-debug "$(swift build -c release --show-bin-path)/portal-auth-full" "$work/portal-auth-full"
 url="https://order.portal-auth.invalid/portal"
-printf %s "startup-order-token" | "$work/portal-auth" login --url "$url" --token-stdin --unchecked --expires-in 86400 >/dev/null
+printf %s "startup-order-token" | "$work/portal-auth-full" login --url "$url" --token-stdin --unchecked --expires-in 86400 >/dev/null
 # One lookup first, so the runs recorded read through the keyring index, as every later one does.
-"$work/portal-auth" token "$url" --format json >/dev/null
+"$work/portal-auth-full" token "$url" --format json >/dev/null
 for format in plain json header gdal env; do
   valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/callgrind.$format" \
-    "$work/portal-auth" token "$url" --format "$format" >/dev/null 2>"$work/valgrind.log" ||
+    "$work/portal-auth-full" token "$url" --format "$format" >/dev/null 2>"$work/valgrind.log" ||
     { cat "$work/valgrind.log" >&2; exit 1; }
 done
-"$work/portal-auth" logout --portal "$url" >/dev/null
+"$work/portal-auth-full" logout --portal "$url" >/dev/null
 python3 - "$work" >config/startup.order <<'PY'
 import glob, re, sys
 # Callgrind's compressed names: "fn=(id) name" the first time, "fn=(id)" after; "ob=" likewise.
@@ -43,7 +43,7 @@ for path in sorted(glob.glob(sys.argv[1] + "/callgrind.*")):
         name = table.get(key)
         if kind == "ob":
             current = name
-        elif kind == "fn" and current and current.endswith("/portal-auth"):
+        elif kind == "fn" and current and current.endswith("/portal-auth-full"):
             name = re.sub(r"'\d+$", "", name)  # callgrind's recursion depth suffix
             if name not in seen and not name.startswith("0x"):
                 seen.add(name)
@@ -52,5 +52,5 @@ print("\n".join(names))
 PY
 echo "config/startup.order: $(wc -l <config/startup.order) functions"
 # SwiftPM does not know the list is an input of the link: link again with it.
-rm -f "$(swift build -c release --show-bin-path)/portal-auth"
-swift build -c release --static-swift-stdlib --product portal-auth
+rm -f "$(swift build -c release --show-bin-path)/portal-auth-full"
+swift build -c release --static-swift-stdlib --product portal-auth-full

@@ -16,6 +16,7 @@ if [ -z "${PORTAL_AUTH_STRESS_BUILT:-}" ]; then
   # In release, the build the README's install command makes (and the same flags, so it does not
   # relink .build/release/portal-auth into another binary).
   static=(); [ "$configuration" = release ] && static=(--static-swift-stdlib)
+  swift build -c "$configuration" "${static[@]}" --product portal-auth-full
   swift build -c "$configuration" "${static[@]}" --product portal-auth
   swift build --product portal-emulator
   export PORTAL_AUTH_STRESS_BUILT=1

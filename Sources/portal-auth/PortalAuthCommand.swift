@@ -1,5 +1,6 @@
 import ArgumentParser
 import PortalAuth
+import PortalAuthBuildInfo
 
 #if canImport(Glibc)
 import Glibc

@@ -97,6 +97,9 @@ enum TokenFastPath {
             // The two stores it reads, and nothing else of what a manager has (resolvers,
             // plugins, a transport): every page of code a start touches costs memory.
             let backend = GlobalOptions.makeBackend(try GlobalOptions.storeChoice(store: request.store))
+            // (What the answer is read from is noted, so that the small program can give it again.)
+            let book = KeyringAnswerBook.begin(backend)
+            defer { book?.close() }
             let arcGIS = ArcGISCredentialStore(backend: backend)
             for type in GlobalOptions.storedArcGISCredentialTypes { arcGIS.register(type) }
             let iap = IAPCredentialStore(backend: backend)
@@ -112,6 +115,13 @@ enum TokenFastPath {
             }
             Token.print(credential, proxy: nil, format: request.format, url: url)
             markAnswered()
+            // (Plain with a referer says more on a terminal's stderr: kept for when it is not one.)
+            book?.record(
+                key: answerKey(url: request.url, format: request.format),
+                output: Token.standardOutput(credential, proxy: nil, format: request.format, url: url),
+                token: credential.tokenInfo.accessToken,
+                validUntil: credential.tokenInfo.expirationDate?.addingTimeInterval(-credential.renewalLeeway),
+                onlyWithoutTerminal: request.format == .plain && credential.referer != nil)
             return true
         } catch let error as PortalAuthError where error.code != .noCredential && error.code != .authenticationRequired
         {
@@ -120,6 +130,12 @@ enum TokenFastPath {
         } catch {
             return false
         }
+    }
+
+    /// What the small program (Sources/portal-auth-front, `TokenRequest.answerKey`) looks an answer
+    /// up by: the URL argument and the format, exactly as given, in the keyring.
+    static func answerKey(url: String, format: Token.Format) -> String {
+        "token\u{0}\(url)\u{0}\(format.rawValue)\u{0}keyring"
     }
 
     /// Appends a line to the file `PORTAL_AUTH_FAST_PATH_MARK` names, when it names one, so that a

@@ -41,13 +41,21 @@ extension Token {
     static func print(
         _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, format: Format, url: URL? = nil
     ) {
-        output(render(credential, proxy: proxy, format: format, url: url))
+        var text = standardOutput(credential, proxy: proxy, format: format, url: url)
+        writeAll(1, &text)
         if format == .plain, let referer = credential?.referer, isatty(2) == 1 {
             printInfo(
                 "portal-auth: note: this token is bound to the referer \(referer): send the header 'Referer: "
                     + "\(referer)' with it, or the server refuses it (--format header, gdal, env and json include it)"
             )
         }
+    }
+
+    /// The bytes ``print(_:proxy:format:url:)`` writes to stdout (as ``output(_:)`` writes the text).
+    static func standardOutput(
+        _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, format: Format, url: URL? = nil
+    ) -> String {
+        terminalText(render(credential, proxy: proxy, format: format, url: url), keepingLines: true) + "\n"
     }
 
     /// What `token` prints in `format` (the fast path prints through this too); `url`, the URL

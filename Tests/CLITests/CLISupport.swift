@@ -21,6 +21,8 @@ enum CLI {
     }()
 
     static var portalAuth: String { binDirectory.appendingPathComponent("portal-auth").path }
+    /// The full program, which the small `portal-auth` hands every command line it does not answer to.
+    static var portalAuthFull: String { binDirectory.appendingPathComponent("portal-auth-full").path }
 
     /// Runs a program with stdin from a string (or /dev/null), capturing stdout and stderr.
     /// The child inherits no other descriptor and is waited for on a thread of its own (blocking
@@ -37,15 +39,17 @@ enum CLI {
     }
 
     /// Runs portal-auth trusting the emulator's CA.
+    /// `full`: `portal-auth-full` itself, not through the small `portal-auth`.
     static func portalAuth(
         _ arguments: [String], emulator: PortalEmulator?, stdin: String? = nil, environment: [String: String] = [:],
-        removing: [String] = []
+        removing: [String] = [], full: Bool = false
     ) async throws -> CLIResult {
         var env = environment
         if let emulator, env["PORTAL_AUTH_CA_BUNDLE"] == nil {
             env["PORTAL_AUTH_CA_BUNDLE"] = emulator.caCertificatePath
         }
-        return try await run(portalAuth, arguments, stdin: stdin, environment: env, removing: removing)
+        return try await run(
+            full ? portalAuthFull : portalAuth, arguments, stdin: stdin, environment: env, removing: removing)
     }
 
     /// `secret-tool search --all application portal-auth server S` output (stdout + stderr).

@@ -30,6 +30,9 @@ public struct CredentialStoreChangeStamp: Hashable, Sendable {
         self.pins = pins
     }
 
+    /// The numbers (for a file written beside the store that a reader without this library compares).
+    package var numbers: [UInt64] { parts }
+
     /// Whether the two stamps have the same numbers.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.parts == rhs.parts }
 

@@ -187,7 +187,11 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
             try Self.checkBus()
             try Self.checkService()
             return try CrossProcessLock.withBlockingLock(Self.lockKey, shared: shared) { folder in
-                if !shared { try KeyringItemIndex.remove(in: folder, name: Self.indexName) }
+                if !shared {
+                    try KeyringItemIndex.remove(in: folder, name: Self.indexName)
+                    // (Its answers stand on the index; with it gone they are stale: tidied away.)
+                    unlinkat(folder.descriptor, Self.answersName, 0)
+                }
                 return try body()
             }
         }
@@ -223,7 +227,8 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
     package func lookup(_ query: CredentialQuery, verifying isItsItem: (String) -> Bool) throws -> String? {
         let remembered = try Self.lock.withLock {
             try Self.checkBus()
-            return try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) { folder -> String? in
+            return try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) {
+                folder -> (path: String, secret: String)? in
                 guard let path = KeyringItemIndex.read(in: folder, name: Self.indexName).itemPath(query) else {
                     return nil
                 }
@@ -235,10 +240,13 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
                     return nil
                 }
                 defer { pa_secret_free(text) }
-                return String(cString: text)
+                return (path, String(cString: text))
             }
         }
-        if let remembered, isItsItem(remembered) { return remembered }
+        if let remembered, isItsItem(remembered.secret) {
+            Self.note(path: remembered.path, secret: remembered.secret)
+            return remembered.secret
+        }
         return try lookup(query, through: .fast, remembering: true)
     }
 
@@ -257,16 +265,19 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
                         defer { g_free(path) }
                         if found == 1, let text {
                             defer { pa_secret_free(text) }
+                            let secret = String(cString: text)
                             if remembering, let path {
                                 Self.remember(.item(path: String(cString: path)), for: query, in: folder)
                             }
-                            return (String(cString: text), error)
+                            Self.note(path: path.map { String(cString: $0) }, secret: secret)
+                            return (secret, error)
                         }
                         if found == 0 || Self.isTimeout(error) || read == .plainSessionOnly { return (nil, error) }
                         error = pa_secret_error()
                     }
                     guard let secret = pa_secret_lookup(table, &error) else { return (nil, error) }
                     defer { pa_secret_free(secret) }
+                    Self.note(path: nil, secret: String(cString: secret))
                     return (String(cString: secret), error)
                 }
             }
@@ -276,6 +287,67 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
             if error.set != 0 { throw Self.failure("read a credential", error) }
             return nil
         }
+    }
+
+    /// The secrets this process read and the items they were read from (nil: not by path), while
+    /// a ``KeyringAnswerBook`` notes them (nil otherwise: nothing is kept).
+    static let readNotes = Locked<[(path: String?, secret: String)]?>(nil)
+
+    private static func note(path: String?, secret: String) {
+        readNotes.withLock { $0?.append((path, secret)) }
+    }
+
+    /// The file, in the lock folder, of this keyring's ``KeyringAnswerBook``.
+    private static var answersName: String { CrossProcessLock.fileStem(for: lockKey) + ".answers" }
+
+    /// Adds `line` (the answer to `key`) to the answer book, under the keyring's lock, when the
+    /// item index is still the file `stamp` describes; else, or on any failure, nothing.
+    static func keepAnswer(_ line: String, key: String, stamp: CredentialStoreChangeStamp) {
+        try? CrossProcessLock.withBlockingLock(lockKey, shared: true) { folder in
+            guard CredentialStoreChangeStamp.file(at: indexName, relativeTo: folder.descriptor) == stamp else { return }
+            let existing = readAnswers(in: folder)
+            guard let text = KeyringAnswerBook.text(adding: line, key: key, stamp: stamp.numbers, to: existing) else {
+                return
+            }
+            let temporary = "\(answersName).\(getpid())"
+            let fd = openat(folder.descriptor, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { return }
+            var bytes = text
+            let written = bytes.withUTF8 { buffer in
+                var done = 0
+                while done < buffer.count {
+                    let moved = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
+                    if moved < 0, errno == EINTR { continue }
+                    guard moved > 0 else { break }
+                    done += moved
+                }
+                return done == buffer.count
+            }
+            let complete = written && fchmod(fd, 0o600) == 0
+            close(fd)
+            if !complete || renameat(folder.descriptor, temporary, folder.descriptor, answersName) != 0 {
+                unlinkat(folder.descriptor, temporary, 0)
+            }
+        }
+    }
+
+    /// The answer book's text, when it is a regular file of at most its maximum size.
+    private static func readAnswers(in folder: CrossProcessLock.Folder) -> String? {
+        let fd = openat(folder.descriptor, answersName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= KeyringAnswerBook.maximumSize
+        else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var done = 0
+        while done < bytes.count {
+            let moved = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
+            if moved < 0, errno == EINTR { continue }
+            guard moved > 0 else { break }
+            done += moved
+        }
+        return String(decoding: bytes[..<done], as: UTF8.self)
     }
 
     /// Notes `entry` in the item index (the caller holds the keyring's lock shared).
