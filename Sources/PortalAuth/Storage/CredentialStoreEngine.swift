@@ -133,7 +133,7 @@ package final class CredentialStoreEngine: Sendable {
         let replacing =
             replacingScope ? CredentialQuery(store: storeName, server: server) : CredentialQuery(replacing: attributes)
         try await BlockingIO.run(backend.isBlocking) {
-            try backend.store(attributes, secret: secret, replacing: replacing)
+            try backend.store(attributes, secret: secret, replacing: replacing, access: CredentialWriteAccess())
         }
     }
 
@@ -150,11 +150,15 @@ package final class CredentialStoreEngine: Sendable {
         }
     }
 
-    func delete(_ query: CredentialQuery) async throws -> Int {
+    /// Deletes the items of this store (or of `store`, its inactive accounts') matching `query`;
+    /// how many there were.
+    func delete(_ query: CredentialQuery, in store: String? = nil) async throws -> Int {
         let backend = self.backend
         var query = query
-        query.store = storeName
-        return try await BlockingIO.run(backend.isBlocking, { [query] in try backend.delete(query) })
+        query.store = store ?? storeName
+        return try await BlockingIO.run(backend.isBlocking) { [query] in
+            try backend.delete(query, access: CredentialWriteAccess())
+        }
     }
 }
 
