@@ -75,6 +75,10 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     /// Whether the password is held in memory (so the token can be regenerated silently).
     public var hasPassword: Bool { password != nil }
 
+    /// With its password in memory it renews itself; stored (without it), only an unattended
+    /// sign-in renews it (a kept password), or it ends with its token.
+    public var renewal: CredentialRenewal { hasPassword ? .renewsItself : .needsUnattendedSignIn }
+
     /// Generates a token: `POST {tokenServiceURL}` with `username`, `password`, the binding,
     /// `expiration` and `f=json`, over HTTPS only.
     ///

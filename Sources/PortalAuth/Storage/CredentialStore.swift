@@ -120,9 +120,10 @@ public final class CredentialStore<Credential: Sendable>: Sendable {
         try await forgetEveryItem(of: engine.storeName)
     }
 
-    /// Non-secret summaries of every stored item (unreadable items are listed without expiry).
+    /// Non-secret summaries of every stored item, each with its credential's own answer to how it
+    /// is renewed (unreadable items are listed without expiry or answer).
     public func summaries() async throws -> [CredentialSummary] {
-        try await engine.summaries { $0.presentedToken?.expirationDate }
+        try await engine.summaries()
     }
 
     /// Forgets cached credentials so the next read goes to the backend.
