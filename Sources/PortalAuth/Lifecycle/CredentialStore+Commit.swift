@@ -27,7 +27,8 @@ extension CredentialStore {
             case .serverContext = new.scope
         else {
             guard let stored = credential as? any StoredCredential else {
-                throw PortalAuthError(.internalError, "\(type(of: credential)) is not a stored credential", remedy: .none)
+                throw PortalAuthError(
+                    .internalError, "\(type(of: credential)) is not a stored credential", remedy: .none)
             }
             try await withScopeLock(stored.scope) { try await add(credential) }
             return .stored

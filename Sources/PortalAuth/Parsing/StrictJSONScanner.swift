@@ -91,7 +91,8 @@ struct StrictJSONScanner {
     private mutating func readValue() -> Step {
         guard index < bytes.count else {
             return .problem(
-                problem(stack.isEmpty ? "no JSON value (the file is empty)" : "the text ends inside a value", at: index))
+                problem(stack.isEmpty ? "no JSON value (the file is empty)" : "the text ends inside a value", at: index)
+            )
         }
         switch bytes[index] {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
@@ -171,7 +172,9 @@ struct StrictJSONScanner {
                 index += 1
                 return .success(String(decoding: raw, as: UTF8.self))
             case UInt8(ascii: "\\"):
-                guard index + 1 < bytes.count else { return .failure(problem("a string that is never closed", at: start)) }
+                guard index + 1 < bytes.count else {
+                    return .failure(problem("a string that is never closed", at: start))
+                }
                 if let found = readEscape(into: &raw) { return .failure(found) }
             case 0x00..<0x20:
                 return .failure(
@@ -243,7 +246,9 @@ struct StrictJSONScanner {
     private mutating func readNumber() -> StrictJSON.Problem? {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, Self.isDigit(bytes[index]) else { return problem("a number needs digits", at: start) }
+        guard index < bytes.count, Self.isDigit(bytes[index]) else {
+            return problem("a number needs digits", at: start)
+        }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
             if index < bytes.count, Self.isDigit(bytes[index]) {

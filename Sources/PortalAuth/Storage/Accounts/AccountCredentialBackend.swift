@@ -56,7 +56,8 @@ package struct AccountCredentialBackend: CredentialStorageBackend {
 
     package func store(_ attributes: CredentialAttributes, secret: String, access: CredentialWriteAccess) throws {
         try base.store(
-            mapped(attributes), secret: secret, replacing: mapped(CredentialQuery(replacing: attributes)), access: access)
+            mapped(attributes), secret: secret, replacing: mapped(CredentialQuery(replacing: attributes)),
+            access: access)
     }
 
     package func store(

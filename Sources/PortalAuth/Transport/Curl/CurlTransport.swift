@@ -121,7 +121,9 @@ public final class CurlTransport: HTTPTransport, Sendable {
     /// `options` ready for libcurl's Negotiate, which uses only a Kerberos ticket: the user's own
     /// one checked, or one obtained with the password (without Negotiate when that fails and the
     /// server offers other schemes).
-    private static func withKerberosTicket(_ options: TransportOptions, for place: String) async throws -> TransportOptions {
+    private static func withKerberosTicket(
+        _ options: TransportOptions, for place: String
+    ) async throws -> TransportOptions {
         var options = options
         if let auth = options.httpAuthentication, auth.schemes.contains(.negotiate), auth.password.isEmpty {
             // The user's own ticket: not while the HTTP thread uses another user's, obtained with a password.
