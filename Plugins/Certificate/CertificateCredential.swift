@@ -84,6 +84,9 @@ public struct CertificateCredential: NetworkCredential, Equatable {
         password = try container.decode(String.self, forKey: .password)
         certificate = try container.decode(CertificateSummary.self, forKey: .certificate)
     }
+
+    /// Not renewed: it works until the certificate's end of validity.
+    public var renewal: CredentialRenewal { .cannotRenew(endsAt: certificate.notAfter) }
 }
 
 extension CertificateCredential {

@@ -66,26 +66,7 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
                 .invalidConfiguration, "\"client_id\" must be the proxy app's client ID, not empty",
                 remedy: .fixConfiguration(file: nil, key: "client_id"))
         }
-        guard !hostsBehindProxy.isEmpty else {
-            throw PortalAuthError(
-                .invalidConfiguration,
-                "\"hosts_behind_proxy\" must list at least one host (\"host\", \"host:port\", \"*.domain.com\" "
-                    + "or \"*\")",
-                remedy: .fixConfiguration(file: nil, key: "hosts_behind_proxy"))
-        }
-        for pattern in hostsBehindProxy where HostPattern(pattern) == nil {
-            throw PortalAuthError(
-                .invalidConfiguration,
-                "\"hosts_behind_proxy\" has \"\(pattern)\", which is not a host, host:port, *.domain or *",
-                remedy: .fixConfiguration(file: nil, key: "hosts_behind_proxy"))
-        }
-        guard Self.promptTypes.contains(authorizationPromptType) else {
-            throw PortalAuthError(
-                .invalidConfiguration,
-                "\"authorization_prompt_type\" must be one of \"\", \"none\", \"login\", \"consent\", "
-                    + "\"select_account\", not \"\(authorizationPromptType)\"",
-                remedy: .fixConfiguration(file: nil, key: "authorization_prompt_type"))
-        }
+        try Self.check(hostsBehindProxy: hostsBehindProxy, authorizationPromptType: authorizationPromptType)
         // Entra ID has no out-of-band redirect.
         guard let redirect = try? AuthorizationRedirect(redirectURL.absoluteString), redirect != .outOfBand else {
             throw PortalAuthError(
@@ -108,6 +89,31 @@ public struct IAPConfiguration: Sendable, Equatable, Codable {
         self.authorizationPromptType = authorizationPromptType
         self.bearerToken = bearerToken
         self.timeout = timeout
+    }
+
+    /// Checks `hosts_behind_proxy` (at least one host pattern, each well formed) and
+    /// `authorization_prompt_type` (one OpenID Connect prompt, or none).
+    private static func check(hostsBehindProxy: [String], authorizationPromptType: String) throws {
+        guard !hostsBehindProxy.isEmpty else {
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\"hosts_behind_proxy\" must list at least one host (\"host\", \"host:port\", \"*.domain.com\" "
+                    + "or \"*\")",
+                remedy: .fixConfiguration(file: nil, key: "hosts_behind_proxy"))
+        }
+        for pattern in hostsBehindProxy where HostPattern(pattern) == nil {
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\"hosts_behind_proxy\" has \"\(pattern)\", which is not a host, host:port, *.domain or *",
+                remedy: .fixConfiguration(file: nil, key: "hosts_behind_proxy"))
+        }
+        guard promptTypes.contains(authorizationPromptType) else {
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "\"authorization_prompt_type\" must be one of \"\", \"none\", \"login\", \"consent\", "
+                    + "\"select_account\", not \"\(authorizationPromptType)\"",
+                remedy: .fixConfiguration(file: nil, key: "authorization_prompt_type"))
+        }
     }
 
     /// Whether requests to `url` go through the proxy (its host matches `hosts_behind_proxy`).

@@ -127,6 +127,12 @@ public struct IAPCredential: IAPAuthorizationCredential, Equatable {
             return nil
         }
     }
+
+    /// With a refresh token it renews itself (its end is not known); without one it ends with its
+    /// access token.
+    public var renewal: CredentialRenewal {
+        refreshToken == nil ? .cannotRenew(endsAt: tokenInfo.expirationDate) : .renewsItself
+    }
 }
 
 /// Entra ID's v2.0 token response.

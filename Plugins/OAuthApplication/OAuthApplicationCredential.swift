@@ -85,6 +85,9 @@ public struct OAuthApplicationCredential: ArcGISCredential, Equatable {
             tokenExpirationMinutes: tokenExpirationMinutes, tokenInfo: response.tokenInfo)
     }
 
+    /// It renews itself with its client secret, without end.
+    public var renewal: CredentialRenewal { .renewsItself }
+
     /// Requests a new app token; nil when the portal no longer accepts the app credentials.
     public func renewed(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? {
         do {

@@ -112,6 +112,9 @@ public struct OAuthUserCredential: RevocableCredential, Equatable {
     /// The refresh token's end.
     public var renewableUntil: Date? { refreshTokenExpirationDate }
 
+    /// It renews itself with its refresh token until the refresh token's end.
+    public var renewal: CredentialRenewal { .renewsItselfUntil(refreshTokenExpirationDate) }
+
     /// Exchanges the refresh token for a new one, however far its end is (with a new access
     /// token). Returns nil when the portal rejects the refresh token (a new sign-in is needed).
     public func renewedToLast(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? {

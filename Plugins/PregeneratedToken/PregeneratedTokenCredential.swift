@@ -59,6 +59,9 @@ public struct PregeneratedTokenCredential: ArcGISCredential, Equatable {
                 isSSLRequired: isSSLRequired ?? (context.scheme == "https")),
             referer: referer, username: username)
     }
+
+    /// Not renewed: the token works until its expiry.
+    public var renewal: CredentialRenewal { .cannotRenew(endsAt: tokenInfo.expirationDate) }
 }
 
 extension String {

@@ -77,6 +77,10 @@ public struct TokenCredential: ArcGISCredential, Equatable {
     /// Whether the password is held in memory (so the token can be regenerated silently).
     public var hasPassword: Bool { password != nil }
 
+    /// With its password in memory it renews itself; stored (without it), only an unattended
+    /// sign-in renews it (a kept password), or it ends with its token.
+    public var renewal: CredentialRenewal { hasPassword ? .renewsItself : .needsUnattendedSignIn }
+
     /// Generates a token: `POST {tokenServiceURL}` with `username`, `password`, the binding,
     /// `expiration` and `f=json`, over HTTPS only.
     ///
@@ -116,24 +120,8 @@ public struct TokenCredential: ArcGISCredential, Equatable {
             parameters.append(("client", "requestip"))
         }
         parameters.append(("expiration", String(tokenExpirationMinutes)))
-        let json: JSONValue
-        do {
-            json = try await services.postForm(tokenServiceURL, parameters)
-        } catch let error as PortalAuthError {
-            if case .arcGIS(let code, _, let message, let details)? = error.cause,
-                code == 400 || code == 401 || code == 403,
-                (details + [message]).contains(where: {
-                    $0.lowercased().contains("invalid username or password")
-                        || $0.lowercased().contains("unable to generate token")
-                })
-            {
-                throw PortalAuthError(
-                    .authenticationFailed,
-                    "\(serverContext) refused the username or password for \(username)",
-                    remedy: .signIn(.token(serverContext, username: username)), cause: error.cause)
-            }
-            throw error
-        }
+        let json = try await requestToken(
+            tokenServiceURL, parameters, serverContext: serverContext, username: username, services: services)
         guard let token = json["token"]?.stringValue, !token.isEmpty else {
             throw PortalAuthError(
                 .invalidResponse,
@@ -149,6 +137,31 @@ public struct TokenCredential: ArcGISCredential, Equatable {
         return TokenCredential(
             serverContext: serverContext, tokenServiceURL: tokenServiceURL, username: username, tokenInfo: info,
             referer: referer, tokenExpirationMinutes: tokenExpirationMinutes, password: keepPassword ? password : nil)
+    }
+
+    /// Posts the sign-in to the token service; a refused username or password is
+    /// ``PortalAuthError/Code/authenticationFailed``.
+    private static func requestToken(
+        _ tokenServiceURL: URL, _ parameters: [(String, String)], serverContext: ServerContext, username: String,
+        services: AuthenticationServices
+    ) async throws -> JSONValue {
+        do {
+            return try await services.postForm(tokenServiceURL, parameters)
+        } catch let error as PortalAuthError {
+            if case .arcGIS(let code, _, let message, let details)? = error.cause,
+                code == 400 || code == 401 || code == 403,
+                (details + [message]).contains(where: {
+                    $0.lowercased().contains("invalid username or password")
+                        || $0.lowercased().contains("unable to generate token")
+                })
+            {
+                throw PortalAuthError(
+                    .authenticationFailed,
+                    "\(serverContext) refused the username or password for \(username)",
+                    remedy: .signIn(.token(serverContext, username: username)), cause: error.cause)
+            }
+            throw error
+        }
     }
 
     /// Generates a token for the portal or ArcGIS Server that `url` names, as the Maps SDK's

@@ -1,8 +1,4 @@
 import PortalAuth
-import PortalAuthCertificate
-import PortalAuthOAuthUser
-import PortalAuthPregeneratedToken
-import PortalAuthToken
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -11,30 +7,11 @@ import Foundation
 #endif
 
 /// `status --check`: the stored credentials that stop working within a window and cannot renew
-/// themselves, so that someone has to sign in again.
+/// themselves, so that someone has to sign in again. Each credential answers for itself
+/// (``CredentialSummary/renewal``): one that renews itself without end (an app with its secret),
+/// follows its portal's (a federated server token) or never expires is not listed; a password
+/// sign-in counts unless its password is remembered.
 struct ExpiryCheck: Sendable {
-    /// Where a kind's lasting expiry is read.
-    enum Source: Sendable {
-        /// The stored expiry (the token's or key's own).
-        case summary
-        /// The refresh token's: the access token renews itself until the refresh token expires.
-        case refreshToken
-        /// The certificate's end of validity.
-        case certificate
-        /// A password sign-in's token: it renews unattended only with a remembered password, so
-        /// without one it lapses with the token.
-        case passwordToken
-    }
-
-    /// The kinds that may not renew themselves unattended, and where their expiry is read. A kind
-    /// not listed renews itself (an app with its secret), follows its portal's (a federated server
-    /// token) or never expires. A password sign-in counts unless its password is remembered.
-    static let kinds: [String: Source] = [
-        PregeneratedTokenCredential.kind: .summary, APIKeyCredential.kind: .summary,
-        OAuthUserCredential.kind: .refreshToken, CertificateCredential.kind: .certificate,
-        TokenCredential.kind: .passwordToken,
-    ]
-
     /// A credential that stops working within the window (or has).
     struct Lapse: Sendable {
         let summary: CredentialSummary
@@ -47,41 +24,27 @@ struct ExpiryCheck: Sendable {
     ) async throws -> [Lapse] {
         var lapses: [Lapse] = []
         for summary in summaries {
-            guard let source = kinds[summary.kind],
-                let expires = try await expiry(of: summary, from: source, manager: manager), expires < deadline
-            else { continue }
+            guard let expires = try lapse(of: summary, manager: manager), expires < deadline else { continue }
             lapses.append(Lapse(summary: summary, expires: expires))
         }
         return lapses.sorted { $0.expires < $1.expires }
     }
 
-    /// When the credential `summary` names stops working, read from `source`.
-    static func expiry(
-        of summary: CredentialSummary, from source: Source, manager: AuthenticationManager
-    ) async throws -> Date? {
-        switch source {
-        case .summary:
-            return summary.expirationDate
-        case .refreshToken:
-            var stored = try await manager.arcGISCredentialStore.allCredentials()
-            // (An inactive account's, too: see Switch.)
-            if let user = summary.username {
-                stored += try await manager.arcGISCredentialStore.accountStore(username: user).allCredentials()
-            }
-            let oauth = stored.compactMap { $0 as? OAuthUserCredential }
-            return oauth.first {
-                $0.serverContext.url == summary.server && $0.username == summary.username
-            }?.refreshTokenExpirationDate
-        case .passwordToken:
-            let backend = manager.arcGISCredentialStore.backend
-            // (A store that cannot keep a password, memory, keeps none.)
-            let remembered = backend.isPersistent ? try RememberedPassword.kept(in: backend) : []
-            let renews = remembered.contains { $0.server == summary.server && $0.username == summary.username }
-            return renews ? nil : summary.expirationDate
-        case .certificate:
-            guard let url = URL(string: summary.server) else { return nil }
-            let stored = try await manager.networkCredentialStore.credentials(for: try ServerContext.host(of: url))
-            return stored.compactMap { $0 as? CertificateCredential }.first?.certificate.notAfter
+    /// When the credential `summary` names stops working for good, as it answers
+    /// (``CredentialRenewal/lapse(tokenExpires:signsInUnattended:)``); nil for an unreadable item.
+    static func lapse(of summary: CredentialSummary, manager: AuthenticationManager) throws -> Date? {
+        guard let renewal = summary.renewal else { return nil }
+        let kept = try renewal == .needsUnattendedSignIn && isPasswordKept(for: summary, manager: manager)
+        return renewal.lapse(tokenExpires: summary.expirationDate, signsInUnattended: kept)
+    }
+
+    /// Whether a password is remembered for the sign-in `summary` names (a store that cannot keep
+    /// one, memory, keeps none).
+    static func isPasswordKept(for summary: CredentialSummary, manager: AuthenticationManager) throws -> Bool {
+        let backend = manager.arcGISCredentialStore.backend
+        guard backend.isPersistent else { return false }
+        return try RememberedPassword.kept(in: backend).contains {
+            $0.server == summary.server && $0.username == summary.username
         }
     }
 

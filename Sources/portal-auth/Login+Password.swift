@@ -56,7 +56,7 @@ extension Login {
         // (A second account leaves the password kept for the active one alone unless told to keep its own.)
         let remembers = addition == .active || credentials.rememberPassword
         let kept =
-            try !remembers
+            try await !remembers
             ? nil
             : RememberedPassword.update(
                 remember: credentials.rememberPassword, password: password, for: context,

@@ -22,7 +22,7 @@ extension Logout {
             store: global.store, verbose: global.verbose, transport: global.makeTransport(), account: user)
         printReports(try await own.revokeOAuthTokens(for: context))
         let (removed, _) = try await manager.arcGISCredentialStore.removeAccount(context, username: user)
-        try RememberedPassword.remove(for: context, username: user, in: manager.arcGISCredentialStore.backend)
+        try await RememberedPassword.remove(for: context, username: user, in: manager.arcGISCredentialStore.backend)
         output(signedOutLine(user, context: context, removed: removed, store: manager))
         return true
     }
@@ -36,7 +36,7 @@ extension Logout {
         let store = manager.arcGISCredentialStore
         guard try await store.accounts(for: context).count > 1 else { return false }
         let (removed, next) = try await store.removeAccount(context, username: user)
-        try RememberedPassword.remove(for: context, username: user, in: store.backend)
+        try await RememberedPassword.remove(for: context, username: user, in: store.backend)
         output(signedOutLine(user, context: context, removed: removed, store: manager))
         if let next { output("\(next) is now the active account of \(context).") }
         return true

@@ -65,7 +65,7 @@ struct Logout: AsyncParsableCommand {
                 let agent = TerminalAuthorizationUserAgent(noBrowser: noBrowser, allowed: true, purpose: .signOut)
                 try await revokeInactiveAccounts(manager)
                 let report = try await manager.signOut(userAgent: agent)
-                try RememberedPassword.remove(for: nil, in: manager.arcGISCredentialStore.backend)
+                try await RememberedPassword.remove(for: nil, in: manager.arcGISCredentialStore.backend)
                 printReports(report.revocations)
                 report.invalidatedIAPCredentials.forEach(printSignedOut)
                 let removed = report.removedCredentialCount
@@ -100,12 +100,12 @@ struct Logout: AsyncParsableCommand {
             {
                 return
             }
-            var removed = try await manager.arcGISCredentialStore.remove(context)
-            try RememberedPassword.remove(for: context, in: manager.arcGISCredentialStore.backend)
-            removed += try await manager.arcGISCredentialStore.remove(.apiKey(portal: context))  // API key (#22)
+            var removed = try await manager.arcGISCredentialStore.forget(.serverContext(context))
+            try await RememberedPassword.remove(for: context, in: manager.arcGISCredentialStore.backend)
+            removed += try await manager.arcGISCredentialStore.forget(.apiKey(portal: context))  // API key (#22)
             let host = try ServerContext.host(of: target)
             for kind in [PasswordCredential.kind, CertificateCredential.kind] {
-                removed += try await manager.networkCredentialStore.remove(host, kind: kind)
+                removed += try await manager.networkCredentialStore.forget(.host(host), kind: kind)
             }
             if iap { try await signOutOfIAP(manager, url: target) }
             if removed == 0 {

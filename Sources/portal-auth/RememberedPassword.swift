@@ -2,55 +2,23 @@
 import PortalAuth
 import PortalAuthToken
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The password of a token sign-in, kept in the keyring or the file store so that an expired
-/// token is generated again in any later process, with no prompt.
-///
-/// Its item is not a credential: its `store` attribute is `arcgis-password` (older versions read
-/// only `arcgis`, `network` and `proxy` items) and its `kind` `remembered-password`; `server` is
-/// the server context and `username` the user. The password is only in the item's secret.
+/// token is generated again in any later process, with no prompt: the library keeps it
+/// (``RememberedPasswords``, through its write path); this is the CLI's wording around it.
 enum RememberedPassword {
-    /// The `store` attribute of remembered passwords.
-    static let storeName = "arcgis-password"
-    /// The `kind` attribute of remembered passwords.
-    static let kind = "remembered-password"
-
-    /// The item's secret: the password (and a version, for later readers).
-    struct Secret: Codable {
-        var version = 1
-        var password: String
-    }
-
     /// Keeps `password` for `username` at `context`, replacing the password kept for that user
     /// there before (another account's stays).
     static func save(
         _ password: String, for context: ServerContext, username: String, in backend: any CredentialStorageBackend
-    ) throws {
-        let secret = String(decoding: try JSONEncoder().encode(Secret(password: password)), as: UTF8.self)
-        let attributes = CredentialAttributes(store: storeName, server: context.url, kind: kind, username: username)
-        try backend.store(
-            attributes, secret: secret,
-            replacing: CredentialQuery(store: storeName, server: context.url, kind: kind, username: username))
+    ) async throws {
+        try await RememberedPasswords(backend: backend).save(password, for: context, username: username)
     }
 
     /// The password kept for `username` at `context` (never another user's).
     static func read(
         for context: ServerContext, username: String, in backend: any CredentialStorageBackend
     ) throws -> (username: String, password: String)? {
-        let items = try backend.search(
-            CredentialQuery(store: storeName, server: context.url, kind: kind, username: username), withSecrets: true)
-        for item in items where item.attributes.username == username {
-            guard let user = item.attributes.username, let text = item.secret,
-                let secret = try? JSONDecoder().decode(Secret.self, from: Data(text.utf8))
-            else { continue }
-            return (user, secret.password)
-        }
-        return nil
+        try RememberedPasswords(backend: backend).password(for: context, username: username).map { (username, $0) }
     }
 
     /// Removes the password kept for `username` at `context` (every user's when nil; every kept
@@ -58,15 +26,13 @@ enum RememberedPassword {
     @discardableResult
     static func remove(
         for context: ServerContext?, username: String? = nil, in backend: any CredentialStorageBackend
-    ) throws -> Int {
-        try backend.delete(CredentialQuery(store: storeName, server: context?.url, kind: kind, username: username))
+    ) async throws -> Int {
+        try await RememberedPasswords(backend: backend).forget(for: context, username: username)
     }
 
     /// The server contexts and users whose passwords are kept (never a secret).
     static func kept(in backend: any CredentialStorageBackend) throws -> [(server: String, username: String?)] {
-        try backend.search(CredentialQuery(store: storeName, kind: kind), withSecrets: false).map {
-            ($0.attributes.server, $0.attributes.username)
-        }
+        try RememberedPasswords(backend: backend).kept()
     }
 
     /// `status`'s lines for the kept passwords: each such sign-in renews unattended.
@@ -102,12 +68,12 @@ extension RememberedPassword {
     static func update(
         remember: Bool, password: String, for context: ServerContext, username: String,
         in backend: any CredentialStorageBackend
-    ) throws -> String? {
+    ) async throws -> String? {
         guard remember else {
-            try remove(for: context, username: username, in: backend)
+            try await remove(for: context, username: username, in: backend)
             return nil
         }
-        try save(password, for: context, username: username, in: backend)
+        try await save(password, for: context, username: username, in: backend)
         return
             "The password is kept in the \(backend.name) store: the token renews unattended (portal-auth logout "
             + "forgets it)."

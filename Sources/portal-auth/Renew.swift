@@ -1,8 +1,5 @@
 import ArgumentParser
 import PortalAuth
-import PortalAuthOAuthApplication
-import PortalAuthOAuthUser
-import PortalAuthToken
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -62,8 +59,9 @@ struct Renew: AsyncParsableCommand {
         try await runReportingErrors {
             let manager = try global.makeManager()
             let window = TimeInterval((within ?? DurationArgument(argument: "2d")!).seconds)
+            // (A federated server token is renewed with its portal's sign-in.)
             let summaries = try await manager.arcGISCredentialStore.summaries().filter {
-                $0.kind != FederatedTokenCredential.kind
+                $0.renewal != .followsPortal
             }
             if summaries.isEmpty { output("nothing is signed in") }
             var failed = false

@@ -1,7 +1,4 @@
 import PortalAuth
-import PortalAuthOAuthApplication
-import PortalAuthOAuthUser
-import PortalAuthToken
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -69,38 +66,36 @@ struct RenewOne {
 
     static func until(_ date: Date?) -> String { date.map { "valid until \($0.iso8601)" } ?? "does not expire" }
 
+    /// The sign-in's own answer to how it renews (an unreadable item's: it cannot).
+    private var renewal: CredentialRenewal { summary.renewal ?? .cannotRenew(endsAt: summary.expirationDate) }
+
     /// When the sign-in stops working for good unless renewed (an OAuth sign-in's refresh token;
-    /// any other's token), and whether it renews itself unattended.
+    /// any other's token), and whether it renews itself unattended, as it answers
+    /// (``CredentialRenewal/lasting(tokenExpires:signsInUnattended:now:)``).
     func lasting() async throws -> (Date?, Bool) {
-        let store = manager.arcGISCredentialStore
-        switch summary.kind {
-        case OAuthUserCredential.kind:
-            let refresh = try await ExpiryCheck.expiry(of: summary, from: .refreshToken, manager: manager)
-            return (refresh, refresh.map { $0 > Date() } ?? true)
-        case OAuthApplicationCredential.kind:
-            return (summary.expirationDate, true)
-        case TokenCredential.kind:
-            guard let context = try? ServerContext(summary.server), let user = summary.username else {
-                return (summary.expirationDate, false)
-            }
-            let kept = try RememberedPassword.read(for: context, username: user, in: store.backend) != nil
-            return (summary.expirationDate, kept)
-        case APIKeyCredential.kind:
-            return (summary.expirationDate, try await rotatableAPIKey() != nil)
-        default:
-            return (summary.expirationDate, false)
+        // (An API key made here rotates: `renew --rotate-api-keys`.)
+        if summary.kind == APIKeyCredential.kind { return (summary.expirationDate, try await rotatableAPIKey() != nil) }
+        var kept = false
+        if renewal == .needsUnattendedSignIn, let context = try? ServerContext(summary.server),
+            let user = summary.username
+        {
+            let backend = manager.arcGISCredentialStore.backend
+            kept = try RememberedPassword.read(for: context, username: user, in: backend) != nil
         }
+        let lasting = renewal.lasting(tokenExpires: summary.expirationDate, signsInUnattended: kept, now: Date())
+        return (lasting.until, lasting.renewable)
     }
 
-    /// The renewal, in one place: a token sign-in with its remembered password; any other through
-    /// the manager's one renewal path, to last (`renewCredential(for:refused:lasting:)`, once
-    /// across processes, renewing even a token that is still good; an OAuth sign-in exchanges its
-    /// refresh token there for a new one, however far its end is).
+    /// The renewal, in one place: a sign-in that needs an unattended sign-in with its remembered
+    /// password; any other through the manager's one renewal path, to last
+    /// (`renewCredential(for:refused:lasting:)`, once across processes, renewing even a token that
+    /// is still good; an OAuth sign-in exchanges its refresh token there for a new one, however far
+    /// its end is).
     func renew() async throws {
         // (An API key's row is named `api-key PORTAL`, no URL.)
         if summary.kind == APIKeyCredential.kind { return try await rotateAPIKey() }
         guard let url = URL(string: summary.server) else { return }
-        if summary.kind == TokenCredential.kind {
+        if renewal == .needsUnattendedSignIn {
             try await RememberedPassword.renewIfExpiring(for: url, manager: manager, within: window)
         } else {
             _ = try await manager.renewCredential(for: url, refused: true, lasting: true)

@@ -2,30 +2,19 @@ import PortalAuth
 
 /// The random part of `serve`'s base URL (`http://127.0.0.1:PORT/SECRET/`): a capability of 256
 /// bits that a local program must know to reach the server. It is kept in the credential store as
-/// one item (store `serve`, kind `serve-secret`), so that it stays the same across restarts and a
-/// saved QGIS project keeps working; `serve --new-secret` replaces it.
+/// one item (``ServeSecretItem``, which the library writes), so that it stays the same across
+/// restarts and a saved QGIS project keeps working; `serve --new-secret` replaces it.
 enum ServeSecret {
-    /// The `store` attribute of the item.
-    static let storeName = "serve"
-    /// The `kind` attribute of the item.
-    static let kind = "serve-secret"
-    /// The `server` attribute of the item (no server: the local one).
-    static let server = "http://127.0.0.1"
-
-    private static var query: CredentialQuery { CredentialQuery(store: storeName, server: server, kind: kind) }
-
     /// The stored secret; a new one is made and stored when there is none or `renew` is set.
     static func current(in backend: any CredentialStorageBackend, renew: Bool = false) throws -> String {
-        if !renew, let stored = try backend.lookup(query), isWellFormed(stored) { return stored }
-        let secret = PortalAuthCrypto.base64URL(try PortalAuthCrypto.randomBytes(32))
-        try backend.store(
-            CredentialAttributes(store: storeName, server: server, kind: kind), secret: secret, replacing: query)
-        return secret
+        try ServeSecretItem.current(in: backend, renew: renew, isUsable: isWellFormed) {
+            PortalAuthCrypto.base64URL(try PortalAuthCrypto.randomBytes(32))
+        }
     }
 
     /// The stored secret, or nil (nothing is made).
     static func stored(in backend: any CredentialStorageBackend) throws -> String? {
-        try backend.lookup(query).flatMap { isWellFormed($0) ? $0 : nil }
+        try ServeSecretItem.stored(in: backend, isUsable: isWellFormed)
     }
 
     /// At least 128 bits of base64url text (what ``current(in:renew:)`` makes).

@@ -115,7 +115,7 @@ struct Untrust: AsyncParsableCommand {
         try await runReportingErrors {
             let host = try parseHostArgument(server)
             let manager = try global.makeManager()
-            let removed = try await manager.networkCredentialStore.remove(host, kind: ServerTrustCredential.kind)
+            let removed = try await manager.networkCredentialStore.forget(.host(host), kind: ServerTrustCredential.kind)
             output(
                 removed == 0
                     ? "\(host.host):\(host.port) was not trusted; nothing to remove."

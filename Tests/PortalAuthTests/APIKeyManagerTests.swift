@@ -1,8 +1,9 @@
 import Foundation
-import PortalAuth
 import PortalEmulator
 import TestSupport
 import Testing
+
+@testable import PortalAuth
 
 /// The manager's API key (`apiKey`, as `ArcGISEnvironment.apiKey`) against portal-emulator: it goes
 /// to the portal and the services of its `helperServices`, never anywhere else; a user credential

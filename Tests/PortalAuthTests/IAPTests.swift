@@ -1,11 +1,11 @@
 import Foundation
 import Logging
-import PortalAuth
 import PortalAuthToken
 import PortalEmulator
 import TestSupport
 import Testing
 
+@testable import PortalAuth
 @testable import PortalAuthIAP
 
 /// A full IAP configuration file for an emulator (authorize/token/logout at its Entra ID, the

@@ -1,9 +1,9 @@
 import Foundation
-import PortalAuth
 import PortalAuthPregeneratedToken
 import PortalEmulator
 import Testing
 
+@testable import PortalAuth
 @testable import PortalAuthToken
 
 @Suite struct ManagerTests {

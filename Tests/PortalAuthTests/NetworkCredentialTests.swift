@@ -1,10 +1,11 @@
 import Foundation
-import PortalAuth
 import PortalAuthCertificate
 import PortalAuthPassword
 import PortalAuthServerTrust
 import TestSupport
 import Testing
+
+@testable import PortalAuth
 
 /// A password provider that counts its calls.
 final class CountingNetworkPasswordProvider: NetworkPasswordProvider {

@@ -1,11 +1,12 @@
 import Foundation
 import Logging
-import PortalAuth
 import PortalAuthOAuthApplication
 import PortalAuthOAuthUser
 import PortalEmulator
 import TestSupport
 import Testing
+
+@testable import PortalAuth
 
 /// The repository's Tests/Clients folder (the scripted browser lives there).
 let testClientsFolder = RealClients.scripts

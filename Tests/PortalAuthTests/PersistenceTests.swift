@@ -18,10 +18,12 @@ final class RenamedBackend: CredentialStorageBackend {
     func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
         try inner.search(query, withSecrets: withSecrets)
     }
-    func store(_ attributes: CredentialAttributes, secret: String) throws {
-        try inner.store(attributes, secret: secret)
+    func store(_ attributes: CredentialAttributes, secret: String, access: CredentialWriteAccess) throws {
+        try inner.store(attributes, secret: secret, access: access)
     }
-    func delete(_ query: CredentialQuery) throws -> Int { try inner.delete(query) }
+    func delete(_ query: CredentialQuery, access: CredentialWriteAccess) throws -> Int {
+        try inner.delete(query, access: access)
+    }
     func checkAvailable() throws {}
 }
 

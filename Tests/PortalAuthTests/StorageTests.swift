@@ -1,9 +1,10 @@
 import Foundation
-import PortalAuth
 import PortalAuthToken
 import PortalEmulator
 import TestSupport
 import Testing
+
+@testable import PortalAuth
 
 /// A server URL no other test uses, so tests sharing the session keyring never see each other.
 func uniqueServer(_ name: String = #function) -> String {

@@ -1,9 +1,10 @@
 import Foundation
-import PortalAuth
 import PortalAuthIAP
 import PortalAuthOAuthUser
 import PortalEmulator
 import Testing
+
+@testable import PortalAuth
 
 /// The ArcGIS Maps SDK's vocabulary (#13): `signOut()` revokes, invalidates IAP and clears (the stored
 /// credentials of the previous version are read back in the unit tier: StoredVocabularyTests).

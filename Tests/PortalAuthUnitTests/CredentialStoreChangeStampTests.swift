@@ -104,8 +104,8 @@ import Testing
             let isPersistent = false
             func lookup(_ query: CredentialQuery) throws -> String? { nil }
             func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] { [] }
-            func store(_ attributes: CredentialAttributes, secret: String) throws {}
-            func delete(_ query: CredentialQuery) throws -> Int { 0 }
+            func store(_ attributes: CredentialAttributes, secret: String, access: CredentialWriteAccess) throws {}
+            func delete(_ query: CredentialQuery, access: CredentialWriteAccess) throws -> Int { 0 }
             func checkAvailable() throws {}
         }
         #expect(Old().changeStamp == nil)

@@ -20,13 +20,17 @@ private struct PersistentMemory: CredentialStorageBackend {
         try memory.search(query, withSecrets: withSecrets)
     }
     func contains(_ query: CredentialQuery) throws -> Bool { try memory.contains(query) }
-    func store(_ attributes: CredentialAttributes, secret: String) throws {
-        try memory.store(attributes, secret: secret)
+    func store(_ attributes: CredentialAttributes, secret: String, access: CredentialWriteAccess) throws {
+        try memory.store(attributes, secret: secret, access: access)
     }
-    func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws {
-        try memory.store(attributes, secret: secret, replacing: replacing)
+    func store(
+        _ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery, access: CredentialWriteAccess
+    ) throws {
+        try memory.store(attributes, secret: secret, replacing: replacing, access: access)
     }
-    func delete(_ query: CredentialQuery) throws -> Int { try memory.delete(query) }
+    func delete(_ query: CredentialQuery, access: CredentialWriteAccess) throws -> Int {
+        try memory.delete(query, access: access)
+    }
     func checkAvailable() throws {}
 }
 
@@ -76,7 +80,7 @@ private struct Offline: HTTPTransport {
         let backend = PersistentMemory()
         let manager = manager(backend)
         try await manager.arcGISCredentialStore.commit(token("alice"), origin: .signIn)
-        try RememberedPassword.save("pw", for: portal, username: "alice", in: backend)
+        try await RememberedPassword.save("pw", for: portal, username: "alice", in: backend)
         #expect(try await lapses(manager).isEmpty)
         // Another user's remembered password is not alice's.
         try await manager.arcGISCredentialStore.commit(token("bob"), origin: .replacement)
@@ -109,7 +113,7 @@ private struct Offline: HTTPTransport {
         // Nothing remembered: nothing to renew with (and no request is made).
         #expect(try await renewal.renewed(token("alice"), services: services) == nil)
         // A token whose password is in memory renews itself.
-        try RememberedPassword.save("pw", for: portal, username: "alice", in: backend)
+        try await RememberedPassword.save("pw", for: portal, username: "alice", in: backend)
         #expect(try await renewal.renewed(token("alice", password: "pw"), services: services) == nil)
         // Remembered: it signs in again at the token service (here, no network).
         await #expect(throws: PortalAuthError.self) { try await renewal.renewed(token("alice"), services: services) }

@@ -1,8 +1,9 @@
 import Foundation
-import PortalAuth
 import PortalAuthIAP
 import PortalAuthOAuthUser
 import Testing
+
+@testable import PortalAuth
 
 // The ArcGIS Maps SDK's vocabulary (#13): redirect URLs are `URL`s, read back from what the
 // previous version (a `String`) stored, and `signOut()` revokes, invalidates IAP and clears.

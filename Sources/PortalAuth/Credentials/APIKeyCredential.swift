@@ -131,6 +131,9 @@ public struct APIKeyCredential: ArcGISCredential, Equatable {
         return PortalAuthError(
             .credentialExpired, "the API key for \(portal) has expired\(when)", remedy: .storeAPIKey(portal: portal))
     }
+
+    /// Not renewed: a key works until its expiry (rotating it is an administrator's act).
+    public var renewal: CredentialRenewal { .cannotRenew(endsAt: tokenInfo.expirationDate) }
 }
 
 extension APIKeyCredential {

@@ -53,4 +53,10 @@ public enum CredentialScope: Sendable, Hashable, CustomStringConvertible {
         case .hosts: return "renew proxy " + storeKey
         }
     }
+
+    /// ``renewalLockKey`` of the scope an item of the store `storeName` is kept under, from the
+    /// item's `server` attribute (`storeKey`) alone.
+    static func renewalLockKey(storeKey: String, storeName: String) -> String {
+        storeName == IAPCredentialStore.storeName ? "renew proxy " + storeKey : "renew " + storeKey
+    }
 }

@@ -38,4 +38,7 @@ public struct FederatedTokenCredential: ArcGISCredential, Equatable {
         self.referer = referer
         self.portalPrincipal = portalPrincipal
     }
+
+    /// Obtained again from its portal, as long as the portal's credential lasts.
+    public var renewal: CredentialRenewal { .followsPortal }
 }

@@ -26,6 +26,10 @@ public protocol StoredCredential: StorableCredential {
     /// A renewed credential, obtained without asking anyone, or `nil` when this credential cannot
     /// renew itself.
     func renewedCredential(using services: AuthenticationServices) async throws -> (any StoredCredential)?
+    /// Whether it can be renewed, how, and until when it works if it is not: the credential's own
+    /// answer, which `renew` and `status --check` ask (each family gives a cautious default; a
+    /// credential that renews itself says so).
+    var renewal: CredentialRenewal { get }
 }
 
 extension StoredCredential {
@@ -47,6 +51,14 @@ extension ArcGISCredential {
     public func renewedCredential(using services: AuthenticationServices) async throws -> (any StoredCredential)? {
         try await renewed(using: services)
     }
+    /// A derived credential follows its portal; one that renews itself until a known end
+    /// (``renewableUntil``) does so; any other is taken to end with its token. A credential that
+    /// renews itself without end says so (``CredentialRenewal/renewsItself``).
+    public var renewal: CredentialRenewal {
+        if derivedFrom != nil { return .followsPortal }
+        if let renewableUntil { return .renewsItselfUntil(renewableUntil) }
+        return .cannotRenew(endsAt: tokenInfo.expirationDate)
+    }
 }
 
 extension NetworkCredential {
@@ -62,6 +74,8 @@ extension NetworkCredential {
     public func renewedCredential(using services: AuthenticationServices) async throws -> (any StoredCredential)? {
         nil
     }
+    /// Not renewed, and it does not expire by itself (a client certificate says when it ends).
+    public var renewal: CredentialRenewal { .cannotRenew(endsAt: nil) }
 }
 
 extension IAPAuthorizationCredential {
@@ -79,4 +93,6 @@ extension IAPAuthorizationCredential {
     public func renewedCredential(using services: AuthenticationServices) async throws -> (any StoredCredential)? {
         try await renewed(using: services)
     }
+    /// Taken to end with its token; a credential that renews itself (with a refresh token) says so.
+    public var renewal: CredentialRenewal { .cannotRenew(endsAt: tokenInfo.expirationDate) }
 }

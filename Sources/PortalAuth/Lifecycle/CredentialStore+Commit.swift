@@ -17,13 +17,20 @@ extension CredentialStore {
     /// - a federated server token is kept only while the account it was issued for is the
     ///   portal's.
     ///
-    /// Any other credential replaces the one of its scope and kind (``add(_:)``).
+    /// Any other credential replaces the one of its scope and kind, under the scope's lock.
+    ///
+    /// With ``forget(_:kind:)`` it is the library's only write: the storage layer's own writes
+    /// and the backends' (``CredentialWriteAccess``) are not reachable from outside it.
     @discardableResult
     public func commit(_ credential: Credential, origin: CredentialOrigin) async throws -> CredentialCommitOutcome {
         guard let arcGIS = self as? ArcGISCredentialStore, let new = credential as? any ArcGISCredential,
             case .serverContext = new.scope
         else {
-            try await add(credential)
+            guard let stored = credential as? any StoredCredential else {
+                throw PortalAuthError(
+                    .internalError, "\(type(of: credential)) is not a stored credential", remedy: .none)
+            }
+            try await withScopeLock(stored.scope) { try await add(credential) }
             return .stored
         }
         return try await arcGIS.commitArcGIS(new, origin: origin)

@@ -103,35 +103,8 @@ extension ArcGISResolver {
             guard portal.isOwnPortalTokenService(hint: hint) else {
                 throw Self.namesAnotherTokenService(root, portal: portal, hint: hint)
             }
-            logger.debug("federated server", metadata: ["server": "\(root)", "portal": "\(portal)"])
-            var portalCredential = try await credentialForUse(portalURL)
-            if portalCredential == nil {
-                guard interactive else {
-                    throw PortalAuthError(
-                        .noCredential,
-                        "\(root) is federated with \(portal), which has no credential",
-                        remedy: Self.signInRemedy(for: portal, credential: nil))
-                }
-                let challenge = ArcGISAuthenticationChallenge(
-                    requestURL: url, serverContext: portal, error: error,
-                    previousCredential: try await arcGISCredentialStore.credential(for: portal),
-                    tokenServiceURL: portal.portalTokenServiceURL)
-                portalCredential = try await routeArcGIS(challenge)
-            }
-            guard let portalCredential else { return nil }
-            do {
-                return try await federate(server: root, portal: portalCredential, tokenServiceURL: nil)
-            } catch let error as PortalAuthError where error.code == .credentialExpired && interactive {
-                // The portal's sign-in expired or was revoked and nothing renewed it unattended:
-                // the plugins sign in to the portal again (at its own token service), and the
-                // exchange is tried once more.
-                let challenge = ArcGISAuthenticationChallenge(
-                    requestURL: url, serverContext: portalCredential.serverContext,
-                    error: ArcGISError(code: 498, message: "Invalid token."),
-                    previousCredential: portalCredential, tokenServiceURL: portal.portalTokenServiceURL)
-                guard let signedIn = try await routeArcGIS(challenge) else { throw error }
-                return try await federate(server: root, portal: signedIn, tokenServiceURL: nil)
-            }
+            return try await resolveFederatedChallenge(
+                url: url, root: root, portal: portal, portalURL: portalURL, error: error, interactive: interactive)
         }
         // A standalone server: the token service it names when that is its own, else its conventional one.
         var tokenServiceURL = hint.flatMap(URL.init(string:))
@@ -151,6 +124,43 @@ extension ArcGISResolver {
             requestURL: url, serverContext: root, error: error,
             previousCredential: sent, tokenServiceURL: tokenServiceURL)
         return try await routeArcGIS(challenge)
+    }
+
+    /// A challenge from a server federated with `portal` (at `portalURL`, as the server names it;
+    /// its own portal, checked): a token from the portal's credential, signing in to the portal
+    /// first when there is none (`interactive`).
+    private func resolveFederatedChallenge(
+        url: URL, root: ServerContext, portal: ServerContext, portalURL: URL, error: ArcGISError, interactive: Bool
+    ) async throws -> (any ArcGISCredential)? {
+        logger.debug("federated server", metadata: ["server": "\(root)", "portal": "\(portal)"])
+        var portalCredential = try await credentialForUse(portalURL)
+        if portalCredential == nil {
+            guard interactive else {
+                throw PortalAuthError(
+                    .noCredential,
+                    "\(root) is federated with \(portal), which has no credential",
+                    remedy: Self.signInRemedy(for: portal, credential: nil))
+            }
+            let challenge = ArcGISAuthenticationChallenge(
+                requestURL: url, serverContext: portal, error: error,
+                previousCredential: try await arcGISCredentialStore.credential(for: portal),
+                tokenServiceURL: portal.portalTokenServiceURL)
+            portalCredential = try await routeArcGIS(challenge)
+        }
+        guard let portalCredential else { return nil }
+        do {
+            return try await federate(server: root, portal: portalCredential, tokenServiceURL: nil)
+        } catch let error as PortalAuthError where error.code == .credentialExpired && interactive {
+            // The portal's sign-in expired or was revoked and nothing renewed it unattended:
+            // the plugins sign in to the portal again (at its own token service), and the
+            // exchange is tried once more.
+            let challenge = ArcGISAuthenticationChallenge(
+                requestURL: url, serverContext: portalCredential.serverContext,
+                error: ArcGISError(code: 498, message: "Invalid token."),
+                previousCredential: portalCredential, tokenServiceURL: portal.portalTokenServiceURL)
+            guard let signedIn = try await routeArcGIS(challenge) else { throw error }
+            return try await federate(server: root, portal: signedIn, tokenServiceURL: nil)
+        }
     }
 
     /// The error for `credential`, a portal's or server's own, refused before its expiry when

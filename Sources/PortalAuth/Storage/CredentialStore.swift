@@ -88,8 +88,9 @@ public final class CredentialStore<Credential: Sendable>: Sendable {
     }
 
     /// Adds a credential, replacing the one of its scope and kind (for ArcGIS credentials, the one
-    /// of its scope, whatever its kind).
-    public func add(_ credential: Credential) async throws {
+    /// of its scope, whatever its kind). The storage layer's own write, without a lock: everything
+    /// else stores through ``commit(_:origin:)``.
+    func add(_ credential: Credential) async throws {
         guard let stored = credential as? any StoredCredential else {
             throw PortalAuthError(.internalError, "\(type(of: credential)) is not a stored credential", remedy: .none)
         }
@@ -103,24 +104,26 @@ public final class CredentialStore<Credential: Sendable>: Sendable {
     }
 
     /// Removes the credentials of `scope` (of one kind, or all); returns how many were removed.
+    /// The storage layer's own delete, without a lock: everything else removes through
+    /// ``forget(_:kind:)``.
     @discardableResult
-    public func remove(_ scope: CredentialScope, kind: String? = nil) async throws -> Int {
+    func remove(_ scope: CredentialScope, kind: String? = nil) async throws -> Int {
         let removed = try await engine.delete(CredentialQuery(server: scope.storeKey, kind: kind))
         invalidateCache()
         return removed
     }
 
-    /// Removes every credential of the family; returns how many were removed.
+    /// Removes every credential of the family, one scope at a time under its lock (``forget(_:kind:)``
+    /// of each); returns how many were removed.
     @discardableResult
-    public func removeAll() async throws -> Int {
-        let removed = try await engine.delete(CredentialQuery())
-        invalidateCache()
-        return removed
+    func removeAll() async throws -> Int {
+        try await forgetEveryItem(of: engine.storeName)
     }
 
-    /// Non-secret summaries of every stored item (unreadable items are listed without expiry).
+    /// Non-secret summaries of every stored item, each with its credential's own answer to how it
+    /// is renewed (unreadable items are listed without expiry or answer).
     public func summaries() async throws -> [CredentialSummary] {
-        try await engine.summaries { $0.presentedToken?.expirationDate }
+        try await engine.summaries()
     }
 
     /// Forgets cached credentials so the next read goes to the backend.
@@ -200,9 +203,10 @@ extension CredentialStore where Credential == any ArcGISCredential {
     }
 
     /// Removes the credential of a server context and every credential derived from it
-    /// (federated server tokens); returns how many were removed.
+    /// (federated server tokens), without a lock (``forget(_:kind:)`` takes it); returns how many
+    /// were removed.
     @discardableResult
-    public func remove(_ context: ServerContext) async throws -> Int {
+    func remove(_ context: ServerContext) async throws -> Int {
         var removed = try await remove(.serverContext(context))
         for (attributes, credential) in try await engine.search(CredentialQuery()) {
             if let arcGIS = credential as? any ArcGISCredential, arcGIS.derivedFrom == context {
@@ -231,10 +235,11 @@ extension CredentialStore where Credential == any NetworkCredential {
         try await credentials(in: .host(host), reload: reload)
     }
 
-    /// Removes the credentials of a host (of one kind, or all); returns how many were removed.
+    /// Removes the credentials of a host (of one kind, or all) under the host's lock; returns how
+    /// many were removed.
     @discardableResult
-    public func remove(_ host: ServerContext, kind: String? = nil) async throws -> Int {
-        try await remove(.host(host), kind: kind)
+    func remove(_ host: ServerContext, kind: String? = nil) async throws -> Int {
+        try await forget(.host(host), kind: kind)
     }
 }
 
@@ -251,10 +256,10 @@ extension CredentialStore where Credential == any IAPAuthorizationCredential {
                 cachesEveryCredential: true))
     }
 
-    /// Removes the credential with this identifier; returns how many were removed.
+    /// Removes the credential with this identifier under its lock; returns how many were removed.
     @discardableResult
-    public func remove(_ iapIdentifier: String) async throws -> Int {
-        try await remove(.hosts(identifier: iapIdentifier))
+    func remove(_ iapIdentifier: String) async throws -> Int {
+        try await forget(.hosts(identifier: iapIdentifier))
     }
 
     /// Signs out of one identity-aware proxy: removes `credential`, then shows its

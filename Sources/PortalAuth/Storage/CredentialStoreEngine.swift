@@ -133,28 +133,31 @@ package final class CredentialStoreEngine: Sendable {
         let replacing =
             replacingScope ? CredentialQuery(store: storeName, server: server) : CredentialQuery(replacing: attributes)
         try await BlockingIO.run(backend.isBlocking) {
-            try backend.store(attributes, secret: secret, replacing: replacing)
+            try backend.store(attributes, secret: secret, replacing: replacing, access: CredentialWriteAccess())
         }
     }
 
-    /// Non-secret summaries of every item of this store; `expiry` reads an expiration date from
-    /// a credential that decodes (unreadable items are listed without one).
-    func summaries(expiry: ((any StoredCredential) -> Date?)? = nil) async throws -> [CredentialSummary] {
+    /// Non-secret summaries of every item of this store, with the expiry of the token a credential
+    /// presents and its ``StoredCredential/renewal`` (unreadable items are listed without either).
+    func summaries() async throws -> [CredentialSummary] {
         try await list(CredentialQuery()).map { item in
-            let date = expiry.flatMap { expiry in
-                item.secret.flatMap { try? decode($0, server: item.attributes.server) }.flatMap(expiry)
-            }
+            let credential = item.secret.flatMap { try? decode($0, server: item.attributes.server) }
             return CredentialSummary(
                 store: storeName, kind: item.attributes.kind, server: item.attributes.server,
-                username: item.attributes.username, expirationDate: date, backend: backend.name)
+                username: item.attributes.username, expirationDate: credential?.presentedToken?.expirationDate,
+                backend: backend.name, renewal: credential?.renewal)
         }
     }
 
-    func delete(_ query: CredentialQuery) async throws -> Int {
+    /// Deletes the items of this store (or of `store`, its inactive accounts') matching `query`;
+    /// how many there were.
+    func delete(_ query: CredentialQuery, in store: String? = nil) async throws -> Int {
         let backend = self.backend
         var query = query
-        query.store = storeName
-        return try await BlockingIO.run(backend.isBlocking, { [query] in try backend.delete(query) })
+        query.store = store ?? storeName
+        return try await BlockingIO.run(backend.isBlocking) { [query] in
+            try backend.delete(query, access: CredentialWriteAccess())
+        }
     }
 }
 

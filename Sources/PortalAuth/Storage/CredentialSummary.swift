@@ -20,4 +20,11 @@ public struct CredentialSummary: Sendable, Equatable, Codable {
     public var expirationDate: Date?
     /// The storage backend (`keyring`, `file`, `memory`).
     public var backend: String
+    /// The credential's own answer to whether and until when it can be renewed
+    /// (``StoredCredential/renewal``); `nil` when the item cannot be read. Not encoded.
+    public var renewal: CredentialRenewal? = nil
+
+    private enum CodingKeys: String, CodingKey {
+        case store, kind, server, username, expirationDate, backend
+    }
 }

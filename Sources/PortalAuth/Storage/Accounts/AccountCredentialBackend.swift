@@ -54,15 +54,21 @@ package struct AccountCredentialBackend: CredentialStorageBackend {
 
     package func contains(_ query: CredentialQuery) throws -> Bool { try base.contains(mapped(query)) }
 
-    package func store(_ attributes: CredentialAttributes, secret: String) throws {
-        try base.store(mapped(attributes), secret: secret, replacing: mapped(CredentialQuery(replacing: attributes)))
+    package func store(_ attributes: CredentialAttributes, secret: String, access: CredentialWriteAccess) throws {
+        try base.store(
+            mapped(attributes), secret: secret, replacing: mapped(CredentialQuery(replacing: attributes)),
+            access: access)
     }
 
-    package func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws {
-        try base.store(mapped(attributes), secret: secret, replacing: mapped(replacing))
+    package func store(
+        _ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery, access: CredentialWriteAccess
+    ) throws {
+        try base.store(mapped(attributes), secret: secret, replacing: mapped(replacing), access: access)
     }
 
-    package func delete(_ query: CredentialQuery) throws -> Int { try base.delete(mapped(query)) }
+    package func delete(_ query: CredentialQuery, access: CredentialWriteAccess) throws -> Int {
+        try base.delete(mapped(query), access: access)
+    }
 
     package func checkAvailable() throws { try base.checkAvailable() }
 }

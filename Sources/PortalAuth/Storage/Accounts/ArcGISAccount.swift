@@ -103,13 +103,11 @@ extension CredentialStore where Credential == any ArcGISCredential {
         }
     }
 
-    /// Removes every inactive account's items; returns how many were removed.
+    /// Removes every inactive account's items, one server context at a time under its lock;
+    /// returns how many were removed.
     @discardableResult
-    public func removeAllAccounts() async throws -> Int {
-        let backend = self.backend
-        let query = CredentialQuery(store: Self.accountStoreName)
-        defer { invalidateCache() }
-        return try await BlockingIO.run(backend.isBlocking) { try backend.delete(query) }
+    func removeAllAccounts() async throws -> Int {
+        try await forgetEveryItem(of: Self.accountStoreName)
     }
 
     /// A store of `username`'s inactive credentials (its accounts' items and the federated server
@@ -172,7 +170,6 @@ extension CredentialStore where Credential == any ArcGISCredential {
     func withAccountLock<T: Sendable>(
         _ context: ServerContext, _ body: () async throws -> T
     ) async throws -> T {
-        guard backend.isPersistent else { return try await body() }
-        return try await CrossProcessLock.withLock(CredentialScope.serverContext(context).renewalLockKey, body)
+        try await withScopeLock(.serverContext(context), body)
     }
 }

@@ -117,13 +117,15 @@ public final class FileCredentialBackend: CredentialStorageBackend {
     }
 
     /// Stores an item, replacing any with the same store, server and kind.
-    public func store(_ attributes: CredentialAttributes, secret: String) throws {
-        try store(attributes, secret: secret, replacing: CredentialQuery(replacing: attributes))
+    public func store(_ attributes: CredentialAttributes, secret: String, access: CredentialWriteAccess) throws {
+        try store(attributes, secret: secret, replacing: CredentialQuery(replacing: attributes), access: access)
     }
 
     /// Stores an item and removes every other item matching `replacing`, in one locked rewrite
     /// of the file (readers see the old file or the new one, nothing between).
-    public func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws {
+    public func store(
+        _ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery, access: CredentialWriteAccess
+    ) throws {
         try makeDirectory()
         try withLock(exclusive: true) {
             var contents = try read()
@@ -135,7 +137,7 @@ public final class FileCredentialBackend: CredentialStorageBackend {
 
     /// Deletes every matching item.
     @discardableResult
-    public func delete(_ query: CredentialQuery) throws -> Int {
+    public func delete(_ query: CredentialQuery, access _: CredentialWriteAccess) throws -> Int {
         guard access(path, F_OK) == 0 else { return 0 }
         return try withLock(exclusive: true) {
             var contents = try read()

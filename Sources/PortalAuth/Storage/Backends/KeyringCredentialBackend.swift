@@ -427,8 +427,8 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
     }
 
     /// Stores an item, replacing every item with the same store, server and kind.
-    public func store(_ attributes: CredentialAttributes, secret: String) throws {
-        try store(attributes, secret: secret, replacing: CredentialQuery(replacing: attributes))
+    public func store(_ attributes: CredentialAttributes, secret: String, access: CredentialWriteAccess) throws {
+        try store(attributes, secret: secret, replacing: CredentialQuery(replacing: attributes), access: access)
     }
 
     /// Stores an item and removes every other item matching `replacing`, as one change.
@@ -436,7 +436,9 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
     /// Under the keyring's exclusive cross-process lock, the item is created with the Secret
     /// Service's replace flag (an item with exactly these attributes is replaced in place, so a
     /// reader never finds none), then the other items in `replacing` are deleted.
-    public func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws {
+    public func store(
+        _ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery, access: CredentialWriteAccess
+    ) throws {
         try run(shared: false) {
             try Self.withAttributes([
                 ("store", attributes.store), ("server", attributes.server), ("kind", attributes.kind),
@@ -489,7 +491,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
 
     /// Deletes every matching item.
     @discardableResult
-    public func delete(_ query: CredentialQuery) throws -> Int {
+    public func delete(_ query: CredentialQuery, access: CredentialWriteAccess) throws -> Int {
         try run(shared: false) {
             try Self.withAttributes(Self.pairs(query)) { table in
                 var error = pa_secret_error()

@@ -42,12 +42,14 @@ public final class MemoryCredentialBackend: CredentialStorageBackend {
     }
 
     /// Stores an item, replacing any with the same store, server and kind.
-    public func store(_ attributes: CredentialAttributes, secret: String) throws {
-        try store(attributes, secret: secret, replacing: CredentialQuery(replacing: attributes))
+    public func store(_ attributes: CredentialAttributes, secret: String, access: CredentialWriteAccess) throws {
+        try store(attributes, secret: secret, replacing: CredentialQuery(replacing: attributes), access: access)
     }
 
     /// Stores an item and removes every other item matching `replacing`, under one lock.
-    public func store(_ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery) throws {
+    public func store(
+        _ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery, access: CredentialWriteAccess
+    ) throws {
         items.withLock { items in
             items.removeAll { replacing.matches($0.attributes) }
             items.append(StoredCredentialItem(attributes: attributes, secret: secret))
@@ -57,7 +59,7 @@ public final class MemoryCredentialBackend: CredentialStorageBackend {
 
     /// Deletes every matching item.
     @discardableResult
-    public func delete(_ query: CredentialQuery) throws -> Int {
+    public func delete(_ query: CredentialQuery, access: CredentialWriteAccess) throws -> Int {
         items.withLock { items in
             let before = items.count
             items.removeAll { query.matches($0.attributes) }

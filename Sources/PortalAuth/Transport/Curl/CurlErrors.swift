@@ -115,6 +115,22 @@ enum CurlErrors {
                 "the connection to \(place) was closed or reset before a full answer (the server or the network is "
                     + "failing)",
                 remedy: .retryLater, cause: cause)
+        default:
+            return tlsError(code, text: text, host: host, port: port, cause: cause)
+                ?? PortalAuthError(
+                    .connectionFailed,
+                    "the request to \(place) failed (\(text.isEmpty ? "CURLcode \(number)" : text))", cause: cause)
+        }
+    }
+
+    /// The error of a TLS failure (an untrusted or changed server certificate, a client
+    /// certificate asked for or refused, a failed handshake), or nil for any other code.
+    private static func tlsError(
+        _ code: CURLcode, text: String, host: String, port: Int, cause: PortalAuthError.Cause
+    ) -> (any Error)? {
+        let place = "\(host):\(port)"
+        let lower = text.lowercased()
+        switch code {
         case _ where untrusted.contains(code):
             let reason = trustFailure(text)
             let error = PortalAuthError(
@@ -152,9 +168,7 @@ enum CurlErrors {
                 "the TLS handshake with \(place) failed (\(text)): it may not speak HTTPS on this port",
                 remedy: .checkURL, cause: cause)
         default:
-            return PortalAuthError(
-                .connectionFailed, "the request to \(place) failed (\(text.isEmpty ? "CURLcode \(number)" : text))",
-                cause: cause)
+            return nil
         }
     }
 }

@@ -140,33 +140,8 @@ final class CurlEventLoop: @unchecked Sendable {
                 let easy = pa_transfer_easy(job.transfer)!
                 if state.withLock({ $0.active[easy] === job }) { _ = pa_easy_unpause(easy) }
             }
-            for job in pending {
-                if job.cancelled.load(ordering: .relaxed) { finish(job, cancelled: true); continue }
-                let easy = pa_transfer_easy(job.transfer)!
-                state.withLock { $0.active[easy] = job }
-                if pa_multi_add(multi, easy) != CURLM_OK {
-                    state.withLock { _ = $0.active.removeValue(forKey: easy) }
-                    finish(
-                        job,
-                        outcome: CurlOutcome(
-                            code: CURLE_FAILED_INIT.number, status: 0, headerBlock: "", body: [],
-                            errorText: "could not add the transfer", effectiveURL: nil))
-                }
-            }
-            for job in cancelled {
-                let easy = pa_transfer_easy(job.transfer)!
-                // (Only this job: its transfer may already serve another, when a stream's reader ends
-                // a transfer that has just finished.)
-                let removed = state.withLock { state -> Bool in
-                    guard state.active[easy] === job else { return false }
-                    state.active.removeValue(forKey: easy)
-                    return true
-                }
-                if removed {
-                    _ = pa_multi_remove(multi, easy)
-                    finish(job, cancelled: true)
-                }
-            }
+            for job in pending { startTransfer(of: job) }
+            for job in cancelled { stopTransfer(of: job) }
             // libcurl's Negotiate runs GSS-API on this thread: give it a ticket obtained with a password.
             KerberosTicket.applyToCurrentThread()
             _ = pa_multi_perform(multi, &running)
@@ -179,7 +154,45 @@ final class CurlEventLoop: @unchecked Sendable {
             }
             _ = pa_multi_poll(multi, 1000)
         }
-        // Stopped: fail whatever is left.
+        stopTransfers()
+    }
+
+    /// Starts a submitted job's transfer (on the loop's thread), unless it was cancelled meanwhile.
+    private func startTransfer(of job: CurlJob) {
+        if job.cancelled.load(ordering: .relaxed) {
+            finish(job, cancelled: true)
+            return
+        }
+        let easy = pa_transfer_easy(job.transfer)!
+        state.withLock { $0.active[easy] = job }
+        if pa_multi_add(multi, easy) != CURLM_OK {
+            state.withLock { _ = $0.active.removeValue(forKey: easy) }
+            finish(
+                job,
+                outcome: CurlOutcome(
+                    code: CURLE_FAILED_INIT.number, status: 0, headerBlock: "", body: [],
+                    errorText: "could not add the transfer", effectiveURL: nil))
+        }
+    }
+
+    /// Stops a cancelled job's transfer (on the loop's thread).
+    private func stopTransfer(of job: CurlJob) {
+        let easy = pa_transfer_easy(job.transfer)!
+        // (Only this job: its transfer may already serve another, when a stream's reader ends
+        // a transfer that has just finished.)
+        let removed = state.withLock { state -> Bool in
+            guard state.active[easy] === job else { return false }
+            state.active.removeValue(forKey: easy)
+            return true
+        }
+        if removed {
+            _ = pa_multi_remove(multi, easy)
+            finish(job, cancelled: true)
+        }
+    }
+
+    /// Stopped: fails whatever is left and frees the transfers and the multi handle.
+    private func stopTransfers() {
         let leftovers = state.withLock { state -> [CurlJob] in
             defer { state.active.removeAll(); state.pending.removeAll() }
             return Array(state.active.values) + state.pending

@@ -90,21 +90,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
                 remedy: .checkURL)
         }
         let port = request.url.port ?? (scheme == "https" ? 443 : 80)
-        var options = options
-        if let auth = options.httpAuthentication, auth.schemes.contains(.negotiate), auth.password.isEmpty {
-            // The user's own ticket: not while the HTTP thread uses another user's, obtained with a password.
-            try KerberosTicket.checkUserTicket(principal: auth.username, for: "\(host):\(port)")
-        } else if var auth = options.httpAuthentication, auth.schemes.contains(.negotiate), !auth.username.isEmpty {
-            // libcurl's Negotiate uses only a Kerberos ticket: get one with the password when the user has none.
-            do {
-                try await KerberosTicket.ensure(
-                    principal: auth.username, password: auth.password, for: "\(host):\(port)")
-            } catch is PortalAuthError where auth.schemes != [.negotiate] {
-                // The server offers other schemes too: use them instead.
-                auth.schemes.remove(.negotiate)
-                options.httpAuthentication = auth
-            }
-        }
+        let options = try await Self.withKerberosTicket(options, for: "\(host):\(port)")
         let loop = try eventLoop()
         let limits = TransferLimits(request, configuration)
         let transfer = loop.takeTransfer()
@@ -120,6 +106,45 @@ public final class CurlTransport: HTTPTransport, Sendable {
         let job = CurlJob(
             transfer: transfer, url: request.url, host: host, port: port, limits: limits,
             stream: request.responseStream, upload: request.bodyStream)
+        try Self.attachStreams(of: request, to: job, in: loop)
+        let outcome = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CurlOutcome, any Error>) in
+                job.continuation = continuation
+                loop.submit(job)
+            }
+        } onCancel: {
+            loop.cancel(job)
+        }
+        return try outcome.response(for: request, job: job)
+    }
+
+    /// `options` ready for libcurl's Negotiate, which uses only a Kerberos ticket: the user's own
+    /// one checked, or one obtained with the password (without Negotiate when that fails and the
+    /// server offers other schemes).
+    private static func withKerberosTicket(
+        _ options: TransportOptions, for place: String
+    ) async throws -> TransportOptions {
+        var options = options
+        if let auth = options.httpAuthentication, auth.schemes.contains(.negotiate), auth.password.isEmpty {
+            // The user's own ticket: not while the HTTP thread uses another user's, obtained with a password.
+            try KerberosTicket.checkUserTicket(principal: auth.username, for: place)
+        } else if var auth = options.httpAuthentication, auth.schemes.contains(.negotiate), !auth.username.isEmpty {
+            // libcurl's Negotiate uses only a Kerberos ticket: get one with the password when the user has none.
+            do {
+                try await KerberosTicket.ensure(principal: auth.username, password: auth.password, for: place)
+            } catch is PortalAuthError where auth.schemes != [.negotiate] {
+                // The server offers other schemes too: use them instead.
+                auth.schemes.remove(.negotiate)
+                options.httpAuthentication = auth
+            }
+        }
+        return options
+    }
+
+    /// Hands the request's body stream (claimed for this one transfer) and response stream to
+    /// `job`'s transfer; gives the transfer back when the body was sent before.
+    private static func attachStreams(of request: TransportRequest, to job: CurlJob, in loop: CurlEventLoop) throws {
+        let transfer = job.transfer
         if let upload = request.bodyStream {
             guard
                 upload.claim(resume: { [weak loop] in loop?.resume(job) }, cancel: { [weak loop] in loop?.cancel(job) })
@@ -130,19 +155,11 @@ public final class CurlTransport: HTTPTransport, Sendable {
             pa_transfer_set_upload(transfer, CurlEventLoop.uploadPiece, Unmanaged.passUnretained(job).toOpaque())
         }
         if let stream = request.responseStream {
+            let limits = job.limits
             let after =
                 limits.maxResponseSize > 0 ? min(stream.streamAfter, limits.maxResponseSize) : stream.streamAfter
             pa_transfer_set_stream(transfer, after, CurlEventLoop.streamPiece, Unmanaged.passUnretained(job).toOpaque())
         }
-        let outcome = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CurlOutcome, any Error>) in
-                job.continuation = continuation
-                loop.submit(job)
-            }
-        } onCancel: {
-            loop.cancel(job)
-        }
-        return try outcome.response(for: request, job: job)
     }
 
     /// Connects to `host:port`, completes the TLS handshake without sending a request, and reports
@@ -197,13 +214,7 @@ public final class CurlTransport: HTTPTransport, Sendable {
         _ transfer: OpaquePointer, _ request: TransportRequest, _ options: TransportOptions, _ limits: TransferLimits
     ) throws {
         let easy = pa_transfer_easy(transfer)
-        func check(_ code: CURLcode, _ what: String) throws {
-            guard code == CURLE_OK else {
-                throw PortalAuthError(
-                    .internalError, "libcurl refused the option \(what): \(String(cString: pa_easy_strerror(code)))",
-                    cause: .curl(code: code.number, message: String(cString: pa_easy_strerror(code))))
-            }
-        }
+        let check = Self.check
         try check(pa_easy_setopt_str(easy, CURLOPT_URL, request.url.absoluteString), "URL")
         try check(pa_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
         try check(pa_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0), "FOLLOWLOCATION")
@@ -217,6 +228,23 @@ public final class CurlTransport: HTTPTransport, Sendable {
             try CABundleCheck.check(bundle)
             try check(pa_easy_setopt_str(easy, CURLOPT_CAINFO, bundle), "CAINFO")
         }
+        try Self.configureMethodAndBody(transfer, request)
+        try Self.configureHeaders(transfer, request)
+        try Self.configureCredentials(transfer, options)
+    }
+
+    /// Throws when libcurl refused the option `what`.
+    private static func check(_ code: CURLcode, _ what: String) throws {
+        guard code == CURLE_OK else {
+            throw PortalAuthError(
+                .internalError, "libcurl refused the option \(what): \(String(cString: pa_easy_strerror(code)))",
+                cause: .curl(code: code.number, message: String(cString: pa_easy_strerror(code))))
+        }
+    }
+
+    /// The method, and the body's length and bytes (a streamed body's length only).
+    private static func configureMethodAndBody(_ transfer: OpaquePointer, _ request: TransportRequest) throws {
+        let easy = pa_transfer_easy(transfer)
         switch request.method {
         case .get: break
         case .head: try check(pa_easy_setopt_long(easy, CURLOPT_NOBODY, 1), "NOBODY")
@@ -238,6 +266,10 @@ public final class CurlTransport: HTTPTransport, Sendable {
                 try check(pa_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, buffer.baseAddress), "COPYPOSTFIELDS")
             }
         }
+    }
+
+    /// The request's headers (refused with a line break or a colon in a name), and no `Expect`.
+    private static func configureHeaders(_ transfer: OpaquePointer, _ request: TransportRequest) throws {
         for header in request.headers {
             guard !header.name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }),
                 !header.value.contains(where: { $0 == "\r" || $0 == "\n" })
@@ -248,7 +280,11 @@ public final class CurlTransport: HTTPTransport, Sendable {
         }
         _ = pa_transfer_add_header(transfer, "Expect:")
         try check(pa_transfer_apply_headers(transfer), "HTTPHEADER")
+    }
 
+    /// The HTTP password, the client certificate and the pinned key of `options`.
+    private static func configureCredentials(_ transfer: OpaquePointer, _ options: TransportOptions) throws {
+        let easy = pa_transfer_easy(transfer)
         if let auth = options.httpAuthentication {
             var mask = 0
             if auth.schemes.contains(.basic) { mask |= PA_CURLAUTH_BASIC }
