@@ -42,7 +42,8 @@ extension LiveCredentials {
             do { try await Task.sleep(for: Self.rotationCheckInterval) } catch { return }
             do {
                 guard try secret.refresh() else { continue }
-                _ = try await manager.arcGISCredentialStore.removeAll()
+                let store = manager.arcGISCredentialStore
+                for credential in try await store.allCredentials() { _ = try await store.forget(credential.scope) }
                 // Signed in to the portal as at the start (its handler reads the new secret).
                 _ = try await manager.credential(for: URL(string: environment.portal.url)!, interactive: true)
                 let next = try await Self.fetch(for: target, manager: manager, interactive: false)

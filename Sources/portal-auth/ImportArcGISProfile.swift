@@ -165,7 +165,7 @@ struct ImportArcGISProfile: AsyncParsableCommand {
             keepPassword: false, services: manager.services)
         let store = manager.arcGISCredentialStore
         let addition = try await store.addAccount(credential)
-        _ = try RememberedPassword.update(
+        _ = try await RememberedPassword.update(
             remember: true, password: password, for: context, username: username, in: store.backend)
         let note = accountNote(addition, user: username, context: context).map { " " + $0 } ?? ""
         return "signed in to \(context) as \(username); the password is kept in the \(store.backend.name) store "
