@@ -58,6 +58,14 @@ import Testing
         )
     }
 
+    /// Whether `key` (`C.TARGET-TRIPLE-CONFIGURATION.module`) names the CLI's target, `portal-auth`:
+    /// not `portal-auth-front`, `portal-auth-benchmark` or the test products.
+    static func isCLIModule(_ key: String) -> Bool {
+        guard key.hasPrefix("C.portal-auth-"), key.hasSuffix(".module") else { return false }
+        let rest = key.dropFirst("C.portal-auth-".count)
+        return rest.hasPrefix("x86_64-") || rest.hasPrefix("aarch64-") || rest.hasPrefix("arm64-")
+    }
+
     /// Type-checks `text` as the CLI's sources are compiled; returns the exit status and the
     /// lines with an error.
     static func typeCheck(_ text: String) async throws -> (status: Int32, errorLines: Set<Int>, output: String) {
@@ -67,7 +75,7 @@ import Testing
                 with: Data(contentsOf: build.appendingPathComponent("description.json"))) as! [String: Any]
         let commands = description["swiftCommands"] as! [String: [String: Any]]
         let cli = try #require(
-            commands.first { $0.key.hasPrefix("C.portal-auth-") && $0.key.hasSuffix(".module") }?.value)
+            commands.first { Self.isCLIModule($0.key) }?.value)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("write-path-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
