@@ -206,7 +206,9 @@ let package = Package(
             // libFuzzer's driver, called from each target's main (PA_FUZZING, set by scripts/fuzz.sh).
             .target(name: "CPortalAuthFuzz", path: "Fuzz/CPortalAuthFuzz"),
             // The small portal-auth's D-Bus reader (front.c, compiled in with an entry point for fuzzing).
-            .target(name: "CPortalAuthFrontFuzz", path: "Fuzz/CPortalAuthFrontFuzz"),
+            .target(
+                name: "CPortalAuthFrontFuzz", path: "Fuzz/CPortalAuthFrontFuzz",
+                cSettings: [.headerSearchPath("forward")]),
             // The bodies; a parser kept in a plugin (Entra, the configuration files) is fuzzed there.
             .target(
                 name: "FuzzTargets",
