@@ -26,7 +26,7 @@ let pluginNames = [
 let fuzzTargets = [
     "ArcGISJSON", "PKCS12", "TokenAnswer", "AuthenticateHeader", "ConfigurationFile", "LoopbackRequest",
     "StoredCredential", "CredentialFile", "KeyringIndex", "URLContext", "LoopbackHTTPRequest",
-    "ProcNetTCP", "ArcGISProfile",
+    "ProcNetTCP", "ArcGISProfile", "FrontDBusReply",
 ]
 
 /// How `portal-auth` is linked in release builds, so that `portal-auth token` starts about as fast as
@@ -205,10 +205,15 @@ let package = Package(
         + [
             // libFuzzer's driver, called from each target's main (PA_FUZZING, set by scripts/fuzz.sh).
             .target(name: "CPortalAuthFuzz", path: "Fuzz/CPortalAuthFuzz"),
+            // The small portal-auth's D-Bus reader (front.c, compiled in with an entry point for fuzzing).
+            .target(
+                name: "CPortalAuthFrontFuzz", path: "Fuzz/CPortalAuthFrontFuzz",
+                cSettings: [.headerSearchPath("forward")]),
             // The bodies; a parser kept in a plugin (Entra, the configuration files) is fuzzed there.
             .target(
                 name: "FuzzTargets",
-                dependencies: ["PortalAuth"] + pluginNames.map { .target(name: "PortalAuth\($0)") },
+                dependencies: ["PortalAuth", "CPortalAuthFrontFuzz"]
+                    + pluginNames.map { .target(name: "PortalAuth\($0)") },
                 path: "Fuzz/FuzzTargets", swiftSettings: strict),
         ]
         + fuzzTargets.map { name in

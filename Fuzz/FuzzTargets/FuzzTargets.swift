@@ -30,6 +30,7 @@ public enum FuzzTargets {
         ("LoopbackHTTPRequest", loopbackHTTPRequest),
         ("ProcNetTCP", procNetTCP),
         ("ArcGISProfile", arcGISProfile),
+        ("FrontDBusReply", frontDBusReply),
     ]
 
     /// ArcGIS JSON answers and error bodies (every response passes through both).
