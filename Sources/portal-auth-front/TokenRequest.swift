@@ -87,10 +87,12 @@ struct TokenRequest: Equatable {
         "PORTAL_AUTH_STORE", "PORTAL_AUTH_FAST_PATH_MARK", "PORTAL_AUTH_CA_BUNDLE", "PORTAL_AUTH_MAX_RESPONSE_SIZE",
         "PORTAL_AUTH_ERROR_FORMAT", "PORTAL_AUTH_DEBUG_ERRORS", "PORTAL_AUTH_SERVER", "PORTAL_AUTH_REFERER",
     ]
-    /// Prefixes of such variables: `exec`'s tokens, and scripts/with-keyring.sh's and the benchmarks' own.
+    /// Prefixes of such variables: `exec`'s tokens, and scripts/with-keyring.sh's, the benchmarks',
+    /// the demo's progress lines' and the build's own (`PORTAL_AUTH_WARNINGS_AS_ERRORS`, which
+    /// scripts/test.sh exports; `PORTAL_AUTH_SANITIZER`, scripts/sanitize.sh's).
     static let knownPrefixes = [
         "PORTAL_AUTH_TOKEN", "PORTAL_AUTH_IAP_TOKEN", "PORTAL_AUTH_PROXY_TOKEN", "PORTAL_AUTH_KEYRING_",
-        "PORTAL_AUTH_BENCH_",
+        "PORTAL_AUTH_BENCH_", "PORTAL_AUTH_PROGRESS_", "PORTAL_AUTH_WARNINGS_AS_ERRORS", "PORTAL_AUTH_SANITIZER",
     ]
 
     /// An environment variable's value; nil when it is not set or empty.
