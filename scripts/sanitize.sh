@@ -22,7 +22,8 @@ for s in "${sanitizers[@]}"; do
   built=""
   # libcurl, libsecret and OpenSSL are not instrumented: TSan's reports inside them are not ours.
   export TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
-  export ASAN_OPTIONS="detect_leaks=0 ${ASAN_OPTIONS:-}"
+  # The quarantine of freed blocks is capped (default 256 MB) so that peak-memory bounds stay meaningful.
+  export ASAN_OPTIONS="detect_leaks=0 quarantine_size_mb=64 ${ASAN_OPTIONS:-}"
   # Tests that measure memory widen their bounds under AddressSanitizer (shadow memory, quarantine).
   export PORTAL_AUTH_SANITIZER="$s"
   # The test binary itself, to bound how many tests run at once (swift test cannot pass the

@@ -13,17 +13,22 @@ if [ "${PORTAL_AUTH_KEYRING_STARTED:-}" != 1 ] && ! have_secret_service; then
   runtime=$(mktemp -d /tmp/portal-auth-keyring.XXXXXX)
   chmod 700 "$runtime"
   export XDG_RUNTIME_DIR="$runtime" PORTAL_AUTH_KEYRING_STARTED=1 PORTAL_AUTH_KEYRING_DIR="$runtime"
-  # A private session bus, as dbus-run-session starts one, but with dbus-daemon's own stderr passed
-  # through a filter: where raising the open-file limit is not allowed (a container), it says
-  # "…AccessDenied: Failed to set fd limit to 65536: Operation not permitted" every time, which
-  # is harmless (the bus keeps the limit it has). Only that exact line is dropped; the command's
+  # A private session bus, as dbus-run-session starts one, but with dbus-daemon's own stderr (and
+  # that of every service it activates, gnome-keyring-daemon among them) kept in a log in the
+  # throwaway folder: depending on the machine it says "Failed to set fd limit to 65536",
+  # "Activating service name='org.freedesktop.secrets'…" or "discover_other_daemon: 1", none of
+  # which concerns the command. The log is printed only if the bus does not start. The command's
   # own stdout and stderr are untouched.
-  { read -r DBUS_SESSION_BUS_ADDRESS && read -r bus_pid; } < <(
-    exec dbus-daemon --session --nofork --nopidfile --print-address=1 --print-pid=1 \
-      2> >(grep --line-buffered -vE '^dbus-daemon\[[0-9]+\]: \[session uid=[0-9]+ pid=[0-9]+\] org\.freedesktop\.DBus\.Error\.AccessDenied: Failed to set fd limit to [0-9]+: Operation not permitted$' >&2)
-  )
+  bus_log="$runtime/bus.log"
+  if ! { read -r DBUS_SESSION_BUS_ADDRESS && read -r bus_pid; } < <(
+    exec dbus-daemon --session --nofork --nopidfile --print-address=1 --print-pid=1 2>"$bus_log"
+  ); then
+    echo "with-keyring.sh: the private D-Bus session bus did not start:" >&2
+    cat "$bus_log" >&2
+    exit 1
+  fi
   export DBUS_SESSION_BUS_ADDRESS
-  trap 'kill "$bus_pid" 2>/dev/null && wait "$bus_pid" 2>/dev/null; true' EXIT
+  trap 'kill "$bus_pid" 2>/dev/null && wait "$bus_pid" 2>/dev/null; rm -rf "$runtime"; true' EXIT
   status=0
   "$0" "$@" || status=$?
   exit "$status"
