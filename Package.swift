@@ -104,10 +104,12 @@ let package = Package(
         .target(
             name: "PortalAuthBuildInfo", path: "Sources/PortalAuthBuildInfo", swiftSettings: strict,
             plugins: ["BuildCommit"]),
+        // The nearest word to a misspelt one, for both programs (standard library only).
+        .target(name: "CommandSpelling", path: "Sources/CommandSpelling", swiftSettings: strict),
         // The small `portal-auth`: no Foundation, no argument parser, no library (docs/performance.md).
         .executableTarget(
             name: "portal-auth-front",
-            dependencies: ["CPortalAuthFront", "PortalAuthBuildInfo"],
+            dependencies: ["CPortalAuthFront", "PortalAuthBuildInfo", "CommandSpelling"],
             path: "Sources/portal-auth-front",
             swiftSettings: strict,
             linkerSettings: frontLinking
@@ -117,7 +119,7 @@ let package = Package(
         .executableTarget(
             name: "portal-auth",
             dependencies: [
-                "PortalAuth", "CPortalAuth", "PortalAuthBuildInfo",
+                "PortalAuth", "CPortalAuth", "PortalAuthBuildInfo", "CommandSpelling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ] + pluginNames.map { .target(name: "PortalAuth\($0)") },
@@ -197,7 +199,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["PortalEmulator", "TestSupport", "PortalAuth", "portal-auth", "portal-auth-front"],
+            dependencies: [
+                "PortalEmulator", "TestSupport", "PortalAuth", "portal-auth", "portal-auth-front", "CommandSpelling",
+            ],
             path: "Tests/CLITests",
             swiftSettings: strict
         ),

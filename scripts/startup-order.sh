@@ -2,7 +2,7 @@
 # Writes config/startup.order: the functions of the portal-auth-full binary that a cached
 # `portal-auth token URL` runs (every format), which the release link lays out side by side
 # (Package.swift, startupLinking) so that the kernel maps less of the binary at each start.
-# Run it after changes to the fast path (Sources/portal-auth/TokenFastPath.swift and what it
+# Run it after changes to the fast path (Sources/portal-auth/Token/TokenFastPath.swift and what it
 # calls), then rebuild: a stale list costs memory (Benchmarks/run.sh shows it), never correctness.
 # Needs valgrind (callgrind records every function executed, by its mangled name).
 set -euo pipefail

@@ -5,7 +5,8 @@ internal import PortalAuthBuildInfo
 import Glibc
 #endif
 
-/// `portal-auth`: a small program that answers `--version`, and `token URL` when the full
+/// `portal-auth`: a small program that answers `--version`, a misspelt command
+/// (``UnknownCommand``), and `token URL` when the full
 /// program already answered that exact request from the keyring and recorded the answer
 /// (``AnswerBook``), and hands every other command line to `portal-auth-full` unchanged
 /// (``FullProgram``), as git hands `git foo` to `git-foo`.
@@ -24,6 +25,11 @@ enum PortalAuthFront {
             var line = BuildInfo.versionLine + "\n"
             writeAll(1, &line)
             exit(0)
+        }
+        if var usage = UnknownCommand.message(for: arguments) {
+            writeAll(2, &usage)
+            markAnswered()
+            exit(2)
         }
         if let request = TokenRequest(arguments), request.mayAnswer(), let answer = AnswerBook.answer(to: request) {
             var text = answer

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `portal-auth completion SHELL` and `--version`, as the packages use them (scripts/package.sh).
@@ -28,8 +29,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let line = result.stdout.trimmingCharacters(in: .newlines)
         #expect(line.split(separator: " ").first?.split(separator: ".").count == 3, "\(line)")
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
+        let root = RealClients.repositoryRoot
         let git = try await CLI.run("/usr/bin/git", ["-C", root, "rev-parse", "--short=7", "HEAD"])
         let commit = git.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         if git.status == 0, !commit.isEmpty {

@@ -198,7 +198,9 @@ import Testing
                     open("expected.txt", "w").write("%d %s\n" % (len(expected), hashlib.sha256(expected).hexdigest()))
                     '
                     curl -sS -H 'Content-Type: application/x-www-form-urlencoded' -T form.bin -X POST "$(stream_url echo)" \
-                      | python3 -c 'import json, sys; a = json.load(sys.stdin); print(a["bytes"], a["sha256"]); print(a["contentType"], a["head"], a["tail"], file=sys.stderr)' >got.txt
+                      | python3 -c 'import json, sys; raw = sys.stdin.buffer.read(); a = json.loads(raw or b"{}")
+                    if "bytes" not in a: sys.exit("not the echo: %r" % raw[:600])
+                    print(a["bytes"], a["sha256"]); print(a["contentType"], a["head"], a["tail"], file=sys.stderr)' >got.txt
                     cmp -s got.txt expected.txt && echo "the form arrived without its tokens" || { cat got.txt expected.txt >&2; }
                     echo "peak kB: $(hwm_kb)"
                     # Longer than 1 GiB: refused on its head, before any of it is read.

@@ -11,8 +11,7 @@ import Testing
     ]
 
     @Test func theUserUnitsPassSystemdAnalyzeVerify() async throws {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("debian/systemd").path
+        let source = RealClients.repositoryRoot + "/debian/systemd"
         try await withTemporaryDirectory("units") { directory in
             for unit in Self.units {
                 let text = try String(contentsOfFile: source + "/" + unit, encoding: .utf8)
@@ -43,8 +42,7 @@ import Testing
     /// item 6), as printed: `systemd-analyze verify` accepts it without a word (an unknown key
     /// would be named), and its command line is one portal-auth takes.
     @Test func theSystemUnitInTheServeDocsPassesSystemdAnalyzeVerify() async throws {
-        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("docs/serve.md").path
+        let docs = RealClients.repositoryRoot + "/docs/serve.md"
         let text = try String(contentsOfFile: docs, encoding: .utf8)
         let start = try #require(text.range(of: "```ini\n# /etc/systemd/system/portal-auth-serve@.service"))
         let end = try #require(text.range(of: "\n```\n", range: start.upperBound..<text.endIndex))

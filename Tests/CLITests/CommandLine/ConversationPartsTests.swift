@@ -1,3 +1,4 @@
+import CommandSpelling
 import Foundation
 import Testing
 
@@ -7,21 +8,21 @@ import Testing
 /// command line `exec` runs, durations, portal URLs, terminal text.
 @Suite struct ConversationPartsTests {
     @Test func theEditDistanceCountsASwapAsOne() {
-        #expect(UsageMistakes.editDistance("tokne", "token") == 1)
-        #expect(UsageMistakes.editDistance("logn", "login") == 1)
-        #expect(UsageMistakes.editDistance("whomai", "whoami") == 1)
-        #expect(UsageMistakes.editDistance("", "abc") == 3)
-        #expect(UsageMistakes.editDistance("status", "status") == 0)
+        #expect(Spelling.editDistance("tokne", "token") == 1)
+        #expect(Spelling.editDistance("logn", "login") == 1)
+        #expect(Spelling.editDistance("whomai", "whoami") == 1)
+        #expect(Spelling.editDistance("", "abc") == 3)
+        #expect(Spelling.editDistance("status", "status") == 0)
     }
 
     @Test func theNearestWordIsNearEnoughOrNone() {
         let commands = ["login", "token", "exec", "request", "whoami", "status", "switch", "logout"]
-        #expect(UsageMistakes.nearest("logn", among: commands, maxDistance: 2) == "login")
-        #expect(UsageMistakes.nearest("stat", among: commands, maxDistance: 2) == "status")
-        #expect(UsageMistakes.nearest("frobnicate", among: commands, maxDistance: 2) == nil)
+        #expect(Spelling.nearest("logn", among: commands, maxDistance: 2) == "login")
+        #expect(Spelling.nearest("stat", among: commands, maxDistance: 2) == "status")
+        #expect(Spelling.nearest("frobnicate", among: commands, maxDistance: 2) == nil)
         let options = ["--portal", "--username", "--password-stdin", "--url"]
-        #expect(UsageMistakes.nearest("--usernme", among: options, maxDistance: nil) == "--username")
-        #expect(UsageMistakes.nearest("--zzz", among: options, maxDistance: nil) == nil)
+        #expect(Spelling.nearest("--usernme", among: options, maxDistance: nil) == "--username")
+        #expect(Spelling.nearest("--zzz", among: options, maxDistance: nil) == nil)
     }
 
     @Test func everyCommandsOptionsAreKnownSoNoValidLineIsCalledAMistake() {

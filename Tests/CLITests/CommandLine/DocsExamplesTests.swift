@@ -26,9 +26,7 @@ import Testing
 
     /// The repository's root folder.
     static var root: URL {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url
+        URL(fileURLWithPath: RealClients.repositoryRoot)
     }
 
     /// The variables `portal-emulator env` sets: the fixture leaves them out, so that a document
