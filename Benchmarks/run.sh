@@ -147,7 +147,7 @@ echo "== AuthenticationManager burst"
 echo "== cross-process OAuth refresh: 100 concurrent portal-auth token"
 "$bin/portal-emulator" --state-file "$work/emulator.json" --ca-out "$work/ca.pem" --oauth-access-token-lifetime 120 >/dev/null &
 emu_pid=$!
-for _ in $(seq 1 100); do [ -s "$work/emulator.json" ] && break; sleep 0.1; done
+until [ -s "$work/emulator.json" ] || ! kill -0 "$emu_pid" 2>/dev/null; do sleep 0.1; done
 base=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["baseURL"])' "$work/emulator.json")
 portal="$base/portal"
 export PORTAL_AUTH_CA_BUNDLE="$work/ca.pem"
@@ -178,7 +178,7 @@ printf '%s' alice-pass-123 | "$pa" login --portal "$portal" --username alice --p
 layer="$base/server/rest/services/Parcels/FeatureServer/0"
 "$pa" serve --listen 127.0.0.1:0 --state-file "$work/serve.json" >/dev/null 2>&1 &
 serve_pid=$!
-for _ in $(seq 1 100); do [ -s "$work/serve.json" ] && break; sleep 0.1; done
+until [ -s "$work/serve.json" ] || ! kill -0 "$serve_pid" 2>/dev/null; do sleep 0.1; done
 serve_base=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$work/serve.json")
 python3 Benchmarks/serve-latency.py "$serve_base" "$layer" "$("$pa" token "$layer")" "$work/ca.pem" 200 50 || status=1
 kill "$serve_pid"; wait "$serve_pid" || true

@@ -25,7 +25,7 @@ chmod 700 "$work"
 emulator=$!
 cleanup() { kill "$emulator" 2>/dev/null || true; wait "$emulator" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-for _ in $(seq 1 300); do [ -s "$work/emulator.json" ] && break; sleep 0.1; done
+until [ -s "$work/emulator.json" ] || ! kill -0 "$emulator" 2>/dev/null; do sleep 0.1; done  # as long as it runs
 [ -s "$work/emulator.json" ] || { echo "portal-emulator did not start: $(cat "$work/emulator.log")" >&2; exit 1; }
 field() { python3 -c 'import json,sys;print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/emulator.json" "$1"; }
 portal=$(field portalURL)

@@ -53,8 +53,15 @@ else
     >"$state_dir/emulator.log" 2>&1 &
   emulator_pid=$!
   trap 'kill $emulator_pid 2>/dev/null || true' EXIT
-  for _ in $(seq 1 300); do [ -s "$state" ] && break; sleep 0.1; done
-  [ -s "$state" ] || { echo "portal-emulator did not start; see $state_dir/emulator.log" >&2; exit 1; }
+  # Waits for its state file as long as it runs (no deadline: a busy machine may take a while),
+  # saying so every 30 s; if it ends first, it could not start.
+  waited=0
+  until [ -s "$state" ]; do
+    kill -0 "$emulator_pid" 2>/dev/null || { echo "portal-emulator did not start; see $state_dir/emulator.log" >&2; exit 1; }
+    sleep 0.1
+    waited=$((waited + 1))
+    [ $((waited % 300)) -ne 0 ] || echo "# waiting for portal-emulator to start ($((waited / 10)) s so far)"
+  done
 fi
 
 # Each step: the command as typed, then its output.

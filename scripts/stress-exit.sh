@@ -50,7 +50,7 @@ EOF
 "$emulator_bin/portal-emulator" --config "$work/emulator.json" --state-file "$work/state.json" --ca-out "$work/ca.pem" \
   > "$work/emulator.log" 2>&1 &
 emulator_pid=$!
-for _ in $(seq 1 300); do [ -s "$work/state.json" ] && break; sleep 0.1; done
+until [ -s "$work/state.json" ] || ! kill -0 "$emulator_pid" 2>/dev/null; do sleep 0.1; done  # as long as it runs
 [ -s "$work/state.json" ] || { echo "portal-emulator did not start:" >&2; cat "$work/emulator.log" >&2; exit 1; }
 field() { python3 -c 'import json,sys;print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/state.json" "$1"; }
 proxy=$(field proxyBaseURL)
