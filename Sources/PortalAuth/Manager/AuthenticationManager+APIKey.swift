@@ -1,3 +1,5 @@
+import Logging
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
