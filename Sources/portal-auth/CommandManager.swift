@@ -28,16 +28,17 @@ extension GlobalOptions {
             let target = try url.map(parseURL) ?? URL(string: environment.portal.url)!
             // An API key's scope is the portal and its helper services (read with the key, once), and
             // nothing else: a federated server's URL is left to the stored credentials.
-            let key = try await environment.apiKeyCredential(transport: transport)
+            let key = try await environment.apiKeySource(transport: transport)
             let inScope =
-                if let key { ScopedCredential(key).covers(target) } else {
+                if let key { ScopedCredential(key.credential).covers(target) } else {
                     await environment.covers(target, transport: transport)
                 }
             if inScope {
                 let manager = try Self.makeManager(
                     store: store, verbose: verbose, transport: transport, environment: environment)
                 if let key {
-                    manager.apiKey = key
+                    // (From a file, read again when the file changes: a rotated key without a restart.)
+                    manager.apiKeySource = key
                     environmentAPIKeyInUse.store(true, ordering: .relaxed)
                 } else {
                     // Signed in at the start, as a stored credential would be there: the commands that

@@ -28,7 +28,7 @@ struct Doctor: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let (kind, reason, headless) = try global.storeChoice()
+            let (kind, reason, headless) = try global.probedStoreChoice()
             GlobalOptions.bootstrapLogging(verbose: global.verbose)
             if global.verbose > 0 {
                 Logger(label: "portal-auth").debug(

@@ -68,6 +68,23 @@ public struct APIKeyCredential: ArcGISCredential, Equatable {
         self.hosts = try hosts.map(Self.hostContext)
     }
 
+    /// This credential with another key, and the same portal, services and hosts: the key a
+    /// rotated file holds now (``RotatingAPIKey``). Its expiry is unknown, as a key's from a file is.
+    ///
+    /// - Throws: as the initializer does for the key (empty, control characters, white space inside).
+    package func replacingKey(with text: String) throws -> APIKeyCredential {
+        try APIKeyCredential(rotating: self, to: Self.checkedKey(text))
+    }
+
+    /// `other` with the checked key `key`.
+    private init(rotating other: APIKeyCredential, to key: String) {
+        portal = other.portal
+        tokenInfo = TokenInfo(accessToken: key, expirationDate: nil, isSSLRequired: true)
+        serviceContexts = other.serviceContexts
+        hosts = other.hosts
+        itemID = nil
+    }
+
     /// The key, checked: not empty, no control characters, no white space inside.
     static func checkedKey(_ text: String) throws -> String {
         let start = text.firstIndex { !$0.isWhitespace } ?? text.endIndex

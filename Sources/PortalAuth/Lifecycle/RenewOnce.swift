@@ -125,14 +125,29 @@ final class RenewOnce: Sendable {
     /// The credential's own renewal (to last, when `lasting`), else the program's unattended one
     /// (an ArcGIS credential of its own server context only: a federated server token is obtained
     /// again from its portal).
+    ///
+    /// When the credential's own renewal is refused (what it renews itself with, a password in
+    /// memory or an app's secret, changed since), the unattended one is asked before the refusal is
+    /// reported: it may sign in with the secret as it is now (a secret file that rotated).
     private func renewedCredential(
         of credential: any StoredCredential, lasting: Bool
     ) async throws -> (any StoredCredential)? {
-        if lasting, let arcGIS = credential as? any ArcGISCredential {
-            if let renewed = try await arcGIS.renewedToLast(using: services) { return renewed }
-        } else if let renewed = try await credential.renewedCredential(using: services) {
+        do {
+            if lasting, let arcGIS = credential as? any ArcGISCredential {
+                if let renewed = try await arcGIS.renewedToLast(using: services) { return renewed }
+            } else if let renewed = try await credential.renewedCredential(using: services) {
+                return renewed
+            }
+        } catch let error as PortalAuthError where error.code == .authenticationFailed {
+            guard let renewed = try await unattendedRenewal(of: credential) else { throw error }
             return renewed
         }
+        return try await unattendedRenewal(of: credential)
+    }
+
+    /// The program's unattended renewal of `credential`, an ArcGIS credential of its own server
+    /// context; nil for any other, or when there is none.
+    private func unattendedRenewal(of credential: any StoredCredential) async throws -> (any StoredCredential)? {
         guard let arcGIS = credential as? any ArcGISCredential, arcGIS.derivedFrom == nil,
             let unattended = unattended.withLock({ $0 })
         else { return nil }

@@ -1,3 +1,5 @@
+import Logging
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -15,9 +17,23 @@ extension AuthenticationManager {
     /// carries it. A user credential for the same server context wins. `nil` (the default): none.
     ///
     /// The key is not stored by setting it; store it with ``arcGISCredentialStore`` to keep it.
+    /// Setting it ends an ``apiKeySource``.
     public var apiKey: APIKeyCredential? {
-        get { apiKeyStorage.withLock { $0 } }
-        set { apiKeyStorage.withLock { $0 = newValue } }
+        get { apiKeySource?.credential ?? apiKeyStorage.withLock { $0 } }
+        set {
+            apiKeySourceStorage.withLock { $0 = nil }
+            apiKeyStorage.withLock { $0 = newValue }
+        }
+    }
+
+    /// Where ``apiKey`` is read from when it comes from a secret file that rotates: before each
+    /// request that may carry it the file is looked at (one `stat`) and read again when it changed,
+    /// and when a server refuses the key it is read again (settled or not) before the refusal is
+    /// reported, the request going once more with the new key. `nil` (the default): the key is
+    /// ``apiKey`` as set.
+    public var apiKeySource: RotatingAPIKey? {
+        get { apiKeySourceStorage.withLock { $0 } }
+        set { apiKeySourceStorage.withLock { $0 = newValue } }
     }
 
     /// ``apiKey`` when it applies to `url` (called once no user credential does).
@@ -25,9 +41,42 @@ extension AuthenticationManager {
     /// - Throws: ``PortalAuthError/Code/credentialExpired`` when the key has expired by this
     ///   machine's clock (it is not sent).
     func apiKeyForUse(_ url: URL) throws -> APIKeyCredential? {
+        if let source = apiKeySource {
+            // A rotated file that breaks a rule keeps the last key; a refusal reports the file's fault.
+            do { try source.refresh() } catch {
+                logger.debug("the API key file was not read again", metadata: ["error": "\(error)"])
+            }
+        }
         guard let key = apiKey, key.applies(to: url) else { return nil }
         if key.tokenInfo.isExpired() { throw key.expiredError }
         return key
+    }
+
+    /// After the server refused `key`: whether the request goes once more with another key, the
+    /// one ``apiKeySource``'s file holds now (read again, settled or not; a file that breaks a rule
+    /// throws its refusal), else a stored replacement (``adoptStoredReplacement(of:)``).
+    func adoptReplacement(of key: APIKeyCredential) async throws -> Bool {
+        guard let source = apiKeySource else { return try await adoptStoredReplacement(of: key) }
+        try source.refresh(now: .max)
+        return source.credential.tokenInfo.accessToken != key.tokenInfo.accessToken
+    }
+
+    /// Whether `failure`, the answer to a request that carried `key`, refused it (401 or 403, as
+    /// some services answer a key they do not know) while ``apiKeySource``'s file holds another key
+    /// now: the request then goes once more with it.
+    func retriesWithRotatedKey(
+        after failure: any Error, _ attempt: RequestAttempt, _ ledger: inout ChallengeLedger
+    ) async throws -> Bool {
+        guard let key = attempt.credential as? APIKeyCredential, apiKeySource != nil,
+            let error = failure as? PortalAuthError
+        else { return false }
+        switch error.cause {
+        case .arcGIS(let code, _, _, _)? where code == 401 || code == 403: break
+        case .httpStatus(let status)? where status == 401 || status == 403: break
+        default: return false
+        }
+        guard ledger.answer(.arcGIS) else { return false }
+        return try await adoptReplacement(of: key)
     }
 
     /// After the server refused `key`: when the store holds another key for the same portal (a

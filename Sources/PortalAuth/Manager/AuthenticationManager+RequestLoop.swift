@@ -43,6 +43,8 @@ extension AuthenticationManager {
                 let json = request.expectsJSON ? try JSONValue.parse(response.body, source: source) : nil
                 return ArcGISResponse(http: response, json: json)
             case .failure(let error):
+                // API key (#39): refused (401/403) while its file rotated: sent once more with the new key.
+                if try await retriesWithRotatedKey(after: error, attempt, &ledger) { continue }
                 throw error
             case .redirect(let status, let location):
                 if !request.followsRedirects, case .success(let response) = sent {
@@ -202,7 +204,8 @@ extension AuthenticationManager {
         // API key (#22): a refused key is final (a key is replaced, never renewed or signed in again).
         if let key = attempt.credential as? APIKeyCredential {
             // Unless the store holds a newer key for its portal (rotated meanwhile): sent again once, with it.
-            guard ledger.answer(.arcGIS), try await adoptStoredReplacement(of: key) else {
+            // Or its file holds another now (#39): read again before the refusal is reported.
+            guard ledger.answer(.arcGIS), try await adoptReplacement(of: key) else {
                 throw key.refusal(error, at: url)
             }
             return

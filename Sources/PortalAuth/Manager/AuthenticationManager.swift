@@ -53,6 +53,8 @@ public final class AuthenticationManager: Sendable {
     let gates = Locked<[String: AsyncGate]>([:])
     /// API key (#22): the key ``apiKey`` holds; used only where no user credential applies (+APIKey).
     let apiKeyStorage = Locked<APIKeyCredential?>(nil)
+    /// API key (#39): the file ``apiKeySource`` reads the key from, when it is set (+APIKey).
+    let apiKeySourceStorage = Locked<RotatingAPIKey?>(nil)
 
     /// The logger.
     public var logger: Logger { services.logger }

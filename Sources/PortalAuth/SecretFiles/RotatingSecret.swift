@@ -20,6 +20,8 @@ public final class RotatingSecret: Sendable {
     public let origin: EnvironmentSecretOrigin
     private let resolver: EnvironmentSecretResolver
     private let state: Mutex<(secret: String, stamp: SecretFileStamp?)>
+    /// The stamp of a rotated file that was refused, and why: not read again until it changes.
+    private let refused = Mutex<(stamp: SecretFileStamp, error: PortalAuthError)?>(nil)
 
     /// Reads the secret `origin` supplies now (refused as ``SecretFile`` refuses a file).
     public init(origin: EnvironmentSecretOrigin, resolver: EnvironmentSecretResolver = .process) throws {
@@ -39,7 +41,8 @@ public final class RotatingSecret: Sendable {
     /// Reads the file again if it changed since the last reading, and says whether the secret
     /// did. `now` is the wall clock in nanoseconds since the epoch (a test gives its own). A file
     /// that is gone for a moment (between a rename and the next) keeps the last secret; a new file
-    /// that breaks a rule throws, and the last secret stays.
+    /// that breaks a rule throws, and the last secret stays (the same file is not read again until
+    /// it changes: asked again, it throws the same refusal).
     @discardableResult
     public func refresh(now: Int64 = RotatingSecret.wallClock()) throws -> Bool {
         guard let file = origin.secretFile else { return false }
@@ -50,7 +53,12 @@ public final class RotatingSecret: Sendable {
         if let last, stamp.isSameFile(as: last), !age.overflow, age.partialValue < Self.settleTime {
             return false
         }
-        let reading = try file.read()
+        if let known = refused.withLock({ $0 }), known.stamp == stamp { throw known.error }
+        let reading: SecretFile.Reading
+        do { reading = try file.read() } catch let error as PortalAuthError {
+            refused.withLock { $0 = (stamp, error) }
+            throw error
+        }
         return state.withLock { state in
             let changed = state.secret != reading.secret
             state = (reading.secret, reading.stamp)

@@ -136,6 +136,10 @@ struct EnvironmentCredentials: Sendable {
         case ["ARCGIS_HOST"]: return "set ARCGIS_HOST to the portal's URL, for example https://www.arcgis.com"
         case ["ARCGIS_API_KEY"]:
             return "set ARCGIS_API_KEY to a valid key, or unset it to use the stored credentials"
+        case ["ARCGIS_API_KEY_FILE"]:
+            return "put a valid key in the file ARCGIS_API_KEY_FILE names, or unset it to use the stored credentials"
+        case ["$CREDENTIALS_DIRECTORY/ARCGIS_API_KEY"]:
+            return "put a valid key in $CREDENTIALS_DIRECTORY/ARCGIS_API_KEY (the service's LoadCredential=)"
         case _ where variables.count > 1 && Set(variables.map(secretName)).count == 1:
             return "keep one of \(variables.joined(separator: " and ")) and remove the other"
         default:

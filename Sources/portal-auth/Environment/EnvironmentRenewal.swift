@@ -4,8 +4,9 @@ import PortalAuthToken
 
 /// Renews the environment's sign-in unattended (before its token expires, and after the portal
 /// refused it) with the environment's secret as it is now: a secret file that rotated is read
-/// again first. Without it, a token the portal revoked could not be renewed in `serve`, and a
-/// token renewing itself kept using the password it was made with.
+/// again first, and once more, settled or not, when the portal refuses it. Without it, a token the
+/// portal revoked could not be renewed in `serve`, and a token renewing itself kept using the
+/// password it was made with (the environment's tokens keep no password: they renew here).
 struct EnvironmentRenewal: UnattendedRenewal {
     let credentials: EnvironmentCredentials
 
@@ -14,13 +15,26 @@ struct EnvironmentRenewal: UnattendedRenewal {
     ) async throws -> (any ArcGISCredential)? {
         guard credentials.isPortal(credential.serverContext) else { return nil }
         try credentials.source.secret.refresh()
+        do {
+            return try await signIn(renewing: credential, services: services)
+        } catch let error as PortalAuthError where error.code == .authenticationFailed {
+            // Refused: the file may have been rewritten a moment ago (read it now, settled or not).
+            guard try credentials.source.secret.refresh(now: .max) else { throw error }
+            return try await signIn(renewing: credential, services: services)
+        }
+    }
+
+    /// A fresh credential for `credential` signed in with the secret as last read.
+    private func signIn(
+        renewing credential: any ArcGISCredential, services: AuthenticationServices
+    ) async throws -> (any ArcGISCredential)? {
         switch credentials.source {
         case .password(let username, let password):
             guard let token = credential as? TokenCredential else { return nil }
             return try await TokenCredential.credential(
                 for: token.serverContext, tokenServiceURL: token.tokenServiceURL, username: username,
                 password: password.secret, referer: token.referer,
-                tokenExpirationMinutes: token.tokenExpirationMinutes, services: services)
+                tokenExpirationMinutes: token.tokenExpirationMinutes, keepPassword: false, services: services)
         case .clientCredentials(let clientID, let secret):
             return try await OAuthApplicationCredential.credential(
                 for: credentials.portal, clientID: clientID, clientSecret: secret.secret, services: services)

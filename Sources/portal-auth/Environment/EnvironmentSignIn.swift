@@ -57,7 +57,9 @@ struct EnvironmentSignInHandler: AuthenticationChallengeHandler {
         switch credentials.source {
         case .password(let username, let password):
             let provider = StaticUsernamePasswordProvider(username: username, password: password.secret)
-            return try await TokenAuthenticationHandler(provider: provider).handle(challenge, services: services)
+            // (No password kept in the token: it renews through EnvironmentRenewal, from the file as it is now.)
+            return try await TokenAuthenticationHandler(provider: provider, keepPassword: false).handle(
+                challenge, services: services)
         case .clientCredentials(let clientID, let clientSecret):
             let credential = try await OAuthApplicationCredential.credential(
                 for: credentials.portal, clientID: clientID, clientSecret: clientSecret.secret, services: services)
@@ -73,6 +75,13 @@ struct EnvironmentSignInHandler: AuthenticationChallengeHandler {
 }
 
 extension EnvironmentCredentials {
+    /// What names the API key in use (`ARCGIS_API_KEY`, `ARCGIS_API_KEY_FILE` or the systemd
+    /// credential), for the remedy of a refused key.
+    static var apiKeyOrigin: String {
+        guard let inUse, case .apiKey(let secret) = inUse.source else { return "ARCGIS_API_KEY" }
+        return secret.origin.description
+    }
+
     /// Whether `context` is the environment's portal (as `ARCGIS_HOST` names it: ArcGIS Online's
     /// www.arcgis.com and an organization's URL are two portals here).
     func isPortal(_ context: ServerContext) -> Bool { context == portal }
@@ -95,17 +104,20 @@ extension EnvironmentCredentials {
         return isPortal(context)
     }
 
-    /// The API key of `ARCGIS_API_KEY` for the portal, with the helper services `portals/self` lists
-    /// (read with the key: a refused key is known now); nil for the other sources. Kept in memory.
-    func apiKeyCredential(transport: any HTTPTransport) async throws -> APIKeyCredential? {
+    /// The API key of `ARCGIS_API_KEY` (or its file) for the portal, with the helper services
+    /// `portals/self` lists (read with the key: a refused key is known now), as the manager
+    /// presents it: from a file, read again when the file changes (``RotatingAPIKey``); nil for the
+    /// other sources. Kept in memory.
+    func apiKeySource(transport: any HTTPTransport) async throws -> RotatingAPIKey? {
         guard case .apiKey(let secret) = source else { return nil }
         let key = secret.secret
         let services = AuthenticationServices(transport: transport, logger: Logger(label: "portal-auth"))
         do {
-            return try await APIKeyCredential.credential(
+            let credential = try await APIKeyCredential.credential(
                 apiKey: key, portalURL: URL(string: portal.url)!, services: services)
+            return RotatingAPIKey(credential, secret: secret)
         } catch let error as PortalAuthError {
-            throw error.fromEnvironmentKey
+            throw error.fromEnvironmentKey(named: secret.origin.description)
         }
     }
 
@@ -127,12 +139,12 @@ extension EnvironmentCredentials {
 let environmentAPIKeyInUse = Atomic<Bool>(false)
 
 extension PortalAuthError {
-    /// This error with the remedy it has when the API key came from `ARCGIS_API_KEY`: the
-    /// variable is what to fix (storing a key would not replace it).
-    var fromEnvironmentKey: PortalAuthError {
+    /// This error with the remedy it has when the API key came from `ARCGIS_API_KEY` (or its
+    /// file, `name`): the variable is what to fix (storing a key would not replace it).
+    func fromEnvironmentKey(named name: String = EnvironmentCredentials.apiKeyOrigin) -> PortalAuthError {
         guard case .storeAPIKey = remedy else { return self }
         var error = self
-        error.remedy = .fixEnvironment(variables: ["ARCGIS_API_KEY"])
+        error.remedy = .fixEnvironment(variables: [name])
         return error
     }
 }

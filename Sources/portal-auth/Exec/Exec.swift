@@ -122,7 +122,7 @@ struct Exec: AsyncParsableCommand {
         pa_exec_guard_child(pid)
         let renewal = Task { await live.keepRenewed(in: folder, manager: manager) }
         // A secret from a file that rotates: signed in again at once (#39).
-        let rotating = EnvironmentCredentials.inUse.flatMap { $0.signsInFromAFile ? $0 : nil }
+        let rotating = EnvironmentCredentials.inUse.flatMap { $0.readsASecretFile ? $0 : nil }
         let rotation = rotating.map { environment in
             Task { await live.keepRotated(environment, in: folder, manager: manager) }
         }

@@ -17,12 +17,9 @@ extension EnvironmentCredentials {
     /// The environment's credential the command's manager signs in with (nil: not the environment's).
     static var inUse: EnvironmentCredentials? { environmentCredentialsInUse.withLock { $0 } }
 
-    /// Whether it signs in with a password or an app's secret read from a file (an API key is
-    /// read once: it is the token, not a sign-in).
-    var signsInFromAFile: Bool {
-        if case .apiKey = source { return false }
-        return source.secret.origin.secretFile != nil
-    }
+    /// Whether its secret (a password, an app's secret, an API key) is read from a file, which
+    /// may rotate while the command runs.
+    var readsASecretFile: Bool { source.secret.origin.secretFile != nil }
 }
 
 extension LiveCredentials {
@@ -30,7 +27,8 @@ extension LiveCredentials {
     static let rotationCheckInterval = Duration.seconds(1)
 
     /// Until cancelled, looks at `secret`'s file every ``rotationCheckInterval``; when the secret
-    /// in it changed, forgets the manager's sign-in, signs in with the new secret at once and
+    /// in it changed, forgets the manager's sign-in, signs in with the new secret at once (an API
+    /// key is the token itself: the manager's ``AuthenticationManager/apiKeySource`` reads it) and
     /// rewrites the header file. A rotated file that is refused, or a sign-in that fails, is said
     /// on stderr once per change; the command keeps the token it has.
     func keepRotated(
@@ -41,11 +39,15 @@ extension LiveCredentials {
         while !Task.isCancelled {
             do { try await Task.sleep(for: Self.rotationCheckInterval) } catch { return }
             do {
-                guard try secret.refresh() else { continue }
-                let store = manager.arcGISCredentialStore
-                for credential in try await store.allCredentials() { _ = try await store.forget(credential.scope) }
-                // Signed in to the portal as at the start (its handler reads the new secret).
-                _ = try await manager.credential(for: URL(string: environment.portal.url)!, interactive: true)
+                if let key = manager.apiKeySource {
+                    guard try key.refresh() else { continue }
+                } else {
+                    guard try secret.refresh() else { continue }
+                    let store = manager.arcGISCredentialStore
+                    for credential in try await store.allCredentials() { _ = try await store.forget(credential.scope) }
+                    // Signed in to the portal as at the start (its handler reads the new secret).
+                    _ = try await manager.credential(for: URL(string: environment.portal.url)!, interactive: true)
+                }
                 let next = try await Self.fetch(for: target, manager: manager, interactive: false)
                 try folder.write(next.headerFile, to: Self.headerFileName)
                 lastWarning = nil

@@ -60,19 +60,43 @@ struct GlobalOptions: ParsableArguments {
             let kind: CredentialStorageKind = headless.path == nil ? .memory : .file
             return (kind, "the default where there is \(headless.reason)", headless)
         }
-        return (.keyring, "the default", nil)
+        return (.keyring, defaultReason, nil)
     }
 
+    /// Why the keyring is in use when nobody chose a store.
+    static let defaultReason = "the default"
+
     /// The backend of `choice`; the headless store says once on stderr which store it is and why.
+    /// The keyring nobody chose gives way to the headless store when no Secret Service is on the
+    /// bus (``DefaultStoreBackend``: decided by the keyring's own answers, nothing asked before).
     static func makeBackend(_ choice: StoreChoice) -> any CredentialStorageBackend {
-        guard let headless = choice.headless else { return choice.kind.makeBackend() }
-        if headless.isFirstUse() {
-            let store = headless.path.map { "the file store \($0)" } ?? "memory (nothing is kept)"
-            printInfo(
-                "portal-auth: using \(store) (\(headless.reason) for a keyring); choose a store with --store or "
-                    + "PORTAL_AUTH_STORE")
+        guard let headless = choice.headless else {
+            guard choice.kind == .keyring, choice.reason == defaultReason else { return choice.kind.makeBackend() }
+            return DefaultStoreBackend(fallingBack: announce)
         }
+        announce(headless)
         return headless.makeBackend()
+    }
+
+    /// Says once on stderr (the first time here) which headless store is used and why.
+    @Sendable static func announce(_ headless: HeadlessStore) {
+        guard headless.isFirstUse() else { return }
+        let store = headless.path.map { "the file store \($0)" } ?? "memory (nothing is kept)"
+        printInfo(
+            "portal-auth: using \(store) (\(headless.reason) for a keyring); choose a store with --store or "
+                + "PORTAL_AUTH_STORE")
+    }
+
+    /// ``storeChoice()`` as it turns out: the keyring nobody chose is tried (one availability
+    /// check) and, when no Secret Service is on the bus, the headless store is the answer. For
+    /// `doctor`, which may spend the round trip that a command's choice never does.
+    func probedStoreChoice() throws -> StoreChoice {
+        let choice = try storeChoice()
+        guard choice.kind == .keyring, choice.reason == Self.defaultReason else { return choice }
+        let probe = DefaultStoreBackend(fallingBack: { _ in })
+        try? probe.checkAvailable()
+        guard let headless = probe.headlessStore else { return choice }
+        return (headless.path == nil ? .memory : .file, "the default where there is \(headless.reason)", headless)
     }
 
     /// The transport configuration these options make (a command may raise its limits).

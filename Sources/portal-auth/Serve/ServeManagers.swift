@@ -18,13 +18,13 @@ import Foundation
 final class ServeManagers: Sendable {
     let stored: AuthenticationManager
     private let environment:
-        (credentials: EnvironmentCredentials, key: APIKeyCredential?, manager: AuthenticationManager)?
+        (credentials: EnvironmentCredentials, key: RotatingAPIKey?, manager: AuthenticationManager)?
     /// The stored API keys as last read, with the stores' change stamps taken before.
     private let storedKeys = ChangeStampedValue<[APIKeyCredential]>()
 
     private init(
         stored: AuthenticationManager,
-        environment: (credentials: EnvironmentCredentials, key: APIKeyCredential?, manager: AuthenticationManager)?
+        environment: (credentials: EnvironmentCredentials, key: RotatingAPIKey?, manager: AuthenticationManager)?
     ) {
         self.stored = stored
         self.environment = environment
@@ -44,9 +44,10 @@ final class ServeManagers: Sendable {
         }
         let manager = try GlobalOptions.makeManager(
             store: global.store, verbose: global.verbose, transport: transport, environment: credentials)
-        let key = try await credentials.apiKeyCredential(transport: transport)
+        let key = try await credentials.apiKeySource(transport: transport)
         if let key {
-            manager.apiKey = key
+            // (From a file, read again when the file changes: a rotated key without a restart.)
+            manager.apiKeySource = key
         } else {
             _ = try await manager.credential(for: URL(string: credentials.portal.url)!, interactive: true)
         }
@@ -60,7 +61,10 @@ final class ServeManagers: Sendable {
     func manager(for url: URL) async throws -> AuthenticationManager {
         try await reread(for: url)
         guard let environment else { return stored }
-        if let key = environment.key { return ScopedCredential(key).covers(url) ? environment.manager : stored }
+        // (A rotated key keeps the first key's scope.)
+        if let key = environment.key {
+            return ScopedCredential(key.credential).covers(url) ? environment.manager : stored
+        }
         guard url.scheme?.lowercased() == "https" else { return stored }
         if let context = try? ServerContext(url: url), environment.credentials.isPortal(context) {
             return environment.manager

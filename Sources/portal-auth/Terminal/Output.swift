@@ -50,7 +50,7 @@ func runReportingErrors(_ body: () async throws -> Void) async throws {
 /// "message":"…"}}`: `code` is the library's ``PortalAuthError/Code``, so a program tells "nothing
 /// is stored for this URL" from other failures without reading English (docs/exit-codes.md).
 func report(_ error: PortalAuthError) -> Int32 {
-    let error = environmentAPIKeyInUse.load(ordering: .relaxed) ? error.fromEnvironmentKey : error
+    let error = environmentAPIKeyInUse.load(ordering: .relaxed) ? error.fromEnvironmentKey() : error
     if environmentVariable("PORTAL_AUTH_ERROR_FORMAT") == "json" {
         var line = ErrorLine(error).json + "\n"
         writeAll(2, &line)

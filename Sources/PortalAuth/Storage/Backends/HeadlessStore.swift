@@ -17,16 +17,17 @@ package struct HeadlessStore: Sendable {
     /// (`DBUS_SESSION_BUS_ADDRESS`, or `$XDG_RUNTIME_DIR/bus`): a `getenv` and at most a `stat`.
     package static var sessionBusReachable: Bool { (try? KeyringCredentialBackend.checkBus()) != nil }
 
-    /// The headless store for this user, its folder made (private) if it can be.
-    package static func choose() -> HeadlessStore {
+    /// The headless store for this user, its folder made (private) if it can be. `lacking` says
+    /// what is missing for a keyring: no session bus (``DefaultStoreBackend``: no Secret Service on it).
+    package static func choose(lacking: String = "no D-Bus session bus") -> HeadlessStore {
         guard let folder = stateFolder() else {
-            return HeadlessStore(path: nil, reason: "no D-Bus session bus, and no HOME or XDG_STATE_HOME to write in")
+            return HeadlessStore(path: nil, reason: "\(lacking), and no HOME or XDG_STATE_HOME to write in")
         }
         let directory = folder + "/portal-auth"
         guard makePrivateFolder(directory) else {
-            return HeadlessStore(path: nil, reason: "no D-Bus session bus, and \(directory) cannot be made")
+            return HeadlessStore(path: nil, reason: "\(lacking), and \(directory) cannot be made")
         }
-        return HeadlessStore(path: directory + "/credentials.json", reason: "no D-Bus session bus")
+        return HeadlessStore(path: directory + "/credentials.json", reason: lacking)
     }
 
     /// The backend: the file store, or memory.

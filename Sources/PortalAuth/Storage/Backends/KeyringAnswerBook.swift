@@ -49,7 +49,8 @@ public struct KeyringAnswerBook {
     /// Starts noting what the keyring backend reads, when `backend` is the keyring; nil otherwise.
     /// Call it before the decision whose answer is to be kept.
     public static func begin(_ backend: any CredentialStorageBackend) -> KeyringAnswerBook? {
-        guard let keyring = backend as? KeyringCredentialBackend else { return nil }
+        guard let keyring = backend as? KeyringCredentialBackend ?? (backend as? DefaultStoreBackend)?.keyringInUse
+        else { return nil }
         KeyringCredentialBackend.readNotes.withLock { $0 = [] }
         return KeyringAnswerBook(before: keyring.changeStamp)
     }
