@@ -31,7 +31,7 @@ for s in "${sanitizers[@]}"; do
   # instrumented processes, and with every test at once on 2 loaded cores a ThreadSanitizer run
   # stalled (tests past their time limits, then 7 suites that never ended with no thread busy).
   if swift build --build-tests --sanitize="$s" --scratch-path "$scratch" >"$log" 2>&1 \
-    && built=$(date +%s) && scripts/with-keyring.sh "$(swift build --sanitize="$s" --scratch-path "$scratch" --show-bin-path)/portal-authPackageTests.xctest" \
+    && built=$(date +%s) && env --default-signal scripts/with-keyring.sh "$(swift build --sanitize="$s" --scratch-path "$scratch" --show-bin-path)/portal-authPackageTests.xctest" \
       --testing-library swift-testing --experimental-maximum-parallelization-width "${SANITIZE_WIDTH:-4}" "$@" >>"$log" 2>&1 \
     && ! grep -qE "WARNING: ThreadSanitizer|ERROR: AddressSanitizer" "$log"; then
     echo "sanitize $s: passed (log: $log)"

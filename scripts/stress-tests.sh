@@ -25,7 +25,7 @@ for i in $(seq 1 "$runs"); do
   stress-ng --cpu 2 --timeout 0 --quiet &
   stress_pid=$!
   start=$(date +%s)
-  if scripts/with-keyring.sh "$tests" --testing-library swift-testing \
+  if env --default-signal scripts/with-keyring.sh "$tests" --testing-library swift-testing \
     --experimental-maximum-parallelization-width "${TEST_WIDTH:-8}" "$@" >"$logs/run-$i.log" 2>&1; then
     passed=$((passed + 1)); result=passed
   else

@@ -29,12 +29,15 @@ if [ $# -eq 0 ]; then
   # failed in CI with "did not answer in time"). `swift test` does not pass the width on, so the
   # test binary is run directly (as scripts/sanitize.sh does).
   tests="$(swift build --show-bin-path)/portal-authPackageTests.xctest"
-  scripts/with-keyring.sh "$tests" --testing-library swift-testing --skip PortalAuthUnitTests \
+  # `env --default-signal`: the tests start with every signal at its default action. Started as a
+  # background job of a shell without job control, they would inherit SIGINT and SIGQUIT ignored,
+  # and so would exec and COMMAND in ExecTests (an ignored signal stays ignored across exec).
+  env --default-signal scripts/with-keyring.sh "$tests" --testing-library swift-testing --skip PortalAuthUnitTests \
     --skip ServeAbuseTests --skip ServeStreamingTests --experimental-maximum-parallelization-width "${TEST_WIDTH:-8}"
-  scripts/with-keyring.sh swift test --skip-build --filter ServeStreamingTests
-  scripts/with-keyring.sh swift test --skip-build --filter ServeAbuseTests
+  env --default-signal scripts/with-keyring.sh swift test --skip-build --filter ServeStreamingTests
+  env --default-signal scripts/with-keyring.sh swift test --skip-build --filter ServeAbuseTests
 else
-  scripts/with-keyring.sh swift test --skip-build --skip PortalAuthUnitTests "$@"
+  env --default-signal scripts/with-keyring.sh swift test --skip-build --skip PortalAuthUnitTests "$@"
 fi
 # With arguments (a filter), only the Swift tests run. Otherwise also the Python adapter's tests
 # (pytest, against the debug build) and the packages': built, installed with dpkg, used, purged.

@@ -76,6 +76,17 @@ import Testing
     /// Sends `signal` to exec once COMMAND runs: COMMAND's trap for `trap` reports it and exits 7,
     /// exec exits with that status, and the header file's folder is gone.
     func expectPassedOn(_ signal: Int32, trap: String) async throws {
+        // A signal the test runner ignores is ignored by exec and COMMAND too, as Unix passes an
+        // ignored signal on (a background job of a shell without job control ignores SIGINT and
+        // SIGQUIT): then nothing can arrive, and the test says so rather than wait for it.
+        var current = sigaction()
+        sigaction(signal, nil, &current)
+        let ignored = unsafeBitCast(current.__sigaction_handler, to: Int.self) == 1  // SIG_IGN
+        guard !ignored else {
+            Issue.record(
+                "the test runner ignores signal \(signal), so exec and COMMAND do too: run it in the foreground")
+            return
+        }
         try await TokenUse.with { use in
             try await use.signIn()
             // COMMAND prints its header file's path once its trap is set, then waits; the trap
@@ -91,6 +102,7 @@ import Testing
                 #expect(FileManager.default.fileExists(atPath: file))
                 child.signal(signal)
                 let got = await child.nextLine(timeout: 60)
+                if got == nil { child.signal(SIGKILL) }  // (exec did not pass it on: never wait forever)
                 let status = await child.wait()
                 #expect(got == "got \(trap)", "COMMAND did not get signal \(signal)")
                 #expect(status == 7, "exec's status is COMMAND's")
@@ -143,6 +155,7 @@ import Testing
                         "-ex", "call (int)raise(\(signal))",
                     ])
                 let got = await child.nextLine(timeout: 60)
+                if got == nil { child.signal(SIGKILL) }  // (exec did not pass it on: never wait forever)
                 let status = await child.wait()
                 #expect(
                     got == "got TERM",
