@@ -380,6 +380,7 @@ int pa_pkcs12_from_pem(const char *key_pem, size_t key_len, const char *cert_pem
     if (!chain) rc = PA_PEM_FAILED;
     else rc = read_certificates(cert_pem, cert_len, key, &leaf, chain, err, errlen);
     if (rc == PA_PEM_OK) rc = write_pkcs12(password, key, leaf, chain, out, out_len, err, errlen);
+    if (rc == PA_PEM_OK && err && errlen) err[0] = 0;
     if (chain) api.sk_pop_free(chain, (void (*)(void *))api.x509_free);
     if (leaf) api.x509_free(leaf);
     api.pkey_free(key);
