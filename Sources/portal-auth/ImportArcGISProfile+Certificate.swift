@@ -22,9 +22,11 @@ extension ImportArcGISProfile {
             ? try PortalURLInput.read(url, source: "its url", doing: "signing in to") : try parseURL(url)
         let host = try ServerContext.host(of: target)
         guard let keyFile else {
+            // The API reads such a cert_file as a PKCS#12 file, whose password it keeps in the keyring.
+            let isPKCS12 = [".p12", ".pfx"].contains { certFile.lowercased().hasSuffix($0) }
             throw ValidationError(
-                "it names a cert_file (\(certFile)) without the key_file the API needs with it: run portal-auth login "
-                    + "--url \(host) --p12 FILE --password-stdin")
+                "it names a cert_file without a key_file: run portal-auth login --url \(host) --p12 "
+                    + "\(isPKCS12 ? certFile : "FILE") --password-stdin")
         }
         try manager.networkCredentialStore.backend.checkAvailable()
         let credential = try CertificateCredential(host: host, privateKeyFile: keyFile, certificateFile: certFile)

@@ -140,12 +140,13 @@ import Testing
                 profile("loose", key: pki + "/loose.key"), profile("missing", key: pki + "/none.key"),
                 profile("othercert", key: pki + "/alice.key", cert: pki + "/none.pem"),
                 profile("otherca", key: pki + "/other.key", cert: pki + "/other.pem"),
+                "[pfx]\nurl = \(portal)\ncert_file = \(tier.pki.clientP12Path)\n",
             ].joined().write(toFile: home + "/.arcgisprofile", atomically: true, encoding: .utf8)
 
             let imported = try await pa(["import", "arcgis-profile"], env)
             #expect(imported.status == 1, "\(imported.stdout) \(imported.stderr)")
             let lines = imported.stdout.split(separator: "\n")
-            #expect(lines.count == 6, "\(imported.stdout)")
+            #expect(lines.count == 7, "\(imported.stdout)")
             func line(_ name: String) -> String {
                 lines.first { $0.hasPrefix("Profile \(name) (~/.arcgisprofile): not imported: ") }.map(String.init)
                     ?? ""
@@ -160,6 +161,7 @@ import Testing
             #expect(line("missing").contains("the private key file \(pki)/none.key does not exist"))
             #expect(line("othercert").contains("the certificate file \(pki)/none.pem does not exist"))
             #expect(line("otherca").contains("refused the client certificate"), "\(line("otherca"))")
+            #expect(line("pfx").hasSuffix("--p12 \(tier.pki.clientP12Path) --password-stdin"), "\(line("pfx"))")
             #expect(try !keyLines().contains { imported.stdout.contains($0) || imported.stderr.contains($0) })
             #expect(try await !storesACertificate(env))
             #expect(try await pa(["request", portal + "/sharing/rest/info?f=json"], env).status == 3)
