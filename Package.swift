@@ -26,7 +26,7 @@ let pluginNames = [
 let fuzzTargets = [
     "ArcGISJSON", "PKCS12", "TokenAnswer", "AuthenticateHeader", "ConfigurationFile", "LoopbackRequest",
     "StoredCredential", "CredentialFile", "KeyringIndex", "URLContext", "LoopbackHTTPRequest",
-    "ProcNetTCP", "ArcGISProfile", "FrontDBusReply",
+    "ProcNetTCP", "ArcGISProfile", "FrontDBusReply", "PEMClientCertificate",
 ]
 
 /// How `portal-auth` is linked in release builds, so that `portal-auth token` starts about as fast as

@@ -31,6 +31,7 @@ public enum FuzzTargets {
         ("ProcNetTCP", procNetTCP),
         ("ArcGISProfile", arcGISProfile),
         ("FrontDBusReply", frontDBusReply),
+        ("PEMClientCertificate", pemClientCertificate),
     ]
 
     /// ArcGIS JSON answers and error bodies (every response passes through both).

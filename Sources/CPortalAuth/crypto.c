@@ -250,3 +250,147 @@ int pa_pkcs12_inspect(const unsigned char *data, size_t n, const char *password,
     if (chain) api.sk_pop_free((OPENSSL_STACK *)chain, (void (*)(void *))api.x509_free);
     return rc;
 }
+
+/* What only pa_pkcs12_from_pem uses, resolved on its first call (the other paths never pay for it). */
+static struct {
+    EVP_PKEY *(*pem_read_key)(BIO *, EVP_PKEY **, pem_password_cb *, void *);
+    int (*check_key)(const X509 *, const EVP_PKEY *);
+    PKCS12 *(*pkcs12_create)(const char *, const char *, EVP_PKEY *, X509 *, STACK_OF(X509) *, int, int, int, int, int);
+    int (*i2d_pkcs12)(const PKCS12 *, unsigned char **);
+    OPENSSL_STACK *(*sk_new_null)(void);
+    int (*sk_push)(OPENSSL_STACK *, const void *);
+    void (*cleanse)(void *, size_t);
+} pem;
+
+static pthread_once_t pem_once = PTHREAD_ONCE_INIT;
+static int pem_status = -1;
+static char pem_error[512];
+
+static void load_pem(void) {
+    if (pa_crypto_load(pem_error, sizeof pem_error) != 0) return;
+    pa_dl lib = {NULL, "libcrypto", pem_error, sizeof pem_error};
+    if (pa_dl_open(&lib, (const char *const[]){"libcrypto.so.3", NULL}, NULL) != 0) return;
+    PA_RESOLVE(&lib, pem.pem_read_key, "PEM_read_bio_PrivateKey");
+    PA_RESOLVE(&lib, pem.check_key, "X509_check_private_key");
+    PA_RESOLVE(&lib, pem.pkcs12_create, "PKCS12_create");
+    PA_RESOLVE(&lib, pem.i2d_pkcs12, "i2d_PKCS12");
+    PA_RESOLVE(&lib, pem.sk_new_null, "OPENSSL_sk_new_null");
+    PA_RESOLVE(&lib, pem.sk_push, "OPENSSL_sk_push");
+    PA_RESOLVE(&lib, pem.cleanse, "OPENSSL_cleanse");
+    pem_status = 0;
+}
+
+/* The passphrase callback: OpenSSL asks only for an encrypted key. Records that it asked and
+ * gives nothing (never the terminal prompt OpenSSL would show without a callback). */
+static int no_passphrase(char *buf, int size, int rwflag, void *asked) {
+    (void)buf;
+    (void)size;
+    (void)rwflag;
+    *(int *)asked = 1;
+    return -1;
+}
+
+/* The unencrypted private key of a PEM text, or NULL with the reason's code. */
+static EVP_PKEY *read_key(const char *text, size_t len, int *rc, char *err, size_t errlen) {
+    BIO *bio = api.bio_new_mem_buf(text, (int)len);
+    if (!bio) { *rc = PA_PEM_FAILED; snprintf(err, errlen, "out of memory"); return NULL; }
+    int asked = 0;
+    EVP_PKEY *key = pem.pem_read_key(bio, NULL, no_passphrase, &asked);
+    api.bio_free(bio);
+    if (key) return key;
+    *rc = asked ? PA_PEM_KEY_ENCRYPTED : PA_PEM_NO_KEY;
+    last_error(err, errlen, "no PEM private key");
+    if (asked) snprintf(err, errlen, "the private key is encrypted");
+    return NULL;
+}
+
+/* Every certificate of a PEM text: the one that goes with key into *leaf, the others pushed on
+ * chain. Returns a PA_PEM_* code. */
+static int read_certificates(const char *text, size_t len, EVP_PKEY *key, X509 **leaf, OPENSSL_STACK *chain,
+                             char *err, size_t errlen) {
+    BIO *bio = api.bio_new_mem_buf(text, (int)len);
+    if (!bio) { snprintf(err, errlen, "out of memory"); return PA_PEM_FAILED; }
+    int count = 0, rc = PA_PEM_OK, asked = 0;
+    X509 *cert;
+    while (rc == PA_PEM_OK && (cert = api.pem_read_x509(bio, NULL, no_passphrase, &asked)) != NULL) {
+        if (++count > PA_PEM_MAXIMUM_CERTIFICATES) {
+            rc = PA_PEM_TOO_LARGE;
+            snprintf(err, errlen, "more than %d certificates", PA_PEM_MAXIMUM_CERTIFICATES);
+        } else if (!*leaf && pem.check_key(cert, key) == 1) {
+            *leaf = cert;
+            continue;
+        } else if (pem.sk_push(chain, cert) > 0) {
+            api.err_clear(); /* the mismatch X509_check_private_key reported */
+            continue;
+        } else {
+            rc = PA_PEM_FAILED;
+            snprintf(err, errlen, "out of memory");
+        }
+        api.x509_free(cert);
+    }
+    api.bio_free(bio);
+    if (rc != PA_PEM_OK) return rc;
+    /* The text ends where no PEM block starts any more; anything else is a damaged certificate. */
+    unsigned long code = last_error(err, errlen, "no PEM certificate");
+    int ended = ERR_GET_LIB(code) == ERR_LIB_PEM && ERR_GET_REASON(code) == PEM_R_NO_START_LINE;
+    if (count == 0 || !ended) return PA_PEM_NO_CERTIFICATE;
+    if (!*leaf) { snprintf(err, errlen, "no certificate goes with the private key"); return PA_PEM_MISMATCH; }
+    return PA_PEM_OK;
+}
+
+/* The PKCS#12 file of key, leaf and chain, DER in a malloc'd copy. Returns a PA_PEM_* code. */
+static int write_pkcs12(const char *password, EVP_PKEY *key, X509 *leaf, OPENSSL_STACK *chain, unsigned char **out,
+                        size_t *out_len, char *err, size_t errlen) {
+    PKCS12 *p12 = pem.pkcs12_create(password, NULL, key, leaf, (STACK_OF(X509) *)chain, 0, 0, 0, 0, 0);
+    if (!p12) { last_error(err, errlen, "PKCS12_create failed"); return PA_PEM_FAILED; }
+    unsigned char *der = NULL;
+    int len = pem.i2d_pkcs12(p12, &der);
+    api.pkcs12_free(p12);
+    if (len <= 0) { last_error(err, errlen, "i2d_PKCS12 failed"); return PA_PEM_FAILED; }
+    *out = malloc((size_t)len);
+    if (*out) {
+        memcpy(*out, der, (size_t)len);
+        *out_len = (size_t)len;
+    }
+    pem.cleanse(der, (size_t)len);
+    api.crypto_free(der, __FILE__, __LINE__);
+    if (!*out) { snprintf(err, errlen, "out of memory"); return PA_PEM_FAILED; }
+    return PA_PEM_OK;
+}
+
+int pa_pkcs12_from_pem(const char *key_pem, size_t key_len, const char *cert_pem, size_t cert_len,
+                       const char *password, unsigned char **out, size_t *out_len, char *err, size_t errlen) {
+    *out = NULL;
+    *out_len = 0;
+    if (err && errlen) err[0] = 0;
+    if (key_len > PA_PEM_MAXIMUM_BYTES || cert_len > PA_PEM_MAXIMUM_BYTES) {
+        snprintf(err, errlen, "more than %d bytes", PA_PEM_MAXIMUM_BYTES);
+        return PA_PEM_TOO_LARGE;
+    }
+    if (key_len == 0) { snprintf(err, errlen, "no PEM private key"); return PA_PEM_NO_KEY; }
+    if (cert_len == 0) { snprintf(err, errlen, "no PEM certificate"); return PA_PEM_NO_CERTIFICATE; }
+    pthread_once(&pem_once, load_pem);
+    if (pem_status != 0) { snprintf(err, errlen, "%s", pem_error); return PA_PEM_UNAVAILABLE; }
+    api.err_clear();
+    int rc = PA_PEM_OK;
+    EVP_PKEY *key = read_key(key_pem, key_len, &rc, err, errlen);
+    if (!key) return rc;
+    X509 *leaf = NULL;
+    OPENSSL_STACK *chain = pem.sk_new_null();
+    if (!chain) rc = PA_PEM_FAILED;
+    else rc = read_certificates(cert_pem, cert_len, key, &leaf, chain, err, errlen);
+    if (rc == PA_PEM_OK) rc = write_pkcs12(password, key, leaf, chain, out, out_len, err, errlen);
+    if (rc == PA_PEM_OK && err && errlen) err[0] = 0;
+    if (chain) api.sk_pop_free(chain, (void (*)(void *))api.x509_free);
+    if (leaf) api.x509_free(leaf);
+    api.pkey_free(key);
+    api.err_clear();
+    return rc;
+}
+
+void pa_crypto_free_secret(unsigned char *p, size_t n) {
+    if (!p) return;
+    volatile unsigned char *v = p;
+    while (n--) *v++ = 0;
+    free(p);
+}

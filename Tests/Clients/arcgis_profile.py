@@ -7,6 +7,9 @@ scripts/setup-python.sh):
     python arcgis_profile.py NAME   # GIS(url, username, password, profile=NAME)
                                     # (with client_id=ARCGIS_CLIENT_ID when set: an OAuth profile,
                                     # whose refresh token the API keeps in the password's place)
+                                    # (with ARCGIS_KEY_FILE and ARCGIS_CERT_FILE set and no
+                                    # ARCGIS_USERNAME: GIS(url, key_file=..., cert_file=...,
+                                    # profile=NAME), a PKI profile)
 
 The API writes the profile to $HOME/.arcgisprofile and its password to the keyring (the `keyring`
 module's Secret Service backend, on $DBUS_SESSION_BUS_ADDRESS) before it signs in, so a profile
@@ -16,6 +19,7 @@ environment, never argv:
   ARCGIS_CA          the CA bundle to trust, the emulator's
   ARCGIS_USERNAME, ARCGIS_PASSWORD
   ARCGIS_CLIENT_ID   (optional) the OAuth app
+  ARCGIS_KEY_FILE, ARCGIS_CERT_FILE (optional) a PKI profile's PEM files (paths, not secrets)
 
 It prints one JSON object on stdout: the keyring backend, the profiles the API lists, and the
 sign-in's result ("ok", or {"error": "..."}).
@@ -38,12 +42,14 @@ def main():
     report = {"keyring": type(keyring.get_keyring()).__module__ + "." + type(keyring.get_keyring()).__name__}
     try:
         extra = {"client_id": env["ARCGIS_CLIENT_ID"]} if env.get("ARCGIS_CLIENT_ID") else {}
+        if env.get("ARCGIS_CERT_FILE"):
+            extra = {"key_file": env["ARCGIS_KEY_FILE"], "cert_file": env["ARCGIS_CERT_FILE"]}
         gis = GIS(
-            env["ARCGIS_PORTAL_URL"], env["ARCGIS_USERNAME"], env["ARCGIS_PASSWORD"], profile=sys.argv[1],
+            env["ARCGIS_PORTAL_URL"], env.get("ARCGIS_USERNAME"), env.get("ARCGIS_PASSWORD"), profile=sys.argv[1],
             ca_bundles=env["ARCGIS_CA"], **extra)
         report["signIn"] = "ok" if gis.users.me is not None else {"error": "anonymous"}
     except Exception as error:  # the password is never in the message (the API does not quote it)
-        text = str(error).replace(env["ARCGIS_PASSWORD"], "…")
+        text = str(error).replace(env["ARCGIS_PASSWORD"], "…") if env.get("ARCGIS_PASSWORD") else str(error)
         report["signIn"] = {"error": "%s: %s" % (type(error).__name__, text[:300])}
     report["profiles"] = ProfileManager().list()
     print(json.dumps(report))

@@ -48,4 +48,30 @@ enum {
 /* Opens a PKCS#12 file's bytes with its password (the legacy provider is loaded first) and describes
  * the certificate that goes with its private key. Returns a PA_P12_* code; err gets OpenSSL's reason. */
 int pa_pkcs12_inspect(const unsigned char *data, size_t n, const char *password, pa_x509_info *out, char *err, size_t errlen);
+
+/* The most bytes pa_pkcs12_from_pem reads of each PEM text, and the most certificates of a chain. */
+#define PA_PEM_MAXIMUM_BYTES 1048576
+#define PA_PEM_MAXIMUM_CERTIFICATES 64
+
+enum {
+    PA_PEM_OK = 0,
+    PA_PEM_NO_KEY = 1,            /* no PEM private key in the key text (or a damaged one) */
+    PA_PEM_KEY_ENCRYPTED = 2,     /* the private key is encrypted: it asks for a passphrase */
+    PA_PEM_NO_CERTIFICATE = 3,    /* no PEM certificate in the certificate text (or a damaged one) */
+    PA_PEM_MISMATCH = 4,          /* no certificate of the text goes with the private key */
+    PA_PEM_TOO_LARGE = 5,         /* a text beyond PA_PEM_MAXIMUM_BYTES, or a chain beyond PA_PEM_MAXIMUM_CERTIFICATES */
+    PA_PEM_FAILED = 6,            /* OpenSSL could not write the PKCS#12 file */
+    PA_PEM_UNAVAILABLE = -1       /* libcrypto could not be loaded */
+};
+
+/* Reads an unencrypted PEM private key (key_pem) and PEM certificates (cert_pem: the key's own and
+ * any chain, in any order; other PEM blocks are skipped) and writes them as one PKCS#12 file
+ * protected by password, with OpenSSL's defaults (AES-256-CBC, PBKDF2, a SHA-256 MAC). Never asks
+ * for a passphrase. On PA_PEM_OK *out is a malloc'd copy of *out_len bytes, for
+ * pa_crypto_free_secret; otherwise *out is NULL and err gets the reason. */
+int pa_pkcs12_from_pem(const char *key_pem, size_t key_len, const char *cert_pem, size_t cert_len,
+                       const char *password, unsigned char **out, size_t *out_len, char *err, size_t errlen);
+
+/* Overwrites n bytes at p with zeros and frees p (malloc'd). NULL is fine. */
+void pa_crypto_free_secret(unsigned char *p, size_t n);
 #endif

@@ -13,8 +13,9 @@ import Foundation
 
 /// `portal-auth import arcgis-profile [NAME...]`: the ArcGIS API for Python's saved profiles
 /// (`~/.arcgisprofile`, `~/.agsprofile`, their passwords in the keyring), one account each. A
-/// password is kept only after the server accepted it, as `login --remember-password` keeps one.
-/// The API's files and keyring items are only read.
+/// password is kept only after the server accepted it, as `login --remember-password` keeps one; a
+/// PKI profile's PEM files become a client certificate, stored once its host accepted it, as
+/// `login --p12` stores one. The API's files and keyring items are only read.
 struct ImportArcGISProfile: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "arcgis-profile",
@@ -121,11 +122,9 @@ struct ImportArcGISProfile: AsyncParsableCommand {
         switch profile.signIn {
         case .unusable(let reason):
             throw ValidationError(reason)
-        case .clientCertificate(let url, _, _):
-            throw ValidationError(
-                "its client certificate is in PEM files (key_file, cert_file), and portal-auth reads PKCS#12: make one "
-                    + "with openssl pkcs12 -export -inkey KEY -in CERT -out profile.p12 and run portal-auth login --url "
-                    + "\(url) --p12 profile.p12 --password-stdin")
+        case .clientCertificate(let url, let keyFile, let certFile):
+            return try await importCertificate(
+                profile, url: url, keyFile: keyFile, certFile: certFile, manager: manager)
         case .oauthUser(let url, let clientID):
             return try await importOAuth(profile, url: url, clientID: clientID, manager: manager)
         case .password(let url, let username):
