@@ -79,9 +79,12 @@ import Testing
         // A signal the test runner ignores is ignored by exec and COMMAND too, as Unix passes an
         // ignored signal on (a background job of a shell without job control ignores SIGINT and
         // SIGQUIT): then nothing can arrive, and the test says so rather than wait for it.
+        // (SIGPIPE, SIGINT and SIGTERM are set back to their defaults for every child the tests start,
+        // and the test process itself may ignore SIGPIPE: only the others are inherited as they are.)
         var current = sigaction()
         sigaction(signal, nil, &current)
-        let ignored = unsafeBitCast(current.__sigaction_handler, to: Int.self) == 1  // SIG_IGN
+        let reset: Set<Int32> = [SIGPIPE, SIGINT, SIGTERM]
+        let ignored = !reset.contains(signal) && unsafeBitCast(current.__sigaction_handler, to: Int.self) == 1
         guard !ignored else {
             Issue.record(
                 "the test runner ignores signal \(signal), so exec and COMMAND do too: run it in the foreground")
