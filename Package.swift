@@ -33,7 +33,7 @@ let fuzzTargets = [
 /// `secret-tool lookup` (README, "Benchmarks"): with lld, relative relocations packed (RELR: the
 /// dynamic loader no longer reads a megabyte of them at each start) and the functions a cached
 /// `token` runs laid out side by side (`config/startup.order`, written by
-/// `scripts/startup-order.sh`), so the kernel maps a few megabytes less of the binary. A symbol the
+/// `scripts/support/startup-order.sh`), so the kernel maps a few megabytes less of the binary. A symbol the
 /// list names that no longer exists is skipped; a stale list costs memory, never correctness.
 let startupLinking: [LinkerSetting] = [
     .unsafeFlags(
@@ -106,7 +106,7 @@ let package = Package(
             plugins: ["BuildCommit"]),
         // The nearest word to a misspelt one, for both programs (standard library only).
         .target(name: "CommandSpelling", path: "Sources/CommandSpelling", swiftSettings: strict),
-        // The small `portal-auth`: no Foundation, no argument parser, no library (docs/performance.md).
+        // The small `portal-auth`: no Foundation, no argument parser, no library (docs/development/performance.md).
         .executableTarget(
             name: "portal-auth-front",
             dependencies: ["CPortalAuthFront", "PortalAuthBuildInfo", "CommandSpelling"],

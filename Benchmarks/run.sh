@@ -19,7 +19,8 @@
 #     and the wall time of the batch, beside the same batch when no refresh is needed.
 #  5. portal-auth serve: the median latency of 200 sequential feature queries through it vs directly
 #     with a token (target <= 1.2x), and 50 concurrent clients through it (target: no error)
-#     (Benchmarks/serve-latency.py).
+#     (Benchmarks/serve-latency.py); serve's CPU time and context switches per request
+#     (Benchmarks/serve-cpu.py); its memory idle and while a 200 MB answer streams through it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PORTAL_AUTH_BENCH_IN_KEYRING:-}" ]; then
@@ -180,7 +181,19 @@ layer="$base/server/rest/services/Parcels/FeatureServer/0"
 serve_pid=$!
 until [ -s "$work/serve.json" ] || ! kill -0 "$serve_pid" 2>/dev/null; do sleep 0.1; done
 serve_base=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$work/serve.json")
+kib() { awk -v f="$1:" '$1 == f {print $2}' "/proc/$serve_pid/status"; }
+idle_kib=$(kib VmRSS)
 python3 Benchmarks/serve-latency.py "$serve_base" "$layer" "$("$pa" token "$layer")" "$work/ca.pem" 200 50 || status=1
+python3 Benchmarks/serve-cpu.py "$serve_base" "$layer" "$serve_pid" 1000 || status=1
+# Memory: idle (after start, before any request), then the peak while a 200 MB answer streams through.
+stream="${serve_base}https/${base#https://}/server/rest/services/Stream/MapServer/bytes?size=200000000"
+before_kib=$(kib VmHWM)
+start=$(date +%s%N)
+streamed=$(curl -sS "$stream" | wc -c)
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+echo "  memory: idle $((idle_kib / 1024)) MiB; peak $(( $(kib VmHWM) / 1024 )) MiB while $streamed bytes streamed through" \
+  "in $ms ms (peak before it $((before_kib / 1024)) MiB)"
+[ "$streamed" = 200000000 ] || { echo "  the streamed answer was $streamed bytes, not 200000000" >&2; status=1; }
 kill "$serve_pid"; wait "$serve_pid" || true
 "$pa" logout --portal "$portal" >/dev/null
 exit $status

@@ -10,15 +10,15 @@ cd "$(dirname "$0")/.."
 
 if [ "${PORTAL_AUTH_KEYRING_STARTED:-}" != 1 ] && [ -z "${PORTAL_AUTH_DEMO_BUILT:-}" ]; then
   echo "# the demo installs these Debian packages when they are missing:" $(scripts/setup.sh --runtime --list)
-  # A long step says at least every 30 s what it is doing and for how long (scripts/progress.sh).
-  scripts/progress.sh "checking and installing Debian packages" scripts/setup.sh --runtime
+  # A long step says at least every 30 s what it is doing and for how long (scripts/support/progress.sh).
+  scripts/support/progress.sh "checking and installing Debian packages" scripts/setup.sh --runtime
   build_log="${TMPDIR:-/tmp}/portal-auth-demo-build.log"
   echo "# building portal-auth and portal-emulator (a first build takes several minutes; the compiler's output goes to $build_log)"
   # A build's progress instead of the compiler's output: its [step/steps] (in place on a terminal,
   # a line every 30 s otherwise); when it fails, the end of that output.
   quietly() {
     local status=0
-    scripts/progress.sh --log "$build_log" "building ${*: -1}" "$@" || status=$?
+    scripts/support/progress.sh --log "$build_log" "building ${*: -1}" "$@" || status=$?
     if [ "$status" -ne 0 ]; then
       echo "# building ${*: -1} failed; the end of its output (all of it in $build_log):" >&2
       tail -n 40 "$build_log" >&2

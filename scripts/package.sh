@@ -7,7 +7,7 @@
 # their own build folder, .build-release, so the debug build in .build is left alone): they run
 # on a Debian machine with no Swift installed. The script fails when either binary still loads a
 # libswift library. Also: manual pages for every command, generated from the commands themselves
-# (scripts/manpages.py), bash, zsh and fish completions (`portal-auth completion SHELL`), the
+# (scripts/support/manpages.py), bash, zsh and fish completions (`portal-auth completion SHELL`), the
 # README, changelogs and copyright. The package's Depends are the Debian packages of the libraries
 # the binaries load (dpkg-shlibdeps on what they link, plus the packages of the libraries
 # portal-auth opens with dlopen: libcurl, libcrypto, libgssapi_krb5); lintian runs on the .deb
@@ -98,7 +98,7 @@ done
 # Manual pages, from the commands themselves, gzipped as Debian wants them (-n: no name or time inside).
 mkdir -p "$work/man"
 for program in portal-auth portal-emulator; do
-  python3 scripts/manpages.py --date "$date_iso" --source "portal-auth $version" \
+  python3 scripts/support/manpages.py --date "$date_iso" --source "portal-auth $version" \
     "$stage/usr/bin/$program" "$work/man" >/dev/null
 done
 for page in "$work/man"/*.1; do

@@ -34,7 +34,7 @@ packages=(
   curl openssl
   procps                 # ps/pkill used by the scripts
   python3                # the scripted browser of the sign-in tests (Tests/Clients/scripted-browser.py)
-  python3-venv           # the real-client tests' virtual environment (scripts/setup-python.sh)
+  python3-venv           # the real-client tests' virtual environment (scripts/support/setup-python.sh)
   chromium               # the real headless browser of Tests/CLITests/BrowserSignInTests.swift
   chromium-driver        # chromedriver: Selenium drives chromium through it
   # The programs tokens are handed to, which the tests run for real (Tests/CLITests/TokenClientsTests.swift,
@@ -55,7 +55,7 @@ packages=(
   krb5-kdc               # krb5kdc and kdb5_util: a private KDC and its database
   krb5-admin-server      # kadmin.local: principals and the HTTP/localhost keytab
   krb5-user              # kinit, klist, kdestroy: client tickets
-  # The packages (scripts/package.sh) and their test (scripts/package-test.sh).
+  # The packages (scripts/package.sh) and their test (scripts/checks/package-test.sh).
   dpkg-dev               # dpkg-shlibdeps and dpkg-parsechangelog: the package's Depends and version
   binutils               # strip
   lintian                # checks the .deb
@@ -96,5 +96,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # The ArcGIS API for Python and Selenium, pinned in Tests/Clients/requirements.txt: a virtual
 # environment cached under ~/.cache/portal-auth, built again only when the requirements change.
-[ $only_runtime = 1 ] || "$(dirname "$0")/setup-python.sh" >/dev/null
+[ $only_runtime = 1 ] || "$(dirname "$0")/support/setup-python.sh" >/dev/null
 command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6.2 or later is needed)" >&2; exit 1; }

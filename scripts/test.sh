@@ -9,7 +9,7 @@ scripts/setup.sh
 # One format (.swift-format, 120 columns): CI keeps it.
 swift format lint --strict --recursive --parallel Sources Plugins Tests Benchmarks Fuzz Package.swift
 # A function longer than a screen (60 lines) is two: the library and the plugins hold none (it lists any).
-scripts/long-functions.sh Sources/PortalAuth Plugins
+scripts/checks/long-functions.sh Sources/PortalAuth Plugins
 # This package's own warnings are errors here (Package.swift), so the build stays quiet.
 export PORTAL_AUTH_WARNINGS_AS_ERRORS=1
 swift build --build-tests
@@ -42,6 +42,6 @@ fi
 # With arguments (a filter), only the Swift tests run. Otherwise also the Python adapter's tests
 # (pytest, against the debug build) and the packages': built, installed with dpkg, used, purged.
 if [ $# -eq 0 ]; then
-  scripts/python-adapter-test.sh
-  scripts/package-test.sh
+  scripts/checks/python-adapter-test.sh
+  scripts/checks/package-test.sh
 fi

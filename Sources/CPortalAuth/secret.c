@@ -269,7 +269,7 @@ static GVariant *attributes_variant(GHashTable *attributes) {
  * record's callback was queued before anything sent next, at higher priority, so it runs first. The
  * Service's Collections property is answered through the daemon's own session, with no record.
  * libsecret does the same by design: its proxy loads the properties before any call, which is why its
- * clients did not crash the daemon in scripts/repro-keyring-first-call-crash.py. Made on every read
+ * clients did not crash the daemon in scripts/checks/repro-keyring-first-call-crash.py. Made on every read
  * (not once per connection): a restarted daemon has no record of an old connection. */
 static int greet_service(GDBusConnection *bus, GError **gerror) {
     GVariant *reply = service_call(bus, PA_SECRET_PATH, "org.freedesktop.DBus.Properties", "Get",

@@ -380,7 +380,7 @@ static int take_secrets(connection *c, const char *const *paths, int count, char
 static int read_items(connection *c, const char *const *paths, int count, char **secrets, size_t *lengths) {
     buffer out = { .length = 0 }, none = { .length = 0 }, body = { .length = 0 };
     /* Hello and the Service's Collections property, sent with the handshake; both answers awaited
-     * before the session is opened (docs/reliability.md: the order every portal-auth read keeps). */
+     * before the session is opened (docs/development/reliability.md: the order every portal-auth read keeps). */
     put_call(&out, 1, 0, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "Hello", "", &none);
     put_string(&body, SECRET_SERVICE);
     put_string(&body, "Collections");

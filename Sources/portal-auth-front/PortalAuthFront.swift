@@ -13,7 +13,7 @@ import Glibc
 ///
 /// It carries neither Foundation, the argument parser, the transport nor the library: starting it
 /// costs a fraction of the full program's start, which is most of a cached `token`'s time
-/// (docs/performance.md). It decides nothing: the scope decision, the renewal leeway, the proxy
+/// (docs/development/performance.md). It decides nothing: the scope decision, the renewal leeway, the proxy
 /// check and the rendering are the full program's, and it gives an answer only while everything
 /// that answer was made from is as it was. Whatever it cannot tell goes to the full program,
 /// which answers exactly as it would have (the differential tests run both).

@@ -1,7 +1,7 @@
 """What an ArcGIS API for Python user's script does against a portal, as a report.
 
 Run by Tests/CLITests/ArcGISPythonTests.swift with the virtual environment's python (see
-scripts/setup-python.sh):
+scripts/support/setup-python.sh):
 
     python arcgis_client.py password   # GIS(url, username, password): the built-in pythonapi sign-in
     python arcgis_client.py token      # GIS(url, token=...): a token printed by `portal-auth token`

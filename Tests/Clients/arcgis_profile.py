@@ -2,7 +2,7 @@
 arcgis-profile` to import.
 
 Run by Tests/CLITests/ArcGISProfileImportTests.swift with the virtual environment's python (see
-scripts/setup-python.sh):
+scripts/support/setup-python.sh):
 
     python arcgis_profile.py NAME   # GIS(url, username, password, profile=NAME)
                                     # (with client_id=ARCGIS_CLIENT_ID when set: an OAuth profile,

@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 
 /// The real clients users run against a portal, for the tests that drive them: the ArcGIS API
 /// for Python and Selenium (headless Debian chromium through chromium-driver), installed in the
-/// virtual environment `scripts/setup-python.sh` makes and caches, and the scripts in
+/// virtual environment `scripts/support/setup-python.sh` makes and caches, and the scripts in
 /// `Tests/Clients`.
 public enum RealClients {
     /// The repository's root folder (the one holding `scripts/` and `Tests/`).
@@ -11,7 +11,7 @@ public enum RealClients {
         var url = URL(fileURLWithPath: #filePath)
         while url.path != "/" {
             url = url.deletingLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("scripts/setup-python.sh").path) {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("scripts/support/setup-python.sh").path) {
                 return url.path
             }
         }
@@ -28,7 +28,7 @@ public enum RealClients {
 
     private static let environmentTask = NIOLockedValueBox<Task<String, any Error>?>(nil)
 
-    /// The virtual environment's folder: `scripts/setup-python.sh` run once per test process
+    /// The virtual environment's folder: `scripts/support/setup-python.sh` run once per test process
     /// (it answers at once when the environment is cached, and builds it otherwise, so a bare
     /// `swift test` works too).
     public static func virtualEnvironment() async throws -> String {
@@ -36,11 +36,11 @@ public enum RealClients {
             if let task { return task }
             let made = Task { () async throws -> String in
                 let setup = try await Subprocess.run(
-                    "/bin/bash", [repositoryRoot + "/scripts/setup-python.sh"], timeout: 900)
+                    "/bin/bash", [repositoryRoot + "/scripts/support/setup-python.sh"], timeout: 900)
                 let path = setup.stdout.split(separator: "\n").last.map(String.init) ?? ""
                 guard setup.status == 0, !setup.timedOut, path.hasPrefix("/") else {
                     throw SubprocessError(
-                        "scripts/setup-python.sh could not make the client tests' Python environment "
+                        "scripts/support/setup-python.sh could not make the client tests' Python environment "
                             + "(exit \(setup.status)): \(setup.stderr.suffix(2_000))")
                 }
                 return path

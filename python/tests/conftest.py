@@ -1,6 +1,6 @@
 """The adapter against a real portal-emulator (with its Entra Application Proxy) and a real keyring.
 
-Run by scripts/python-adapter-test.sh, which starts the keyring (scripts/with-keyring.sh) and
+Run by scripts/checks/python-adapter-test.sh, which starts the keyring (scripts/with-keyring.sh) and
 sets PORTAL_AUTH_BIN_DIR to the folder of the built portal-auth and portal-emulator.
 """
 

@@ -8,7 +8,7 @@
 
 /* Reads the secrets of the `count` items at the D-Bus object paths `paths` (at most 8) in one
  * Service.GetSecrets of a `plain` session, after the Service's `Collections` property (the order
- * every portal-auth read keeps: docs/reliability.md). On 1 every secrets[i] is a malloc'd copy of
+ * every portal-auth read keeps: docs/development/reliability.md). On 1 every secrets[i] is a malloc'd copy of
  * lengths[i] bytes (plus a NUL) for the caller to wipe (pa_front_wipe) and free; on 0 (an item
  * missing, locked or not a password, or an address other than unix:) or -1 (an error) none is set. */
 int pa_front_read_plain(const char *const *paths, int count, char **secrets, size_t *lengths);

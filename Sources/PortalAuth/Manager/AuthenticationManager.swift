@@ -22,7 +22,7 @@ public import Foundation
 /// classification, the answer to each outcome) and the registry of plugins; one resolver per kind
 /// of challenge owns that kind's concurrency state (`Resolvers/`: `ArcGISResolver` with renewal
 /// and federation, `NetworkResolver`, `IAPResolver`). `+NetworkChallenges`, `+IAP` and `+SignOut`
-/// hold the public entry points of each kind. `docs/architecture.md` draws it.
+/// hold the public entry points of each kind. `docs/development/architecture.md` draws it.
 public final class AuthenticationManager: Sendable {
     /// The ArcGIS credentials.
     public let arcGISCredentialStore: ArcGISCredentialStore

@@ -48,7 +48,7 @@ func runReportingErrors(_ body: () async throws -> Void) async throws {
 /// With `PORTAL_AUTH_ERROR_FORMAT=json` (for programs that run portal-auth, such as the Python
 /// adapter) the line is a JSON object instead, `{"error":{"code":"noCredential","exit":3,
 /// "message":"…"}}`: `code` is the library's ``PortalAuthError/Code``, so a program tells "nothing
-/// is stored for this URL" from other failures without reading English (docs/exit-codes.md).
+/// is stored for this URL" from other failures without reading English (docs/reference/exit-codes.md).
 func report(_ error: PortalAuthError) -> Int32 {
     let error = environmentAPIKeyInUse.load(ordering: .relaxed) ? error.fromEnvironmentKey() : error
     if environmentVariable("PORTAL_AUTH_ERROR_FORMAT") == "json" {
@@ -62,10 +62,10 @@ func report(_ error: PortalAuthError) -> Int32 {
 }
 
 /// The exit status of `status --check` when a credential that cannot renew itself expires within
-/// the window or has expired (docs/exit-codes.md).
+/// the window or has expired (docs/reference/exit-codes.md).
 let credentialsExpiringExitCode: Int32 = 6
 
-/// The exit status for an error code (docs/exit-codes.md).
+/// The exit status for an error code (docs/reference/exit-codes.md).
 func exitCode(for code: PortalAuthError.Code) -> Int32 {
     switch code {
     case .noCredential, .credentialExpired, .authenticationRequired, .authenticationFailed, .invalidToken, .cancelled,

@@ -50,7 +50,7 @@ func expectParcelQueries(_ report: [String: Any], sourceLocation: SourceLocation
 }
 
 /// The ArcGIS API for Python (`arcgis` from PyPI, in the virtual environment of
-/// scripts/setup-python.sh) against portal-emulator, as users' scripts run it in CI.
+/// scripts/support/setup-python.sh) against portal-emulator, as users' scripts run it in CI.
 @Suite struct ArcGISPythonTests {
     /// `GIS(url, username, password)`: the API's own sign-in with the built-in `pythonapi` app
     /// (authorize, the sign-in page's oAuthInfo, `POST /sharing/oauth2/signin`, the

@@ -64,14 +64,14 @@ import Testing
         #expect(result.stderr == "a real error\n", "\(result.stderr)")
     }
 
-    /// A long step is never silent (issue #38, item 9): scripts/progress.sh prints a line for every
+    /// A long step is never silent (issue #38, item 9): scripts/support/progress.sh prints a line for every
     /// interval that passes (here a tick the test sends, not the clock) saying what runs, for how
     /// long, and the build's last [step/steps]; the build's own output goes to its log only, and the
     /// helper exits with the command's status. Each tick is sent once the one before was answered.
     @Test func aLongStepPrintsALineForEveryIntervalWithTheBuildsStep() async throws {
         try await withTemporaryDirectory("pa-progress") { directory in
             let result = try await CLI.run(
-                "/bin/bash", ["-c", Self.progressDriver, "driver", directory, Self.script("progress.sh")], timeout: 60)
+                "/bin/bash", ["-c", Self.progressDriver, "driver", directory, Self.script("support/progress.sh")], timeout: 60)
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
             let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let tick = #/^# building fake: ([0-9]+ min )?[0-9]+ s so far, at \[2/3\] Compiling Fake b\.swift$/#
@@ -96,7 +96,7 @@ import Testing
         }
     }
 
-    /// Drives scripts/progress.sh ($2) in folder $1 with ticks through a FIFO: each tick is sent
+    /// Drives scripts/support/progress.sh ($2) in folder $1 with ticks through a FIFO: each tick is sent
     /// only once the build has written its steps (it says so through `started`) or once the line
     /// before was read, so the lines are the same on any machine, however loaded.
     static let progressDriver = #"""

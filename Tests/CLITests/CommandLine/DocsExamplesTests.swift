@@ -53,10 +53,11 @@ import Testing
         return examples
     }
 
-    /// README.md and every `docs/*.md`, each with its marked blocks (documents without any too).
+    /// README.md and every `.md` under `docs/` (its guides, `reference/` and `development/`), each
+    /// with its marked blocks (documents without any too).
     static func documents() throws -> [Document] {
         let docs = root.appendingPathComponent("docs")
-        let names = try FileManager.default.contentsOfDirectory(atPath: docs.path)
+        let names = try FileManager.default.subpathsOfDirectory(atPath: docs.path)
             .filter { $0.hasSuffix(".md") }.sorted()
         return try (["README.md"] + names.map { "docs/" + $0 }).map { path in
             let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The package's systemd user units (debian/systemd): `systemd-analyze verify --user` accepts them
-/// with the built portal-auth in place of /usr/bin/portal-auth (scripts/package-test.sh verifies
+/// with the built portal-auth in place of /usr/bin/portal-auth (scripts/checks/package-test.sh verifies
 /// the installed ones, man pages included), and their command lines are ones portal-auth takes.
 @Suite struct SystemdUnitsTests {
     static let units = [

@@ -78,7 +78,7 @@ struct TransportCLITests {
         }
     }
 
-    /// The crash at exit was 2 in 1,900 runs (scripts/stress-exit.sh runs 2,000): 60 here cannot
+    /// The crash at exit was 2 in 1,900 runs (scripts/checks/stress-exit.sh runs 2,000): 60 here cannot
     /// show it reliably, but catches an exit path that crashes often, cheaply. Never flaky: once
     /// fixed, no run ends by a signal.
     @Test("60 request and token processes, 20 at a time, all end without a signal")

@@ -4,7 +4,7 @@ import Testing
 
 /// gnome-keyring-daemon (42.1 here, still in 50.0) aborts when a client's first call needs the
 /// record the daemon makes for each client and that record is not made yet: under load its
-/// message filter's callback runs after the method (`scripts/repro-keyring-first-call-crash.py`).
+/// message filter's callback runs after the method (`scripts/checks/repro-keyring-first-call-crash.py`).
 /// portal-auth's own D-Bus reads therefore start every connection with a call that needs no
 /// record and wait for its answer. The crash itself depends on timing, so this test holds the
 /// order, which does not: it watches every call made to the Secret Service with `dbus-monitor`.

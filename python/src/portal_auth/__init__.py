@@ -48,7 +48,7 @@ class PortalAuthError(Exception):
     """portal-auth failed: ``exit_code`` is its exit status (2 usage or a URL it refuses, 3 sign-in
     needed or refused, 4 network or TLS, 5 credential store; 127 when portal-auth is not found),
     ``message`` its one-line message on stderr, ``code`` the library's error code when portal-auth
-    gave one (``"noCredential"``, ``"credentialExpired"``...: docs/exit-codes.md). Never holds a
+    gave one (``"noCredential"``, ``"credentialExpired"``...: docs/reference/exit-codes.md). Never holds a
     token."""
 
     def __init__(self, message: str, exit_code: int, code: Optional[str] = None):
@@ -168,7 +168,7 @@ def _ask(url: str) -> dict:
             capture_output=True,
             text=True,
             timeout=_TIMEOUT,
-            # The error, if any, as one JSON object with its code (docs/exit-codes.md).
+            # The error, if any, as one JSON object with its code (docs/reference/exit-codes.md).
             env=dict(os.environ, PORTAL_AUTH_ERROR_FORMAT="json"),
         )
     except subprocess.TimeoutExpired:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a long step (an apt install, a first build) so that the screen never stays silent: at least
 # every 30 s a line says what is running, for how long, and (for a build) how far along it is.
-#   scripts/progress.sh [--log FILE] WHAT COMMAND [ARGS...]
+#   scripts/support/progress.sh [--log FILE] WHAT COMMAND [ARGS...]
 # With --log, COMMAND's output goes to FILE only, and the lines name the last [step/steps] SwiftPM
 # wrote there; on a terminal one line is rewritten in place every second instead. Without --log,
 # COMMAND's output passes through and the lines say only how long it has run. Exits with
@@ -17,7 +17,7 @@ if [ "${1:-}" = --log ]; then
   log=$2
   shift 2
 fi
-[ $# -ge 2 ] || { echo "usage: scripts/progress.sh [--log FILE] WHAT COMMAND [ARGS...]" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: scripts/support/progress.sh [--log FILE] WHAT COMMAND [ARGS...]" >&2; exit 2; }
 what=$1
 shift
 interval=${PORTAL_AUTH_PROGRESS_INTERVAL:-30}

@@ -3,12 +3,12 @@
 # MAX lines (60) from the line of their keyword to their closing brace. One line per function:
 #   LINES PATH:LINE NAME
 # longest first; exits 1 when there is one, so CI can hold a folder at none.
-#   scripts/long-functions.sh [--max N] [PATH...]     (default: Sources/PortalAuth)
+#   scripts/checks/long-functions.sh [--max N] [PATH...]     (default: Sources/PortalAuth)
 # A small scanner, not a Swift parser: it skips comments and string literals (with their
 # interpolations, multi-line and raw strings) and counts braces; a requirement in a protocol has
 # no body and is not a function here.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 max=60
 if [ "${1:-}" = "--max" ]; then
   max=$2

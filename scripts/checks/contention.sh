@@ -4,9 +4,9 @@
 # portal and federated server. Builds portal-auth in release (what users run; the emulator, a
 # test double, is the debug build the tests use), then prints each figure next to its target
 # and exits non-zero when one is missed.
-#   scripts/contention.sh
+#   scripts/checks/contention.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 if [ -z "${PORTAL_AUTH_CONTENTION_INNER:-}" ]; then
   swift build -c release --static-swift-stdlib --product portal-auth-full

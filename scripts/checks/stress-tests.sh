@@ -3,9 +3,9 @@
 # beside each run, as on a user's or a packager's loaded machine. Prints each run's result and the
 # passes/failures at the end; exits non-zero when any run failed. Logs: $STRESS_LOG_DIR (a temp folder).
 # Tests run TEST_WIDTH (8) at a time, as in scripts/test.sh.
-#   scripts/stress-tests.sh [N] [extra test arguments, e.g. --filter ServeTests]
+#   scripts/checks/stress-tests.sh [N] [extra test arguments, e.g. --filter ServeTests]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 runs=${1:-5}
 shift || true
 scripts/setup.sh

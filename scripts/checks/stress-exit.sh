@@ -2,12 +2,12 @@
 # The crash-at-exit stress test (issue 12, item 1): N portal-auth processes, PARALLEL at a time,
 # through portal-emulator's identity-aware proxy with tokens renewing, then the count of exit
 # statuses and of signals. The figure to meet: 0 signals.
-#   scripts/stress-exit.sh [N] [PARALLEL]        (default 2000 and 50)
+#   scripts/checks/stress-exit.sh [N] [PARALLEL]        (default 2000 and 50)
 # portal-auth is built in the release configuration (the README's install; what is measured),
 # PORTAL_AUTH_STRESS_CONFIGURATION=debug takes the debug build instead; portal-emulator, only the
 # server here, is the debug build the tests use. Runs on a private keyring and a throwaway emulator.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 total=${1:-2000}
 parallel=${2:-50}
 configuration=${PORTAL_AUTH_STRESS_CONFIGURATION:-release}

@@ -3,7 +3,7 @@
 from what the command itself says about its arguments (`COMMAND --experimental-dump-help`, the
 JSON that swift-argument-parser's generate-manual tool reads too).
 
-    scripts/manpages.py [--date YYYY-MM-DD] [--source "portal-auth 0.1.0"] EXECUTABLE OUTPUT_DIR
+    scripts/support/manpages.py [--date YYYY-MM-DD] [--source "portal-auth 0.1.0"] EXECUTABLE OUTPUT_DIR
 
 One page per command, named as git names its pages: portal-auth.1, portal-auth-login.1,
 portal-auth-token.1, ... (`man portal-auth-login`). Hidden commands and options are left out.

@@ -11,9 +11,9 @@ higher priority, then runs before anything sent next. portal-auth's reads do tha
 greet_service); before, they began with OpenSession or SearchItems and crashed the daemon.
 
   scripts/with-keyring.sh sh -c 'printf x | secret-tool store --label=h application h;
-    python3 scripts/repro-keyring-first-call-crash.py 400 MODE'; dmesg | grep gnome-keyring
+    python3 scripts/checks/repro-keyring-first-call-crash.py 400 MODE'; dmesg | grep gnome-keyring
 
-(or start gnome-keyring-daemon --foreground to see its messages: scripts/keyring-daemon-stress.sh).
+(or start gnome-keyring-daemon --foreground to see its messages: scripts/checks/keyring-daemon-stress.sh).
 MODE: secrets-asyncclose (OpenSession `plain`, Service.GetSecrets, Close not awaited), item-asyncclose
 (Item.GetSecret), secrets-syncclose, secrets-noclose, noread-syncclose (a session opened and closed),
 noread-noclose; dh-... opens a Diffie-Hellman session instead of `plain` (slower, so it loads the

@@ -3,13 +3,13 @@
 # foreground on a private D-Bus session so that its own messages are kept: the figures are the
 # daemon's crashes and its CRITICAL/ERROR lines, which must both be 0. gnome-keyring 42.1 (and
 # 50.0) aborts when a client's first call needs a client record the daemon has not made yet
-# (scripts/repro-keyring-first-call-crash.py); portal-auth's reads start with a call that needs none.
+# (scripts/checks/repro-keyring-first-call-crash.py); portal-auth's reads start with a call that needs none.
 # Half the workers read a stored token (the read at the recorded path), half ask for a URL with
 # nothing stored (searches, exit 3). Builds portal-auth as the README's install command does.
-#   scripts/keyring-daemon-stress.sh [WORKERS [CALLS_PER_WORKER [RUNS]]]   (default 16 400 3)
+#   scripts/checks/keyring-daemon-stress.sh [WORKERS [CALLS_PER_WORKER [RUNS]]]   (default 16 400 3)
 # PORTAL_AUTH_BINARY=path runs that binary instead of building (e.g. an older build, to compare).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 workers=${1:-16} calls=${2:-400} runs=${3:-3}
 
 if [ -z "${PORTAL_AUTH_DAEMON_STRESS_INNER:-}" ]; then

@@ -7,9 +7,9 @@
 # that nothing it installed is left. The tarball's portal-auth must run with no toolchain on the
 # path. Run by scripts/test.sh after the Swift tests (as root, or with sudo for dpkg).
 #
-#   scripts/package-test.sh        # prints one line per check and "N passed, M failed"
+#   scripts/checks/package-test.sh        # prints one line per check and "N passed, M failed"
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 work=$(mktemp -d "${TMPDIR:-/tmp}/portal-auth-package-test.XXXXXX")

@@ -3,7 +3,7 @@
 # tests: the ArcGIS API for Python and Selenium, pinned in Tests/Clients/requirements.txt, and
 # prints its folder on stdout.
 #
-#   scripts/setup-python.sh            # prints e.g. ~/.cache/portal-auth/venv-3f2a...; builds it if missing
+#   scripts/support/setup-python.sh            # prints e.g. ~/.cache/portal-auth/venv-3f2a...; builds it if missing
 #
 # The environment lives under ${XDG_CACHE_HOME:-$HOME/.cache}/portal-auth (or
 # $PORTAL_AUTH_CLIENTS_CACHE) as venv-<hash>, the hash of the requirements file and the Python
@@ -18,7 +18,7 @@
 # comment at the top of the requirements file for why (about 150 MB and 20 s instead of 670 MB
 # and 50 s on this kind of machine).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
 requirements="$root/Tests/Clients/requirements.txt"
 python="${PORTAL_AUTH_PYTHON:-python3}"
 cache="${PORTAL_AUTH_CLIENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/portal-auth}"

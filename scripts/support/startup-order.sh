@@ -6,7 +6,7 @@
 # calls), then rebuild: a stale list costs memory (Benchmarks/run.sh shows it), never correctness.
 # Needs valgrind (callgrind records every function executed, by its mangled name).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 if [ -z "${PORTAL_AUTH_ORDER_IN_KEYRING:-}" ]; then
   command -v valgrind >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; }
   swift build -c release --static-swift-stdlib --product portal-auth-full
