@@ -11,7 +11,8 @@ public enum RealClients {
         var url = URL(fileURLWithPath: #filePath)
         while url.path != "/" {
             url = url.deletingLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("scripts/support/setup-python.sh").path) {
+            let marker = url.appendingPathComponent("scripts/support/setup-python.sh").path
+            if FileManager.default.fileExists(atPath: marker) {
                 return url.path
             }
         }

@@ -71,7 +71,8 @@ import Testing
     @Test func aLongStepPrintsALineForEveryIntervalWithTheBuildsStep() async throws {
         try await withTemporaryDirectory("pa-progress") { directory in
             let result = try await CLI.run(
-                "/bin/bash", ["-c", Self.progressDriver, "driver", directory, Self.script("support/progress.sh")], timeout: 60)
+                "/bin/bash", ["-c", Self.progressDriver, "driver", directory, Self.script("support/progress.sh")],
+                timeout: 60)
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
             let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let tick = #/^# building fake: ([0-9]+ min )?[0-9]+ s so far, at \[2/3\] Compiling Fake b\.swift$/#
