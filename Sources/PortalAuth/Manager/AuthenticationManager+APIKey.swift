@@ -82,8 +82,13 @@ extension AuthenticationManager {
     /// After the server refused `key`: when the store holds another key for the same portal (a
     /// rotation in another process committed it between this process reading the key and sending
     /// it), it becomes ``apiKey`` and true is returned, for the request to go once more with it.
-    /// A key never stored, or still the stored one, was refused for good: false.
+    /// A key never stored, or still the stored one, was refused for good: false. Requests refused
+    /// at the same moment all go again: the first adopts the replacement, and each one after it
+    /// finds ``apiKey`` already another key of the same portal.
     func adoptStoredReplacement(of key: APIKeyCredential) async throws -> Bool {
+        if let current = apiKey, current != key {
+            return current.scope == key.scope && current.tokenInfo.accessToken != key.tokenInfo.accessToken
+        }
         guard apiKey == key else { return false }
         let stored = try await arcGISCredentialStore.allCredentials(reload: true).lazy.compactMap {
             $0 as? APIKeyCredential

@@ -34,12 +34,6 @@ private struct PersistentMemory: CredentialStorageBackend {
     func checkAvailable() throws {}
 }
 
-/// A transport that answers nothing: these tests never reach a server.
-private struct Offline: HTTPTransport {
-    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
-        throw PortalAuthError(.connectionFailed, "no network in unit tests", remedy: .none)
-    }
-}
 
 /// `status --check`'s decision (which stored credentials cannot renew themselves unattended) and
 /// the remembered password's unattended renewal, over a store in memory.
@@ -56,7 +50,7 @@ private struct Offline: HTTPTransport {
     }
 
     func manager(_ backend: any CredentialStorageBackend) -> AuthenticationManager {
-        let manager = AuthenticationManager(backend: backend, transport: Offline())
+        let manager = AuthenticationManager(backend: backend, transport: NoNetworkTransport())
         manager.arcGISCredentialStore.register(TokenCredential.self)
         manager.arcGISCredentialStore.register(OAuthApplicationCredential.self)
         return manager

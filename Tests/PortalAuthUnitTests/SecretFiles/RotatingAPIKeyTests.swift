@@ -33,7 +33,7 @@ import Testing
     @Test func aManagerPresentsTheKeyItsFileHoldsNow() throws {
         let folder = SecretFolder()
         let path = folder.write("api-key", "AAPTfirstKey")
-        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: UnusedTransport())
+        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: NoNetworkTransport())
         manager.apiKeySource = try rotatingKey(path)
         let geocode = URL(string: "https://geocode.example.com/arcgis/rest/services/World/GeocodeServer/find")!
         #expect(try manager.apiKeyForUse(geocode)?.tokenInfo.accessToken == "AAPTfirstKey")
@@ -77,12 +77,6 @@ import Testing
     }
 }
 
-/// A transport that is never asked (the tests above send nothing).
-private struct UnusedTransport: HTTPTransport {
-    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
-        throw PortalAuthError(.internalError, "no request is made here", remedy: .none)
-    }
-}
 
 /// No Secret Service on the bus, told by the keyring's own error: the headless store's cue (#39).
 @Suite struct DefaultStoreBackendTests {

@@ -6,12 +6,6 @@ import Testing
 
 @testable import PortalAuth
 
-/// A transport that answers nothing: these tests never reach a server.
-private struct NoNetwork: HTTPTransport {
-    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
-        throw PortalAuthError(.connectionFailed, "no network in unit tests", remedy: .none)
-    }
-}
 
 /// A program's unattended renewal that hands out `token` and counts its calls.
 private struct CountingRenewal: UnattendedRenewal {
@@ -69,7 +63,7 @@ private struct AnsweringPlugin: AuthenticationChallengeHandler {
     }
 
     func manager() -> AuthenticationManager {
-        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: NoNetwork())
+        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: NoNetworkTransport())
         manager.arcGISCredentialStore.register(TokenCredential.self)
         manager.arcGISCredentialStore.register(PregeneratedTokenCredential.self)
         return manager
@@ -235,7 +229,7 @@ private struct AnsweringPlugin: AuthenticationChallengeHandler {
         try await base.commit(token("alice", "a"), origin: .signIn)
         try await base.commit(token("bob", "b"), origin: .signIn)
         let bobs = AuthenticationManager(
-            backend: AccountCredentialBackend(base: backend, username: "bob"), transport: NoNetwork())
+            backend: AccountCredentialBackend(base: backend, username: "bob"), transport: NoNetworkTransport())
         bobs.arcGISCredentialStore.register(TokenCredential.self)
         bobs.setUnattendedRenewal(CountingRenewal(token: "b2"))
         #expect(try await bobs.renewCredential(for: portalURL, refused: true)?.tokenInfo.accessToken == "b2")
