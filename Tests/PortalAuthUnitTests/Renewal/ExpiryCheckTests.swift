@@ -34,7 +34,6 @@ private struct PersistentMemory: CredentialStorageBackend {
     func checkAvailable() throws {}
 }
 
-
 /// `status --check`'s decision (which stored credentials cannot renew themselves unattended) and
 /// the remembered password's unattended renewal, over a store in memory.
 @Suite struct ExpiryCheckTests {

@@ -77,7 +77,6 @@ import Testing
     }
 }
 
-
 /// No Secret Service on the bus, told by the keyring's own error: the headless store's cue (#39).
 @Suite struct DefaultStoreBackendTests {
     private func keyringError(_ code: Int32, domain: String = "g-dbus-error-quark") -> PortalAuthError {

@@ -6,7 +6,6 @@ import Testing
 
 @testable import PortalAuth
 
-
 /// A program's unattended renewal that hands out `token` and counts its calls.
 private struct CountingRenewal: UnattendedRenewal {
     let token: String
