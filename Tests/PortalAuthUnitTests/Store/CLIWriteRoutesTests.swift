@@ -65,7 +65,8 @@ import Testing
     @Test func theCLINamesNoRouteAroundTheLibrarysWritePath() throws {
         for (path, text) in try Self.sources() {
             for word in Self.forbidden {
-                #expect(!text.contains(word), "Sources/portal-auth/\(path) names \(word)")
+                let named = text.contains(word)  // (a Bool, so that a failure does not print the file)
+                #expect(!named, "Sources/portal-auth/\(path) names \(word)")
             }
         }
     }
