@@ -119,7 +119,7 @@ let package = Package(
         .executableTarget(
             name: "portal-auth",
             dependencies: [
-                "PortalAuth", "CPortalAuth", "PortalAuthBuildInfo", "CommandSpelling",
+                "PortalAuth", "PortalAuthBuildInfo", "CommandSpelling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ] + pluginNames.map { .target(name: "PortalAuth\($0)") },

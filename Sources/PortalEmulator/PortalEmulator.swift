@@ -79,29 +79,8 @@ public final class PortalEmulator: Sendable {
     {
         let logger = logger ?? Logger(label: "portal-emulator", factory: { _ in SwiftLogNoOpLogHandler() })
         let authority = try CertificateAuthority.make(extraHostnames: configuration.extraHostnames)
-
-        var temporaryDirectory: String?
-        let caPath: String
-        if let path = configuration.caCertificatePath {
-            caPath = path
-            let directory = (path as NSString).deletingLastPathComponent
-            if !directory.isEmpty {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            }
-        } else {
-            let directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent("portal-emulator-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            temporaryDirectory = directory
-            caPath = directory + "/ca.pem"
-        }
-        try Data(authority.caCertificatePEM.utf8).write(to: URL(fileURLWithPath: caPath), options: .atomic)
-
-        let tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [
-                .certificate(try NIOSSLCertificate(bytes: Array(authority.serverCertificatePEM.utf8), format: .pem))
-            ],
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(authority.serverKeyPEM.utf8), format: .pem)))
+        let (caPath, temporaryDirectory) = try writeCACertificate(authority, configuration: configuration)
+        let tls = try serverTLS(authority)
 
         let context = EmulatorContext(configuration: configuration, logger: logger)
         let handler = RequestHandler(context: context)
@@ -143,6 +122,39 @@ public final class PortalEmulator: Sendable {
         return PortalEmulator(
             context: context, https: https, http: http, proxy: proxy, location: location, caCertificatePath: caPath,
             caCertificatePEM: authority.caCertificatePEM, temporaryDirectory: temporaryDirectory)
+    }
+
+    /// Writes the CA certificate of `authority` where `configuration` says, or into a new
+    /// temporary folder (returned as well: ``shutdown()`` removes it); returns the file's path.
+    private static func writeCACertificate(
+        _ authority: CertificateAuthority, configuration: EmulatorConfiguration
+    ) throws -> (path: String, temporaryDirectory: String?) {
+        var temporaryDirectory: String?
+        let caPath: String
+        if let path = configuration.caCertificatePath {
+            caPath = path
+            let directory = (path as NSString).deletingLastPathComponent
+            if !directory.isEmpty {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            }
+        } else {
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("portal-emulator-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            temporaryDirectory = directory
+            caPath = directory + "/ca.pem"
+        }
+        try Data(authority.caCertificatePEM.utf8).write(to: URL(fileURLWithPath: caPath), options: .atomic)
+        return (caPath, temporaryDirectory)
+    }
+
+    /// The listeners' TLS: the server certificate and key `authority` made.
+    private static func serverTLS(_ authority: CertificateAuthority) throws -> TLSConfiguration {
+        TLSConfiguration.makeServerConfiguration(
+            certificateChain: [
+                .certificate(try NIOSSLCertificate(bytes: Array(authority.serverCertificatePEM.utf8), format: .pem))
+            ],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(authority.serverKeyPEM.utf8), format: .pem)))
     }
 
     /// The host as it appears in URLs: wildcard binds become loopback, IPv6 gets brackets.

@@ -3,7 +3,7 @@
 # MAX lines (60) from the line of their keyword to their closing brace. One line per function:
 #   LINES PATH:LINE NAME
 # longest first; exits 1 when there is one, so CI can hold a folder at none.
-#   scripts/checks/long-functions.sh [--max N] [PATH...]     (default: Sources/PortalAuth)
+#   scripts/checks/long-functions.sh [--max N] [PATH...]     (default: Sources Plugins)
 # A small scanner, not a Swift parser: it skips comments and string literals (with their
 # interpolations, multi-line and raw strings) and counts braces; a requirement in a protocol has
 # no body and is not a function here.
@@ -14,7 +14,7 @@ if [ "${1:-}" = "--max" ]; then
   max=$2
   shift 2
 fi
-[ $# -gt 0 ] || set -- Sources/PortalAuth
+[ $# -gt 0 ] || set -- Sources Plugins
 scanner=$(
   cat <<'PYTHON'
 import re

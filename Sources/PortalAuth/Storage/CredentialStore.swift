@@ -88,12 +88,16 @@ public final class CredentialStore<Credential: Sendable>: Sendable {
     }
 
     /// Adds a credential, replacing the one of its scope and kind (for ArcGIS credentials, the one
-    /// of its scope, whatever its kind). The storage layer's own write, without a lock: everything
-    /// else stores through ``commit(_:origin:)``.
+    /// of its scope, whatever its kind). The storage layer's own write, which takes no lock but
+    /// requires the one its caller holds (``requireLock(of:)``): the lock of the credential's scope,
+    /// or for a federated server token of the portal it was issued for. Everything else stores
+    /// through ``commit(_:origin:)``.
     func add(_ credential: Credential) async throws {
         guard let stored = credential as? any StoredCredential else {
             throw PortalAuthError(.internalError, "\(type(of: credential)) is not a stored credential", remedy: .none)
         }
+        try requireLock(
+            of: (credential as? any ArcGISCredential)?.derivedFrom.map { .serverContext($0) } ?? stored.scope)
         try await engine.store(stored, server: stored.scope.storeKey, replacingScope: family.onePerScope)
         let key = stored.scope.storeKey
         cache.withLock { cache in
@@ -104,13 +108,24 @@ public final class CredentialStore<Credential: Sendable>: Sendable {
     }
 
     /// Removes the credentials of `scope` (of one kind, or all); returns how many were removed.
-    /// The storage layer's own delete, without a lock: everything else removes through
-    /// ``forget(_:kind:)``.
+    /// The storage layer's own delete, which takes no lock but requires the one its caller holds:
+    /// `lock`'s (the scope's own by default; a portal's for the federated server tokens derived
+    /// from it). Everything else removes through ``forget(_:kind:)``.
     @discardableResult
-    func remove(_ scope: CredentialScope, kind: String? = nil) async throws -> Int {
+    func remove(_ scope: CredentialScope, kind: String? = nil, under lock: CredentialScope? = nil) async throws -> Int {
+        try requireLock(of: lock ?? scope)
         let removed = try await engine.delete(CredentialQuery(server: scope.storeKey, kind: kind))
         invalidateCache()
         return removed
+    }
+
+    /// Throws unless this task holds the cross-process lock of `scope` (``withScopeLock(_:_:)``),
+    /// in a store that other processes share: the storage layer's own writes run only inside the
+    /// write path, under the lock that renewals, commits and account switches take.
+    func requireLock(of scope: CredentialScope) throws {
+        guard backend.isPersistent, !CrossProcessLock.heldKeys.contains(scope.renewalLockKey) else { return }
+        throw PortalAuthError(
+            .internalError, "a write to the \(backend.name) store outside the lock of \(scope.storeKey)", remedy: .none)
     }
 
     /// Removes every credential of the family, one scope at a time under its lock (``forget(_:kind:)``
@@ -207,6 +222,7 @@ extension CredentialStore where Credential == any ArcGISCredential {
     /// were removed.
     @discardableResult
     func remove(_ context: ServerContext) async throws -> Int {
+        try requireLock(of: .serverContext(context))
         var removed = try await remove(.serverContext(context))
         for (attributes, credential) in try await engine.search(CredentialQuery()) {
             if let arcGIS = credential as? any ArcGISCredential, arcGIS.derivedFrom == context {

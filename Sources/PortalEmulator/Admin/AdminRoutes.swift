@@ -22,19 +22,7 @@ struct AdminRoutes: Sendable {
         case ("faults", "GET"):
             return .json(Self.encode(context.faults.armed))
         case ("faults", "POST"):
-            let data = Data(request.body)
-            let decoder = JSONDecoder()
-            let faults: [Fault]
-            if let list = try? decoder.decode([Fault].self, from: data) {
-                faults = list
-            } else if let one = try? decoder.decode(Fault.self, from: data) {
-                faults = [one]
-            } else {
-                return .json(
-                    ArcGISError.invalidInput(["Body must be a Fault or an array of Faults."]).json, status: 400)
-            }
-            context.faults.add(faults)
-            return .json(.object([("success", .bool(true)), ("added", .number(faults.count))]))
+            return addFaults(request)
         case ("faults", "DELETE"):
             context.faults.clear()
             return .json(.object([("success", .bool(true))]))
@@ -55,35 +43,16 @@ struct AdminRoutes: Sendable {
         case ("api-keys", "POST"):
             return addAPIKeys(request)
         case ("stream", "GET"):
-            let progress = context.streams.progress(request.parameter("name") ?? "")
-            return .json(
-                .object([
-                    ("sent", .number(progress.sent)), ("held", .bool(progress.held)), ("done", .bool(progress.done)),
-                    ("aborted", .bool(progress.aborted)),
-                ]))
+            return streamProgress(request)
         case ("stream-release", "POST"):
             context.streams.release(request.parameter("name") ?? "")
             return .json(.object([("success", .bool(true))]))
         case ("invalidate-api-key", "POST"):
-            guard let key = request.parameter("key"), context.apiKeys.invalidate(key: key) else {
-                return .json(ArcGISError.invalidInput(["key must name a configured API key"]).json, status: 400)
-            }
-            return .json(.object([("success", .bool(true))]))
+            return invalidateAPIKey(request)
         case ("password", "POST"):
-            guard let username = request.parameter("username"), let password = request.parameter("password"),
-                !password.isEmpty, context.changePassword(of: username, to: password)
-            else {
-                return .json(
-                    ArcGISError.invalidInput(["username must name a configured user, and password not be empty"]).json,
-                    status: 400)
-            }
-            return .json(.object([("success", .bool(true))]))
+            return changePassword(request)
         case ("oauth-access-token-lifetime", "POST"):
-            guard let seconds = request.parameter("seconds").flatMap(Int.init), seconds > 0 else {
-                return .json(ArcGISError.invalidInput(["seconds must be a positive number"]).json, status: 400)
-            }
-            context.oauthAccessTokenLifetimeSeconds = seconds
-            return .json(.object([("success", .bool(true)), ("seconds", .number(seconds))]))
+            return setOAuthAccessTokenLifetime(request)
         case ("counters", _), ("reset", _), ("faults", _), ("expire-tokens", _), ("expire-codes", _),
             ("revoke-refresh-tokens", _), ("oauth-tokens", _), ("oauth-access-token-lifetime", _),
             ("expire-entra-tokens", _), ("api-keys", _), ("invalidate-api-key", _), ("password", _):
@@ -91,6 +60,64 @@ struct AdminRoutes: Sendable {
         default:
             return nil
         }
+    }
+
+    /// `POST /emulator/faults` with a JSON ``Fault`` (or an array of them) as the body: arms them
+    /// after the rules already armed.
+    private func addFaults(_ request: IncomingRequest) -> OutgoingResponse {
+        let data = Data(request.body)
+        let decoder = JSONDecoder()
+        let faults: [Fault]
+        if let list = try? decoder.decode([Fault].self, from: data) {
+            faults = list
+        } else if let one = try? decoder.decode(Fault.self, from: data) {
+            faults = [one]
+        } else {
+            return .json(ArcGISError.invalidInput(["Body must be a Fault or an array of Faults."]).json, status: 400)
+        }
+        context.faults.add(faults)
+        return .json(.object([("success", .bool(true)), ("added", .number(faults.count))]))
+    }
+
+    /// `GET /emulator/stream?name=NAME`: how far the held stream NAME got (``StreamHolds``).
+    private func streamProgress(_ request: IncomingRequest) -> OutgoingResponse {
+        let progress = context.streams.progress(request.parameter("name") ?? "")
+        return .json(
+            .object([
+                ("sent", .number(progress.sent)), ("held", .bool(progress.held)), ("done", .bool(progress.done)),
+                ("aborted", .bool(progress.aborted)),
+            ]))
+    }
+
+    /// `POST /emulator/invalidate-api-key key=KEY`: the configured API key KEY is refused from now on.
+    private func invalidateAPIKey(_ request: IncomingRequest) -> OutgoingResponse {
+        guard let key = request.parameter("key"), context.apiKeys.invalidate(key: key) else {
+            return .json(ArcGISError.invalidInput(["key must name a configured API key"]).json, status: 400)
+        }
+        return .json(.object([("success", .bool(true))]))
+    }
+
+    /// `POST /emulator/password username=NAME password=NEW`: the user's password changes (as an
+    /// administrator would change it), so a remembered one stops working.
+    private func changePassword(_ request: IncomingRequest) -> OutgoingResponse {
+        guard let username = request.parameter("username"), let password = request.parameter("password"),
+            !password.isEmpty, context.changePassword(of: username, to: password)
+        else {
+            return .json(
+                ArcGISError.invalidInput(["username must name a configured user, and password not be empty"]).json,
+                status: 400)
+        }
+        return .json(.object([("success", .bool(true))]))
+    }
+
+    /// `POST /emulator/oauth-access-token-lifetime seconds=N`: the lifetime of the OAuth access
+    /// tokens issued from now on.
+    private func setOAuthAccessTokenLifetime(_ request: IncomingRequest) -> OutgoingResponse {
+        guard let seconds = request.parameter("seconds").flatMap(Int.init), seconds > 0 else {
+            return .json(ArcGISError.invalidInput(["seconds must be a positive number"]).json, status: 400)
+        }
+        context.oauthAccessTokenLifetimeSeconds = seconds
+        return .json(.object([("success", .bool(true)), ("seconds", .number(seconds))]))
     }
 
     /// `GET /emulator/clock` (or `/admin/clock`): the clock's time; `POST` with `advance=SECONDS`

@@ -27,36 +27,54 @@ enum StreamRoutes {
         _ request: Request, incoming: IncomingRequest, writer: consuming ResponseWriter, context: EmulatorContext
     ) async throws {
         if case .failure(let error) = context.requireToken(incoming, realm: .server) {
-            let body = Array(error.json.serialized().utf8)
-            try await writer.write(
-                response: HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+            try await writeJSON(error.json, to: writer)
             return
         }
         context.counters.countRequest(path: incoming.path, host: incoming.host, carriesToken: true)
         if incoming.path.lowercased().hasSuffix("/echo") {
-            var hash = SHA256()
-            var count = 0
-            var head: [UInt8] = []
-            var tail: [UInt8] = []
-            for try await piece in request.body {
-                count += piece.readableBytes
-                piece.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
-                if head.count < 64 { head += piece.readableBytesView.prefix(64 - head.count) }
-                tail = Array((tail + piece.readableBytesView.suffix(64)).suffix(64))
-            }
-            let hex = hash.finalize().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
-            let json = JSONValue.object([
-                ("bytes", .number(count)), ("sha256", .string(hex.joined())),
-                ("contentType", .string(incoming.headers["content-type"] ?? "")),
-                ("head", .string(String(decoding: head, as: UTF8.self))),
-                ("tail", .string(String(decoding: tail, as: UTF8.self))),
-            ])
-            try await writer.write(
-                response: HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array(json.serialized().utf8))))
-            return
+            try await echo(request, incoming: incoming, writer: writer)
+        } else {
+            try await sendBytes(incoming, writer: writer, context: context)
         }
+    }
+
+    /// Answers `json` with 200 (as ArcGIS answers its errors too).
+    private static func writeJSON(_ json: JSONValue, to writer: consuming ResponseWriter) async throws {
+        try await writer.write(
+            response: HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array(json.serialized().utf8))))
+    }
+
+    /// `POST .../echo`: reads the body piece by piece and answers its size, SHA-256, content type
+    /// and first and last 64 bytes.
+    private static func echo(
+        _ request: Request, incoming: IncomingRequest, writer: consuming ResponseWriter
+    ) async throws {
+        var hash = SHA256()
+        var count = 0
+        var head: [UInt8] = []
+        var tail: [UInt8] = []
+        for try await piece in request.body {
+            count += piece.readableBytes
+            piece.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
+            if head.count < 64 { head += piece.readableBytesView.prefix(64 - head.count) }
+            tail = Array((tail + piece.readableBytesView.suffix(64)).suffix(64))
+        }
+        let hex = hash.finalize().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
+        let json = JSONValue.object([
+            ("bytes", .number(count)), ("sha256", .string(hex.joined())),
+            ("contentType", .string(incoming.headers["content-type"] ?? "")),
+            ("head", .string(String(decoding: head, as: UTF8.self))),
+            ("tail", .string(String(decoding: tail, as: UTF8.self))),
+        ])
+        try await writeJSON(json, to: writer)
+    }
+
+    /// `GET .../bytes?size=N`: N bytes in 64 KiB pieces as the client takes them, held at `holdAt`
+    /// until released when `hold` names the stream.
+    private static func sendBytes(
+        _ incoming: IncomingRequest, writer: consuming ResponseWriter, context: EmulatorContext
+    ) async throws {
         let size = max(0, Int(incoming.parameter("size") ?? "") ?? 0)
         let hold = incoming.parameter("hold")
         let holdAt = Int(incoming.parameter("holdAt") ?? "") ?? 0

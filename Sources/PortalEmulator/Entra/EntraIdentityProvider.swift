@@ -144,59 +144,68 @@ struct EntraIdentityProvider: Sendable {
         }
         switch request.parameter("grant_type") {
         case "authorization_code":
-            guard let code = request.parameter("code") else {
-                return tokenError(
-                    "invalid_request", 900144,
-                    "AADSTS900144: The request body must contain the following parameter: 'code'.")
-            }
-            guard let grant = context.entra.grants.redeemCode(code), grant.clientID == app.clientId else {
-                return tokenError(
-                    "invalid_grant", 70000, "AADSTS70000: The provided authorization code is invalid or has been used.")
-            }
-            guard grant.expires > context.nowMilliseconds else {
-                return tokenError(
-                    "invalid_grant", 70008,
-                    "AADSTS70008: The provided authorization code or refresh token has expired due to inactivity.")
-            }
-            guard request.parameter("redirect_uri") == grant.redirectURI else {
-                return tokenError(
-                    "invalid_grant", 50011,
-                    "AADSTS50011: The redirect URI does not match the one the code was issued for.")
-            }
-            guard let verifier = request.parameter("code_verifier"), (43...128).contains(verifier.count),
-                OAuthTokenService.s256(verifier) == grant.codeChallenge
-            else {
-                return tokenError(
-                    "invalid_grant", 501481,
-                    "AADSTS501481: The Code_Verifier does not match the code_challenge supplied in the authorization request."
-                )
-            }
-            let scope = request.parameter("scope") ?? grant.scope ?? ""
-            context.counters.update { $0.entraAuthorizationCodeGrants += 1 }
-            return .json(issue(username: grant.username, app: app, scope: scope))
+            return redeemCode(request, app: app)
         case "refresh_token":
-            guard let refresh = request.parameter("refresh_token"),
-                let grant = context.entra.grants.refreshToken(refresh),
-                grant.clientID == app.clientId
-            else {
-                return tokenError(
-                    "invalid_grant", 9002313,
-                    "AADSTS9002313: Invalid request. Request is malformed or invalid (refresh_token).")
-            }
-            guard grant.expires > context.nowMilliseconds else {
-                return tokenError(
-                    "invalid_grant", 700082, "AADSTS700082: The refresh token has expired due to inactivity.")
-            }
-            // Entra rotates refresh tokens: the new one replaces the old.
-            context.entra.grants.revokeRefreshToken(refresh)
-            context.counters.update { $0.entraRefreshTokenGrants += 1 }
-            return .json(
-                issue(username: grant.username, app: app, scope: request.parameter("scope") ?? "offline_access openid"))
+            return redeemRefreshToken(request, app: app)
         case let other:
             return tokenError(
                 "unsupported_grant_type", 70003,
                 "AADSTS70003: The app requested an unsupported grant type '\(other ?? "")'.")
         }
+    }
+
+    /// The authorization code grant: the code must be unused, unexpired, `app`'s, sent with the
+    /// redirect URI it was issued for and the PKCE verifier of its challenge.
+    private func redeemCode(_ request: IncomingRequest, app: EmulatorApp) -> OutgoingResponse {
+        guard let code = request.parameter("code") else {
+            return tokenError(
+                "invalid_request", 900144,
+                "AADSTS900144: The request body must contain the following parameter: 'code'.")
+        }
+        guard let grant = context.entra.grants.redeemCode(code), grant.clientID == app.clientId else {
+            return tokenError(
+                "invalid_grant", 70000, "AADSTS70000: The provided authorization code is invalid or has been used.")
+        }
+        guard grant.expires > context.nowMilliseconds else {
+            return tokenError(
+                "invalid_grant", 70008,
+                "AADSTS70008: The provided authorization code or refresh token has expired due to inactivity.")
+        }
+        guard request.parameter("redirect_uri") == grant.redirectURI else {
+            return tokenError(
+                "invalid_grant", 50011, "AADSTS50011: The redirect URI does not match the one the code was issued for.")
+        }
+        guard let verifier = request.parameter("code_verifier"), (43...128).contains(verifier.count),
+            OAuthTokenService.s256(verifier) == grant.codeChallenge
+        else {
+            return tokenError(
+                "invalid_grant", 501481,
+                "AADSTS501481: The Code_Verifier does not match the code_challenge supplied in the authorization request."
+            )
+        }
+        let scope = request.parameter("scope") ?? grant.scope ?? ""
+        context.counters.update { $0.entraAuthorizationCodeGrants += 1 }
+        return .json(issue(username: grant.username, app: app, scope: scope))
+    }
+
+    /// The refresh token grant: the token must be live and `app`'s; Entra rotates refresh tokens,
+    /// so the new one replaces it.
+    private func redeemRefreshToken(_ request: IncomingRequest, app: EmulatorApp) -> OutgoingResponse {
+        guard let refresh = request.parameter("refresh_token"),
+            let grant = context.entra.grants.refreshToken(refresh),
+            grant.clientID == app.clientId
+        else {
+            return tokenError(
+                "invalid_grant", 9002313,
+                "AADSTS9002313: Invalid request. Request is malformed or invalid (refresh_token).")
+        }
+        guard grant.expires > context.nowMilliseconds else {
+            return tokenError("invalid_grant", 700082, "AADSTS700082: The refresh token has expired due to inactivity.")
+        }
+        context.entra.grants.revokeRefreshToken(refresh)
+        context.counters.update { $0.entraRefreshTokenGrants += 1 }
+        return .json(
+            issue(username: grant.username, app: app, scope: request.parameter("scope") ?? "offline_access openid"))
     }
 
     /// A token response: access token, ID token with `openid`, refresh token with `offline_access`.

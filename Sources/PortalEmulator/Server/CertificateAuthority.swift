@@ -45,18 +45,7 @@ struct CertificateAuthority: Sendable {
             CommonName("localhost")
             OrganizationName("portal-emulator")
         }
-        var names: [GeneralName] = [
-            .dnsName("localhost"),
-            .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
-            .ipAddress(ASN1OctetString(contentBytes: ArraySlice(Array(repeating: 0, count: 15) + [1]))),
-        ]
-        for host in extraHostnames where !host.isEmpty {
-            if let bytes = IPAddressBytes.parse(host) {
-                names.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(bytes))))
-            } else {
-                names.append(.dnsName(host.lowercased()))
-            }
-        }
+        let names = serverNames(extraHostnames: extraHostnames)
         let server = try Certificate(
             version: .v3,
             serialNumber: Certificate.SerialNumber(),
@@ -80,6 +69,24 @@ struct CertificateAuthority: Sendable {
             caCertificatePEM: try ca.serializeAsPEM().pemString,
             serverCertificatePEM: try server.serializeAsPEM().pemString,
             serverKeyPEM: serverKey.pemRepresentation)
+    }
+
+    /// The server certificate's subject alternative names: localhost, 127.0.0.1, ::1 and
+    /// `extraHostnames` (IP addresses as IP names, the rest as DNS names in lower case).
+    private static func serverNames(extraHostnames: [String]) -> [GeneralName] {
+        var names: [GeneralName] = [
+            .dnsName("localhost"),
+            .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
+            .ipAddress(ASN1OctetString(contentBytes: ArraySlice(Array(repeating: 0, count: 15) + [1]))),
+        ]
+        for host in extraHostnames where !host.isEmpty {
+            if let bytes = IPAddressBytes.parse(host) {
+                names.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(bytes))))
+            } else {
+                names.append(.dnsName(host.lowercased()))
+            }
+        }
+        return names
     }
 }
 

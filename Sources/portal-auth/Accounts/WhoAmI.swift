@@ -50,68 +50,12 @@ struct WhoAmI: AsyncParsableCommand {
             if try await Self.describeOtherCredential(target, context: context, manager: manager, json: json) {
                 return
             }
-            let rest = context.portalRESTURL
-            let selfInfo =
-                try await manager.send(ArcGISRequest(url: URL(string: rest + "/portals/self")!)).json ?? .null
-            var user = selfInfo["user"]
-            if user?["username"] == nil {
-                user = try await manager.send(ArcGISRequest(url: URL(string: rest + "/community/self")!)).json
-            }
-            guard let username = user?["username"]?.stringValue else {
-                throw PortalAuthError(
-                    .invalidResponse, "\(context) did not say who is signed in: it may not be an ArcGIS portal",
-                    remedy: .checkURL)
-            }
-            let profile =
-                try await manager.send(
-                    ArcGISRequest(url: URL(string: rest + "/community/users/" + FormEncoding.escape(username))!)
-                ).json ?? .null
-            func field(_ name: String) -> String? { profile[name]?.stringValue ?? user?[name]?.stringValue }
-            let created = (profile["created"] ?? user?["created"])?.doubleValue.map {
-                Date(timeIntervalSince1970: $0 / 1000)
-            }
-            let helpers = selfInfo["helperServices"]
-            let geocode = helpers?["geocode"]?[0]?["url"]?.stringValue
-            let route = helpers?["route"]?["url"]?.stringValue
-
-            if let thumbnail {
-                guard let name = field("thumbnail"), !name.isEmpty else {
-                    throw PortalAuthError(.invalidArgument, "\(username) has no thumbnail on \(context)")
-                }
-                let image = try await manager.send(
-                    ArcGISRequest(
-                        url: URL(
-                            string: rest
-                                + "/community/users/\(FormEncoding.escape(username))/info/\(FormEncoding.escape(name))")!,
-                        expectsJSON: false))
-                try writeFile(thumbnail, image.http.body)
-            }
-
+            let profile = try await Profile.fetch(context: context, manager: manager)
+            if let thumbnail { try await profile.saveThumbnail(to: thumbnail, manager: manager) }
             if json {
-                var object: [String: JSONValue] = ["username": .string(username), "portal": .string(context.url)]
-                object["fullName"] = field("fullName").map(JSONValue.string) ?? .null
-                object["email"] = field("email").map(JSONValue.string) ?? .null
-                object["memberSince"] = created.map { .string($0.iso8601) } ?? .null
-                object["portalName"] =
-                    (selfInfo["name"]?.stringValue ?? selfInfo["portalName"]?.stringValue).map(JSONValue.string)
-                    ?? .null
-                object["helperServices"] = .object([
-                    "geocode": geocode.map(JSONValue.string) ?? .null, "route": route.map(JSONValue.string) ?? .null,
-                ])
-                if let thumbnail { object["thumbnailFile"] = .string(thumbnail) }
-                output(try JSONValue.object(object).jsonText(pretty: true))
+                output(try profile.json(thumbnailFile: thumbnail).jsonText(pretty: true))
             } else {
-                outputLine(
-                    "\(username)\(field("fullName").map { " (\($0))" } ?? "")\(field("email").map { " <\($0)>" } ?? "")"
-                )
-                if let created { outputLine("member since: \(created.formatted(.iso8601.year().month().day()))") }
-                outputLine(
-                    "portal:       \(selfInfo["name"]?.stringValue ?? selfInfo["portalName"]?.stringValue ?? "?") "
-                        + "(\(context.url))"
-                )
-                outputLine("geocode:      \(geocode ?? "none")")
-                outputLine("route:        \(route ?? "none")")
-                if let thumbnail { outputLine("thumbnail:    saved to \(thumbnail)") }
+                profile.printText(thumbnailFile: thumbnail)
             }
         }
     }

@@ -1,6 +1,4 @@
 import ArgumentParser
-internal import CPortalAuth
-import Dispatch
 import PortalAuth
 
 #if canImport(FoundationEssentials)
@@ -73,20 +71,22 @@ struct Exec: AsyncParsableCommand {
             var live = try await LiveCredentials.fetch(for: target, manager: manager)
             live.renewBefore = renewBefore.map(TimeInterval.init)
             PrivateFolder.removeStale()
-            // From here on, a signal either reaches COMMAND or removes the folder (see pa_exec.h).
-            let guarded = pa_exec_guard_begin()
-            guard guarded == 0 else {
+            // From here on, a signal either reaches COMMAND or removes the folder (see GuardedCommand).
+            do throws(GuardedCommand.Failure) {
+                try GuardedCommand.guardSignals()
+            } catch {
                 throw PortalAuthError(
                     .invalidArgument,
-                    "cannot catch signals (\(String(cString: strerror(guarded)))), so the header file could outlive "
-                        + "the command; nothing was run"
+                    "cannot catch signals (\(error.reason)), so the header file could outlive the command; nothing "
+                        + "was run"
                 )
             }
             let folder = try PrivateFolder.create()
             let status: Int32
             do {
-                let registered = pa_exec_guard_folder(folder.path)
-                guard registered == 0 else {
+                do {
+                    try GuardedCommand.removeOnSignal(folder.path)
+                } catch {
                     throw PortalAuthError(
                         .invalidArgument,
                         "the private folder's path \(folder.path) is too long to remove on a signal; set TMPDIR to a "
@@ -97,11 +97,11 @@ struct Exec: AsyncParsableCommand {
                 status = try await runCommand(live, folder: folder, manager: manager)
             } catch {
                 folder.remove()
-                pa_exec_guard_folder(nil)
+                GuardedCommand.forgetFolder()
                 throw error
             }
             folder.remove()
-            pa_exec_guard_folder(nil)
+            GuardedCommand.forgetFolder()
             throw ExitCode(status)
         }
     }
@@ -118,15 +118,14 @@ struct Exec: AsyncParsableCommand {
             caBundle: global.caBundlePath)
         // The terminal is COMMAND's from now on: renewals in the background draw no wait notice.
         WaitNotice.shared.silence()
-        let pid = try spawnInheritingTerminal(command, environment: environment)
-        pa_exec_guard_child(pid)
+        let child = try startInheritingTerminal(command, environment: environment)
         let renewal = Task { await live.keepRenewed(in: folder, manager: manager) }
         // A secret from a file that rotates: signed in again at once (#39).
         let rotating = EnvironmentCredentials.inUse.flatMap { $0.readsASecretFile ? $0 : nil }
         let rotation = rotating.map { environment in
             Task { await live.keepRotated(environment, in: folder, manager: manager) }
         }
-        let status = await waitForCommand(pid)
+        let status = await child.waitForExit()
         renewal.cancel()
         rotation?.cancel()
         await renewal.value
@@ -135,35 +134,15 @@ struct Exec: AsyncParsableCommand {
     }
 }
 
-/// Starts `command` (looked up in PATH) with this process's standard input, output and error and
-/// `environment`; no other descriptor is inherited. When it cannot be started, says why and
-/// throws the shell's status for it: 127 (not found) or 126 (not executable).
-func spawnInheritingTerminal(_ command: [String], environment: [String: String]) throws -> pid_t {
-    let argv = command.map { strdup($0) } + [nil]
-    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-        argv.forEach { free($0) }
-        envp.forEach { free($0) }
-    }
-    var pid: pid_t = 0
-    let rc = pa_spawn(command[0], argv, envp, 0, 1, 2, 0, &pid)
-    guard rc == 0 else {
-        printError(
-            "cannot run \(command[0]): \(String(cString: strerror(rc))); check the command name and that it is on PATH")
-        throw ExitCode(rc == ENOENT ? 127 : 126)
-    }
-    return pid
-}
-
-/// Waits for COMMAND, `pid`, on a thread of its own (not the cooperative pool), and stops passing
-/// signals on to it; its exit status, or 128 + the signal that ended it.
-func waitForCommand(_ pid: pid_t) async -> Int32 {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global(qos: .userInitiated).async {
-            var code: Int32 = -1
-            _ = pa_exec_guard_wait(pid, &code)
-            continuation.resume(returning: code)
-        }
+/// Starts `command` (looked up in PATH) under the signal guard with this process's standard input,
+/// output and error and `environment`; no other descriptor is inherited. When it cannot be
+/// started, says why and throws the shell's status for it: 127 (not found) or 126 (not executable).
+func startInheritingTerminal(_ command: [String], environment: [String: String]) throws -> GuardedCommand {
+    do throws(GuardedCommand.Failure) {
+        return try GuardedCommand.start(command, environment: environment)
+    } catch {
+        printError("cannot run \(command[0]): \(error.reason); check the command name and that it is on PATH")
+        throw ExitCode(error.code == ENOENT ? 127 : 126)
     }
 }
 

@@ -31,34 +31,46 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
 
     func present(_ url: URL, redirectURI: String) async throws {
         if purpose == .signOut {
-            if noBrowser {
-                printInfo("To finish signing out at the identity provider, open:\n\n    \(url.absoluteString)\n")
-            } else {
-                do {
-                    let browser = try SystemBrowser().open(url)
-                    printInfo("Opened the sign-out page with \(browser).")
-                } catch let error as PortalAuthError {
-                    printInfo(
-                        "\(error.message).\nTo finish signing out at the identity provider, open:\n\n    "
-                            + "\(url.absoluteString)\n"
-                    )
-                }
-            }
+            try presentSignOut(url)
             return
         }
         guard allowed else {
             throw PortalAuthError(
                 .authenticationRequired, "a new browser sign-in is needed and stdin is not a terminal: run \(hint)")
         }
-        let waiting =
-            redirectURI == AuthorizationRedirect.outOfBandURI
-            ? "then paste the code the portal shows"
-            : "waiting for the browser to come back to \(redirectURI)"
         let loopback = redirectURI != AuthorizationRedirect.outOfBandURI
         defer {
             // Shown on a terminal while nobody has come back (the next request ends it).
             if loopback { _ = WaitNotice.shared.begin("the browser to come back to \(redirectURI)") }
         }
+        try presentSignIn(url, redirectURI: redirectURI)
+    }
+
+    /// Opens the identity provider's sign-out page, or says which URL to open.
+    private func presentSignOut(_ url: URL) throws {
+        if noBrowser {
+            printInfo("To finish signing out at the identity provider, open:\n\n    \(url.absoluteString)\n")
+            return
+        }
+        do {
+            let browser = try SystemBrowser().open(url)
+            printInfo("Opened the sign-out page with \(browser).")
+        } catch let error as PortalAuthError {
+            printInfo(
+                "\(error.message).\nTo finish signing out at the identity provider, open:\n\n    "
+                    + "\(url.absoluteString)\n"
+            )
+        }
+    }
+
+    /// Opens the sign-in page (or says which URL to open, and why when no browser can be opened
+    /// here) and what the sign-in waits for: the browser to come back to `redirectURI`, or a
+    /// pasted code.
+    private func presentSignIn(_ url: URL, redirectURI: String) throws {
+        let waiting =
+            redirectURI == AuthorizationRedirect.outOfBandURI
+            ? "then paste the code the portal shows"
+            : "waiting for the browser to come back to \(redirectURI)"
         if noBrowser {
             printInfo(
                 "Open this URL in a browser to sign in:\n\n    "
@@ -69,20 +81,7 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
         }
         if Self.hasNoDisplay() {
             // xdg-open would find no browser to start, and the sign-in would wait for nothing.
-            var advice = ""
-            if loopback {
-                let port = URL(string: redirectURI)?.port.map(String.init) ?? "PORT"
-                advice =
-                    "\nThe browser must reach \(redirectURI) on this machine: open the URL on a machine that forwards "
-                    + "that port here (ssh -L \(port):127.0.0.1:\(port) "
-                    + "THIS-HOST)\(outOfBandHint.map { ", or \($0) (the portal then shows a code to paste here)" } ?? "")."
-            }
-            printInfo(
-                "No browser can be opened here: there is no display (DISPLAY and WAYLAND_DISPLAY are not set) and "
-                    + "BROWSER is not set.\nOpen this URL in a browser, on this machine or another one:\n\n    "
-                    + "\(url.absoluteString)\n\(advice)\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) "
-                    + "(Ctrl-C to cancel)."
-            )
+            printInfo(noDisplayMessage(url, redirectURI: redirectURI, waiting: waiting))
             return
         }
         do {
@@ -98,6 +97,23 @@ struct TerminalAuthorizationUserAgent: AuthorizationUserAgent {
                     + "cancel)."
             )
         }
+    }
+
+    /// What to do when no browser can be opened here: open `url` elsewhere, and for a loopback
+    /// `redirectURI`, forward its port here (or switch to the out-of-band flow).
+    private func noDisplayMessage(_ url: URL, redirectURI: String, waiting: String) -> String {
+        var advice = ""
+        if redirectURI != AuthorizationRedirect.outOfBandURI {
+            let port = URL(string: redirectURI)?.port.map(String.init) ?? "PORT"
+            advice =
+                "\nThe browser must reach \(redirectURI) on this machine: open the URL on a machine that forwards "
+                + "that port here (ssh -L \(port):127.0.0.1:\(port) "
+                + "THIS-HOST)\(outOfBandHint.map { ", or \($0) (the portal then shows a code to paste here)" } ?? "")."
+        }
+        return "No browser can be opened here: there is no display (DISPLAY and WAYLAND_DISPLAY are not set) and "
+            + "BROWSER is not set.\nOpen this URL in a browser, on this machine or another one:\n\n    "
+            + "\(url.absoluteString)\n\(advice)\n\(waiting.prefix(1).uppercased() + waiting.dropFirst()) "
+            + "(Ctrl-C to cancel)."
     }
 
     /// No graphical session and no `$BROWSER`: nothing could show a sign-in page here.

@@ -27,6 +27,14 @@ import Testing
         "_ = try await iap.remove(\"identifier\")",
         "_ = try await iap.removeAll()",
         "_ = arcGIS.engine",
+        // What the package's own targets see (`package`): an account's backend, an engine, the
+        // storage layer's bulk and derived-token deletes.
+        "try AccountCredentialBackend(base: backend, username: \"u\").store("
+            + "CredentialAttributes(store: \"arcgis\", server: \"s\", kind: \"k\"), secret: \"x\")",
+        "_ = try AccountCredentialBackend(base: backend, username: \"u\").delete(CredentialQuery())",
+        "_ = try await CredentialStoreEngine(backend: backend, storeName: \"arcgis\").delete(CredentialQuery())",
+        "_ = try await arcGIS.forgetEveryItem(of: \"arcgis\")",
+        "_ = try await arcGIS.removeDerivedTokens(of: context, in: arcGIS)",
     ]
 
     /// The write path's calls, which must compile (so a failure above is the access, not the harness).

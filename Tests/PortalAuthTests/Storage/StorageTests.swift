@@ -222,7 +222,7 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
             // the same keyring.
             let portal = try ServerContext(fixture.emulator.portalURL)
             try await withResource(
-                portal, release: { _ = try? await fixture.manager.arcGISCredentialStore.remove($0) }
+                portal, release: { _ = try? await fixture.manager.arcGISCredentialStore.forget(.serverContext($0)) }
             ) { _ in try await newManagerUsesTheStoredCredential(fixture) }
         }
     }

@@ -162,7 +162,7 @@ extension CredentialStore where Credential == any ArcGISCredential {
     func removeDerivedTokens(of context: ServerContext, in store: ArcGISCredentialStore) async throws -> Int {
         var removed = 0
         for token in try await derivedTokens(of: context, in: store) {
-            removed += try await store.remove(token.scope, kind: type(of: token).kind)
+            removed += try await store.remove(token.scope, kind: type(of: token).kind, under: .serverContext(context))
         }
         return removed
     }
