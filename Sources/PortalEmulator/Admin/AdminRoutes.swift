@@ -185,7 +185,7 @@ struct AdminRoutes: Sendable {
                 username: user.username, clientID: clientID, refreshSeconds: refresh, accessSeconds: access))
     }
 
-    /// `/emulator/redirect?to=` and `/emulator/echo[/...]` (with `cors=1`, the answer carries the
+    /// `/emulator/redirect?to=[&status=]` and `/emulator/echo[/...]` (with `cors=1`, the answer carries the
     /// CORS headers of a server open to every page): counted like any request.
     func handle(_ request: IncomingRequest) -> OutgoingResponse {
         let lower = request.components.map { $0.lowercased() }
@@ -193,7 +193,13 @@ struct AdminRoutes: Sendable {
             guard let target = request.parameter("to"), target.contains("://") else {
                 return .text("redirect needs ?to=<absolute URL>\n", status: 400)
             }
-            return .redirect(to: target)
+            // `status=301|302|303|307|308` (302 when not given): 307 and 308 ask a client to send the
+            // same request, body included, to the new location.
+            let status = request.parameter("status").flatMap(Int.init) ?? 302
+            guard [301, 302, 303, 307, 308].contains(status) else {
+                return .text("redirect's status is one of 301, 302, 303, 307, 308\n", status: 400)
+            }
+            return .redirect(to: target, status: status)
         }
         if lower.count >= 2, lower[1] == "echo" {
             var response = OutgoingResponse.json(

@@ -37,9 +37,9 @@ struct OutgoingResponse: Sendable {
     }
 
     /// A 302 redirect.
-    static func redirect(to location: String) -> OutgoingResponse {
+    static func redirect(to location: String, status: Int = 302) -> OutgoingResponse {
         OutgoingResponse(
-            status: 302,
+            status: status,
             headers: [("Location", location), ("Content-Type", "text/plain; charset=utf-8")],
             body: Array("Redirecting to \(location)\n".utf8)
         )

@@ -136,7 +136,10 @@ struct ServeProxy {
     /// A redirect of `url` to `location`, for the client to follow through the proxy: its
     /// `Location` is the local URL of the target (`/SECRET/https/HOST/PATH`) when a stored or
     /// environment credential covers the target; else 502 (the target is never contacted: the
-    /// redirect is not followed here, and the client is not sent there).
+    /// redirect is not followed here, and the client is not sent there). A 307 or 308, which has
+    /// the client send the same request, body included, again, passes only within the reach of
+    /// the credential `url` went with, as the request loop follows one (``keepsCredential(from:to:)``):
+    /// a server never has a client's form resent with another credential.
     func redirect(
         _ response: TransportResponse, to location: String, from url: URL
     ) async -> LoopbackHTTPServer.Response {
@@ -151,9 +154,29 @@ struct ServeProxy {
                 message: "\(ServerContext.describe(url)) redirected to a URL no stored or environment credential "
                     + "covers: not followed")
         }
+        if response.status == 307 || response.status == 308, await !keepsCredential(from: url, to: strict) {
+            return ServeErrors.body(
+                status: 502, code: 502,
+                message: "\(ServerContext.describe(url)) redirected a request with its body to "
+                    + "\(ServerContext.describe(strict)), which another credential covers: not followed")
+        }
         var headers = response.headers.filter { !Self.dropsResponseHeader($0.name) }
         headers.append(("Location", local))
         return LoopbackHTTPServer.Response(status: response.status, headers: headers, body: response.body)
+    }
+
+    /// Whether the credential the core gives for `url` also applies to `next` (the request loop's
+    /// rule for a redirect that resends a request: `ArcGISCredential.applies(to:)`), or, when
+    /// `url` went with no ArcGIS credential (a host's network credential), whether `next` is on the
+    /// same host and port.
+    func keepsCredential(from url: URL, to next: URL) async -> Bool {
+        guard let manager = try? await managers.manager(for: url),
+            let source = try? await ServeScope.credential(for: url, manager: manager)
+        else {
+            return (try? ServerContext.host(of: url)) == (try? ServerContext.host(of: next))
+        }
+        if let credential = source.arcGIS { return credential.applies(to: next) }
+        return (try? ServerContext.host(of: url)) == (try? ServerContext.host(of: next))
     }
 
     /// `https://` + `remote` (`HOST[:PORT]/PATH`, no query), read strictly; a user part, an empty

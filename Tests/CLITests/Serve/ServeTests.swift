@@ -270,6 +270,49 @@ import Testing
         }
     }
 
+    /// A 307 or 308 has the client send its request, body included, again: serve passes one back
+    /// only within the reach of the credential the request went with (the request loop's rule);
+    /// to a URL another credential covers it is 502, and nothing is resent there.
+    @Test func a307Or308ToAnotherCredentialsReachIs502AndWithinItsOwnComesBack() async throws {
+        try await ServeUse.with { serve in
+            try await serve.use.signIn()
+            let login = try await serve.use.portalAuth(
+                [
+                    "login", "--url", serve.origin + "/emulator", "--token-stdin", "--unchecked", "--expires-in",
+                    "3600",
+                ],
+                stdin: "emulator-token")
+            #expect(login.status == 0, "\(login.stderr)")
+            let result = try await serve.bash(
+                #"""
+                start_serve
+                redirect="${BASE}https/${ORIGIN#https://}/emulator/redirect"
+                q() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+                code() { curl -s -o /dev/null -w '%{http_code}' -d a=1 "$redirect?$1"; echo; }
+                portal=$(q "$PORTAL/sharing/rest/portals/self?f=json")
+                for status in 307 308; do
+                  echo "$status to the portal: $(code "status=$status&to=$portal")"
+                  echo "$status within: $(code "status=$status&to=$(q "$ORIGIN/emulator/echo/x")")"
+                done
+                echo "302 to the portal: $(code "status=302&to=$portal")"
+                curl -sL -d a=1 "$redirect?status=307&to=$(q "$ORIGIN/emulator/echo/y")" | python3 -c '
+                import json, sys; a = json.load(sys.stdin); print(a["path"], a["method"], a["hadToken"])'
+                stop_serve
+                """#)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(
+                result.stdout == """
+                    307 to the portal: 502
+                    307 within: 307
+                    308 to the portal: 502
+                    308 within: 308
+                    302 to the portal: 302
+                    /emulator/echo/y POST True
+
+                    """, "\(result.stdout)")
+        }
+    }
+
     @Test func theTokenEndpointAnswersWhatTokenFormatJSONPrints() async throws {
         try await ServeUse.with { serve in
             try await serve.use.signIn()
