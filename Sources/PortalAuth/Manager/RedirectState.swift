@@ -23,7 +23,7 @@ struct RedirectState {
     ///
     /// 301, 302 and 303 make it a GET of the new location without the parameters (the Location
     /// is the whole new request); 307 and 308 resend the parameters, but only within the same
-    /// context (`keepsContext`), never to another server.
+    /// context (`keepsContext`) and scheme, never to another server and never from https to http.
     mutating func follow(
         _ target: RequestTarget, status: Int, location: String, keepsContext: (URL) -> Bool
     ) throws -> RequestTarget {
@@ -43,6 +43,13 @@ struct RedirectState {
             let query = next.query(percentEncoded: true) ?? ""
             let hasFormat = query.split(separator: "&").contains { $0.lowercased().hasPrefix("f=") }
             followed.parameters = expectsJSON && !hasFormat ? [("f", "json")] : []
+        } else if next.scheme?.lowercased() != target.url.scheme?.lowercased() {
+            // (A context is read without its scheme: https and http on one host are one context.)
+            throw PortalAuthError(
+                .httpError,
+                "\(ServerContext.describe(target.url)) redirected a request with its parameters to "
+                    + "\(ServerContext.describe(next)), another scheme: refusing to resend them there",
+                remedy: .checkURL, cause: .httpStatus(status))
         } else if !keepsContext(next) {
             throw PortalAuthError(
                 .httpError,
