@@ -25,7 +25,18 @@ extension AuthenticationManager {
         for url: URL, refused: Bool = false, lasting: Bool = false
     ) async throws -> (any ArcGISCredential)? {
         guard let stored = try await arcGISCredentialStore.credential(for: url) else { return nil }
-        return try await arcGIS.renew(stored, refused: refused, lasting: lasting)
+        return try await renewCredential(stored, refused: refused, lasting: lasting)
+    }
+
+    /// Renews `credential`, the stored credential as the caller read it when it decided to renew,
+    /// as ``renewCredential(for:refused:lasting:)`` does. What the store holds is compared with it
+    /// under the renewal's lock: a renewal another task or process stored after the caller read
+    /// it is used as it is, so a decision taken on one reading is carried out once (two `renew`
+    /// runs at once exchange a refresh token once, not once each).
+    public func renewCredential(
+        _ credential: any ArcGISCredential, refused: Bool = false, lasting: Bool = false
+    ) async throws -> (any ArcGISCredential)? {
+        try await arcGIS.renew(credential, refused: refused, lasting: lasting)
     }
 
     /// Sets the program's way to renew credentials that cannot renew themselves (`nil`: none).

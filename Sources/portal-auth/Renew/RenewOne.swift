@@ -88,7 +88,7 @@ struct RenewOne {
 
     /// The renewal, in one place: a sign-in that needs an unattended sign-in with its remembered
     /// password; any other through the manager's one renewal path, to last
-    /// (`renewCredential(for:refused:lasting:)`, once across processes, renewing even a token that
+    /// (`renewCredential(_:refused:lasting:)`, once across processes, renewing even a token that
     /// is still good; an OAuth sign-in exchanges its refresh token there for a new one, however far
     /// its end is).
     func renew() async throws {
@@ -97,8 +97,13 @@ struct RenewOne {
         guard let url = URL(string: summary.server) else { return }
         if renewal == .needsUnattendedSignIn {
             try await RememberedPassword.renewIfExpiring(for: url, manager: manager, within: window)
-        } else {
-            _ = try await manager.renewCredential(for: url, refused: true, lasting: true)
+            return
         }
+        // The credential this renewal was decided on (its summary): when the store holds another now,
+        // another process renewed it meanwhile (two `renew` runs at once) and the reading after says so.
+        guard let credential = try await manager.arcGISCredentialStore.credential(for: url),
+            credential.renewal == renewal
+        else { return }
+        _ = try await manager.renewCredential(credential, refused: true, lasting: true)
     }
 }

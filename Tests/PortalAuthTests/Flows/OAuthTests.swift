@@ -313,6 +313,23 @@ struct OAuthFixture {
         }
     }
 
+    /// Two renewals to last decided on one reading of the store (two `renew` runs at once): the
+    /// first exchanges the refresh token, the second finds the exchange stored and uses it.
+    @Test func renewingToLastACredentialAnotherRenewalReplacedExchangesOnce() async throws {
+        try await OAuthFixture.with { f in
+            let seeded = f.seededCredential(accessLifetime: 3600, refreshLifetime: 2 * 86_400)
+            try await f.manager.arcGISCredentialStore.add(seeded)
+            let read = try #require(try await f.manager.arcGISCredentialStore.credential(for: f.portalContext))
+            let first = try await f.manager.renewCredential(read, refused: true, lasting: true)
+            #expect(f.emulator.counters().exchangeRefreshTokenGrants == 1)
+            let second = try await f.manager.renewCredential(read, refused: true, lasting: true)
+            #expect(f.emulator.counters().exchangeRefreshTokenGrants == 1)
+            let renewed = try #require(first as? OAuthUserCredential)
+            #expect(renewed.refreshToken != seeded.refreshToken)
+            #expect((second as? OAuthUserCredential)?.refreshToken == renewed.refreshToken)
+        }
+    }
+
     @Test func aRejectedRefreshTokenLeadsToOneNewSignInNotALoop() async throws {
         let agent = ScriptedBrowserBox()
         try await OAuthFixture.with(agent: agent) { f in
