@@ -229,15 +229,17 @@ import Testing
         }
     }
 
+    /// A pregenerated token for the emulator's own path (`ORIGIN/emulator`: its redirect and echo).
+    static func signInToTheEmulatorsOwnPath(_ serve: ServeUse) async throws {
+        let login = try await serve.use.portalAuth(
+            ["login", "--url", serve.origin + "/emulator", "--token-stdin", "--unchecked", "--expires-in", "3600"],
+            stdin: "emulator-token")
+        #expect(login.status == 0, "\(login.stderr)")
+    }
+
     @Test func aRedirectComesBackAsItsLocalURLOrIs502AndNoAccessControlHeaderPasses() async throws {
         try await ServeUse.with { serve in
-            let login = try await serve.use.portalAuth(
-                [
-                    "login", "--url", serve.origin + "/emulator", "--token-stdin", "--unchecked", "--expires-in",
-                    "3600",
-                ],
-                stdin: "emulator-token")
-            #expect(login.status == 0, "\(login.stderr)")
+            try await Self.signInToTheEmulatorsOwnPath(serve)
             let result = try await serve.bash(
                 #"""
                 start_serve
@@ -276,13 +278,7 @@ import Testing
     @Test func a307Or308ToAnotherCredentialsReachIs502AndWithinItsOwnComesBack() async throws {
         try await ServeUse.with { serve in
             try await serve.use.signIn()
-            let login = try await serve.use.portalAuth(
-                [
-                    "login", "--url", serve.origin + "/emulator", "--token-stdin", "--unchecked", "--expires-in",
-                    "3600",
-                ],
-                stdin: "emulator-token")
-            #expect(login.status == 0, "\(login.stderr)")
+            try await Self.signInToTheEmulatorsOwnPath(serve)
             let result = try await serve.bash(
                 #"""
                 start_serve

@@ -7,33 +7,6 @@ import Testing
 
 @testable import portal_auth
 
-/// A memory backend that says it is persistent, as the keyring and the file store are: a password
-/// can be remembered in it (no I/O).
-private struct PersistentMemory: CredentialStorageBackend {
-    let memory = MemoryCredentialBackend()
-    var name: String { "test" }
-    var location: String { "memory" }
-    var isBlocking: Bool { false }
-    var isPersistent: Bool { true }
-    func lookup(_ query: CredentialQuery) throws -> String? { try memory.lookup(query) }
-    func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
-        try memory.search(query, withSecrets: withSecrets)
-    }
-    func contains(_ query: CredentialQuery) throws -> Bool { try memory.contains(query) }
-    func store(_ attributes: CredentialAttributes, secret: String, access: CredentialWriteAccess) throws {
-        try memory.store(attributes, secret: secret, access: access)
-    }
-    func store(
-        _ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery, access: CredentialWriteAccess
-    ) throws {
-        try memory.store(attributes, secret: secret, replacing: replacing, access: access)
-    }
-    func delete(_ query: CredentialQuery, access: CredentialWriteAccess) throws -> Int {
-        try memory.delete(query, access: access)
-    }
-    func checkAvailable() throws {}
-}
-
 /// `status --check`'s decision (which stored credentials cannot renew themselves unattended) and
 /// the remembered password's unattended renewal, over a store in memory.
 @Suite struct ExpiryCheckTests {
@@ -62,7 +35,7 @@ private struct PersistentMemory: CredentialStorageBackend {
     }
 
     @Test func aPasswordSignInWithoutARememberedPasswordLapsesWithItsToken() async throws {
-        let manager = manager(PersistentMemory())
+        let manager = manager(SharedMemoryBackend())
         try await manager.arcGISCredentialStore.commit(token("alice"), origin: .signIn)
         let lapses = try await lapses(manager)
         #expect(lapses.map(\.summary.kind) == [TokenCredential.kind])
@@ -70,7 +43,7 @@ private struct PersistentMemory: CredentialStorageBackend {
     }
 
     @Test func aRememberedPasswordRenewsUnattendedSoItDoesNotLapse() async throws {
-        let backend = PersistentMemory()
+        let backend = SharedMemoryBackend()
         let manager = manager(backend)
         try await manager.arcGISCredentialStore.commit(token("alice"), origin: .signIn)
         try await RememberedPassword.save("pw", for: portal, username: "alice", in: backend)
@@ -81,7 +54,7 @@ private struct PersistentMemory: CredentialStorageBackend {
     }
 
     @Test func serverTokensAndAppsRenewThemselvesAndAreNotListed() async throws {
-        let manager = manager(PersistentMemory())
+        let manager = manager(SharedMemoryBackend())
         let store = manager.arcGISCredentialStore
         let app = OAuthApplicationCredential(
             serverContext: portal, clientID: "app", clientSecret: "secret", tokenExpirationMinutes: 60,
@@ -100,7 +73,7 @@ private struct PersistentMemory: CredentialStorageBackend {
     }
 
     @Test func theRememberedPasswordRenewsOnlyATokenWhosePasswordIsRemembered() async throws {
-        let backend = PersistentMemory()
+        let backend = SharedMemoryBackend()
         let renewal = RememberedPasswordRenewal(backend: backend, logger: Logger(label: "test"))
         let services = manager(backend).services
         // Nothing remembered: nothing to renew with (and no request is made).

@@ -6,15 +6,10 @@ import Testing
 
 /// Named accounts: where a new sign-in goes, and the store's switch over a memory backend (no I/O).
 @Suite struct AccountTests {
-    let portal = try! ServerContext("https://host.example.com/portal")
-    let server = try! ServerContext("https://host.example.com/server")
+    let portal = PortalTokens.portal
+    let server = PortalTokens.server
 
-    func token(_ user: String, _ value: String) -> TokenCredential {
-        TokenCredential(
-            serverContext: portal, tokenServiceURL: URL(string: portal.url + "/sharing/rest/generateToken")!,
-            username: user, tokenInfo: TokenInfo(accessToken: value, expirationDate: nil, isSSLRequired: true),
-            referer: nil, tokenExpirationMinutes: 60)
-    }
+    func token(_ user: String, _ value: String) -> TokenCredential { PortalTokens.token(user, value) }
 
     func store() -> (ArcGISCredentialStore, MemoryCredentialBackend) {
         let backend = MemoryCredentialBackend()

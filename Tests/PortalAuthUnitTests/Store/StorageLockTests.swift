@@ -4,43 +4,17 @@ import Testing
 
 @testable import PortalAuth
 
-/// A memory backend that says it is shared with other processes, as the keyring and the file
-/// store are: writes to it need the scope's cross-process lock (no other I/O than the lock files).
-struct SharedMemory: CredentialStorageBackend {
-    let memory = MemoryCredentialBackend()
-    var name: String { "shared" }
-    var location: String { "memory" }
-    var isBlocking: Bool { false }
-    var isPersistent: Bool { true }
-    func lookup(_ query: CredentialQuery) throws -> String? { try memory.lookup(query) }
-    func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
-        try memory.search(query, withSecrets: withSecrets)
-    }
-    func store(_ attributes: CredentialAttributes, secret: String, access: CredentialWriteAccess) throws {
-        try memory.store(attributes, secret: secret, access: access)
-    }
-    func delete(_ query: CredentialQuery, access: CredentialWriteAccess) throws -> Int {
-        try memory.delete(query, access: access)
-    }
-    func checkAvailable() throws {}
-}
-
 /// The storage layer's own writes (`add`, `remove`) run only under the lock of what they write,
 /// the one commits, renewals and account switches take: outside it they throw and write nothing,
 /// so a write that bypassed the write path would fail at once rather than race a renewal.
 @Suite struct StorageLockTests {
-    let portal = try! ServerContext("https://host.example.com/portal")
-    let server = try! ServerContext("https://host.example.com/server")
+    let portal = PortalTokens.portal
+    let server = PortalTokens.server
 
-    func token(_ user: String, _ value: String) -> TokenCredential {
-        TokenCredential(
-            serverContext: portal, tokenServiceURL: URL(string: portal.url + "/sharing/rest/generateToken")!,
-            username: user, tokenInfo: TokenInfo(accessToken: value, expirationDate: nil, isSSLRequired: true),
-            referer: nil, tokenExpirationMinutes: 60)
-    }
+    func token(_ user: String, _ value: String) -> TokenCredential { PortalTokens.token(user, value) }
 
-    func store() -> (ArcGISCredentialStore, SharedMemory) {
-        let backend = SharedMemory()
+    func store() -> (ArcGISCredentialStore, SharedMemoryBackend) {
+        let backend = SharedMemoryBackend()
         let store = ArcGISCredentialStore(backend: backend)
         store.register(TokenCredential.self)
         store.register(FederatedTokenCredential.self)
