@@ -52,8 +52,9 @@ package enum LoopbackRedirectRequest {
 
     /// A request target's path and query (without the `?`).
     package static func split(_ target: String) -> (path: String, query: String) {
-        guard let mark = target.firstIndex(of: "?") else { return (target, "") }
-        return (String(target[..<mark]), String(target[target.index(after: mark)...]))
+        // (Looked for in the bytes: `?` is never part of another character.)
+        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (target, "") }
+        return (String(target[..<mark]), String(target[target.utf8.index(after: mark)...]))
     }
 
     /// A query's parameters, the first of each name.

@@ -29,7 +29,7 @@ public struct ArcGISError: Sendable, Equatable, Codable {
         guard let first = body.firstIndex(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
             body[first] == UInt8(ascii: "{"),
             body.count < 65_536,
-            String(decoding: body.prefix(64), as: UTF8.self).contains("\"error\"")
+            ASCIIText.contains(body.prefix(64), "\"error\"")
         else { return nil }
         guard let json = try? JSONValue.parse(body, source: ""), let error = json["error"] else { return nil }
         guard let number = error["code"]?.doubleValue else { return nil }

@@ -40,8 +40,7 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
 
     /// The first header named `name` (case-insensitive).
     package func header(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return headers.first { $0.name.lowercased() == lower }?.value
+        headers.first { ASCIIText.equalsIgnoringCase($0.name, name) }?.value
     }
 
     /// The target's path (before `?`) and query (after it, without the `?`).
@@ -122,9 +121,14 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
         var headers: [Header] = []
         for line in lines.dropFirst() { headers.append(try header(line)) }
         let contentLength = try bodyLength(headers, limits: limits)
-        let connection = headers.filter { $0.name.lowercased() == "connection" }.map { $0.value.lowercased() }
+        // `Connection` is a list of options (RFC 9110 §7.6.1), each compared without case.
+        let options = headers.filter { ASCIIText.equalsIgnoringCase($0.name, "connection") }.flatMap {
+            $0.value.split(separator: ",").map(ASCIIText.trimmingBlanks)
+        }
         let keepsAlive =
-            http11 ? !connection.contains { $0.contains("close") } : connection.contains { $0.contains("keep-alive") }
+            http11
+            ? !options.contains { ASCIIText.equalsIgnoringCase($0, "close") }
+            : options.contains { ASCIIText.equalsIgnoringCase($0, "keep-alive") }
         return Head(
             method: method, target: target, headers: headers, contentLength: contentLength, keepsAlive: keepsAlive,
             isHTTP11: http11)
@@ -156,13 +160,7 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
             throw Refusal(status: 400, reason: "malformed header line")
         }
         let name = line[..<colon]
-        let tokenCharacters = Set("!#$%&'*+-.^_`|~".utf8)
-        guard
-            name.allSatisfy({
-                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
-                    || tokenCharacters.contains($0)
-            })
-        else { throw Refusal(status: 400, reason: "malformed header name") }
+        guard name.allSatisfy(isTokenCharacter) else { throw Refusal(status: 400, reason: "malformed header name") }
         var value = line[(colon + 1)...]
         while value.first == 0x20 || value.first == 0x09 { value = value.dropFirst() }
         while value.last == 0x20 || value.last == 0x09 { value = value.dropLast() }
@@ -172,13 +170,25 @@ package struct LoopbackHTTPRequest: Sendable, Equatable {
         return Header(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
     }
 
+    /// Whether `byte` may be in a header name (RFC 9110's `tchar`).
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+
     /// The body's length: one `Content-Length` of digits within the limit (every copy the same);
     /// a `Transfer-Encoding` is not read.
     private static func bodyLength(_ headers: [Header], limits: Limits) throws(Refusal) -> Int {
-        if headers.contains(where: { $0.name.lowercased() == "transfer-encoding" }) {
+        if headers.contains(where: { ASCIIText.equalsIgnoringCase($0.name, "transfer-encoding") }) {
             throw Refusal(status: 501, reason: "Transfer-Encoding is not read: send Content-Length")
         }
-        let lengths = Set(headers.filter { $0.name.lowercased() == "content-length" }.map(\.value))
+        let lengths = Set(headers.filter { ASCIIText.equalsIgnoringCase($0.name, "content-length") }.map(\.value))
         guard let text = lengths.first else { return 0 }
         guard lengths.count == 1, !text.isEmpty, text.utf8.count <= 12,
             text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),

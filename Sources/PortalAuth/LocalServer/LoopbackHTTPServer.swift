@@ -176,6 +176,8 @@ package final class LoopbackHTTPServer: Sendable {
     private func serveLoop(_ headFilter: HeadFilter?, _ handler: @escaping Handler) {
         var connections: [Connection] = []
         defer { connections.forEach { close($0.fd) } }
+        // What each read lands in before it is added to its connection's bytes.
+        var scratch = [UInt8](repeating: 0, count: 16_384)
         while !stopped.withLock({ $0 }) {
             let now = ContinuousClock.now
             connections += returned.withLock { fds in
@@ -193,7 +195,7 @@ package final class LoopbackHTTPServer: Sendable {
             }
             var open: [Connection] = []
             for (index, var connection) in connections.enumerated() {
-                switch entries[index].revents != 0 ? read(&connection, headFilter) : .waiting {
+                switch entries[index].revents != 0 ? read(&connection, headFilter, into: &scratch) : .waiting {
                 case .waiting where now < connection.deadline: open.append(connection)
                 case .waiting:
                     // (A connection kept open that sent nothing more is closed without a word.)
@@ -251,13 +253,11 @@ package final class LoopbackHTTPServer: Sendable {
                 request.bodyStream?.stop()
                 if request.keepsAlive, written, request.bodyStream == nil {
                     returned.withLock { $0.append(fd) }
-                    var byte: UInt8 = 1
-                    _ = Glibc.write(wake.write, &byte, 1)
                 } else {
                     close(fd)
                 }
                 admission.withLock { $0.endAnswering() }
-                // (The loop may accept again: wake it.)
+                // (The loop reads the connection again, and may accept again: wake it.)
                 var byte: UInt8 = 1
                 _ = Glibc.write(wake.write, &byte, 1)
             }
@@ -319,9 +319,8 @@ package final class LoopbackHTTPServer: Sendable {
         return fd
     }
 
-    /// Reads what the connection has sent; the request once it is complete.
-    private func read(_ connection: inout Connection, _ headFilter: HeadFilter?) -> Read {
-        var buffer = [UInt8](repeating: 0, count: 16_384)
+    /// Reads what the connection has sent (through `buffer`); the request once it is complete.
+    private func read(_ connection: inout Connection, _ headFilter: HeadFilter?, into buffer: inout [UInt8]) -> Read {
         let count = Glibc.read(connection.fd, &buffer, buffer.count)
         if count < 0 { return errno == EAGAIN || errno == EINTR ? .waiting : .closed }
         if count == 0 { return .closed }
@@ -396,7 +395,8 @@ package final class LoopbackHTTPServer: Sendable {
     /// and `Connection`.
     static func head(_ response: Response, framing: String?, keepAlive: Bool) -> [UInt8] {
         func clean(_ text: String) -> String {
-            String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+            guard ASCIIText.containsControlCharacter(text) else { return text }
+            return String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
         }
         var head = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
         for header in response.headers { head += "\(clean(header.name)): \(clean(header.value))\r\n" }

@@ -53,7 +53,24 @@ package struct StrictURL: Sendable, Hashable {
     }
 
     /// `url` in its strict reading, normalised; throws as ``parse(_:)`` does.
-    package static func normalized(_ url: URL) throws -> URL { try parse(url.absoluteString).url }
+    package static func normalized(_ url: URL) throws -> URL {
+        let text = url.absoluteString
+        // A normal form read again is itself (held by the fuzz target URLContext): a URL this
+        // function or ``read(_:)`` gave is given back without reading it again.
+        if let kept = recentNormalized.kept(text) { return kept }
+        return try read(text)
+    }
+
+    /// `text` read strictly (``parse(_:)``), as a `URL` in its normal form.
+    package static func read(_ text: String) throws -> URL {
+        let read = try parse(text)
+        let url = read.url
+        recentNormalized.keep(read.string, url)
+        return url
+    }
+
+    /// The last few normal forms given, by their text.
+    private static let recentNormalized = RecentReadings<URL>(capacity: 8)
 
     /// The longest URL read, in bytes (16 KiB): a longer one is refused before it is read. Below
     /// it, reading takes time and memory linear in the URL's length.

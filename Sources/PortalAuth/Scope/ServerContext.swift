@@ -110,8 +110,11 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
     public static func arcGISServerRoot(of url: URL) -> ServerContext? {
         guard let parts = try? parts(of: url) else { return nil }
         let lower = parts.path.lowercased()
-        guard !lower.contains("/sharing"),
-            ["/rest", "/tokens", "/admin"].contains(where: { lower.contains($0 + "/") || lower.hasSuffix($0) })
+        let bytes = lower.utf8
+        guard !ASCIIText.contains(bytes, "/sharing"),
+            ASCIIText.contains(bytes, "/rest/") || ASCIIText.contains(bytes, "/tokens/")
+                || ASCIIText.contains(bytes, "/admin/") || lower.hasSuffix("/rest") || lower.hasSuffix("/tokens")
+                || lower.hasSuffix("/admin")
         else { return nil }
         return ServerContext(
             scheme: parts.scheme, host: parts.host, port: parts.port, path: contextPath(of: parts.path))
@@ -145,10 +148,13 @@ public struct ServerContext: Hashable, Sendable, Codable, CustomStringConvertibl
 
     /// The parts of `url` in its one strict reading (``StrictURL``): refused when URL readers could
     /// disagree about it, with dot segments removed.
-    /// The last few readings are kept (``RecentURLParts``): one request asks this a dozen times.
+    /// The last few readings are kept (``RecentReadings``): one request asks this a dozen times.
     static func parts(of url: URL) throws -> Parts {
-        try RecentURLParts.shared.parts(of: url.absoluteString, reading: readParts)
+        try recentParts.parts(of: url.absoluteString, reading: readParts)
     }
+
+    /// The last few readings of ``parts(of:)``.
+    private static let recentParts = RecentURLParts(capacity: 8)
 
     /// ``parts(of:)`` without the kept readings.
     static func readParts(_ text: String) throws -> Parts {

@@ -25,12 +25,12 @@ public struct TransportResponse: Sendable {
 
     /// The value of the first header with this name (case-insensitive).
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.first { ASCIIText.equalsIgnoringCase($0.name, name) }?.value
     }
 
     /// Every value of headers with this name (case-insensitive), for example each `WWW-Authenticate`.
     public func headers(named name: String) -> [String] {
-        headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+        headers.filter { ASCIIText.equalsIgnoringCase($0.name, name) }.map(\.value)
     }
 
     /// Whether a web server answers in HTTP that it wants a (valid) client certificate, as nginx

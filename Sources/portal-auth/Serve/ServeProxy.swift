@@ -186,7 +186,7 @@ struct ServeProxy {
         guard !authority.isEmpty, !authority.contains("@"), !remote.contains("\\") else {
             throw PortalAuthError(.invalidURL, "the proxy's path must be https/HOST[:PORT]/PATH")
         }
-        return try StrictURL.normalized(try parseURL("https://" + remote))
+        return try StrictURL.read("https://" + remote)
     }
 
     /// The parameters without any a reader upstream could take as a token

@@ -143,4 +143,25 @@ import Testing
             #expect(error?.message.contains("'v'") == true)
         }
     }
+
+    /// `normalized` gives a normal form it gave before without reading it again (the fuzz target
+    /// URLContext holds that reading a normal form again gives itself); any other text is read.
+    @Test func aNormalFormIsGivenBackAndOtherTextIsRead() throws {
+        let texts = [
+            "https://HOST.example:443/a/./b/../c?x=1", "https://host.example/a/c?x=1",
+            "https://127.0.0.1:8443/server/rest/services/a%20b/MapServer", "https://[::1]:8443/portal/",
+        ]
+        for text in texts {
+            let normal = try StrictURL.read(text)
+            #expect(normal.absoluteString == (try StrictURL.parse(text)).string)
+            #expect(try StrictURL.normalized(normal) == normal)
+            #expect(try StrictURL.normalized(try #require(URL(string: text))) == normal)
+            #expect(try StrictURL.normalized(try #require(URL(string: normal.absoluteString))) == normal)
+        }
+        // A kept normal form never answers for another text: a refused one is refused after it.
+        _ = try StrictURL.read("https://host.example/portal/x")
+        #expect(throws: PortalAuthError.self) {
+            try StrictURL.normalized(URL(string: "https://host.example/portal/..;/x")!)
+        }
+    }
 }

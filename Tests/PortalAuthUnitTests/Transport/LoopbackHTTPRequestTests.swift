@@ -33,6 +33,12 @@ import Testing
         #expect(try parse("GET / HTTP/1.1\r\nConnection: close\r\n\r\n")?.keepsAlive == false)
         #expect(try parse("GET / HTTP/1.0\r\n\r\n")?.keepsAlive == false)
         #expect(try parse("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n")?.keepsAlive == true)
+        // `Connection` is a list of options, each compared without case, wherever it stands.
+        #expect(try parse("GET / HTTP/1.1\r\nConnection: Upgrade, CLOSE\r\n\r\n")?.keepsAlive == false)
+        #expect(try parse("GET / HTTP/1.1\r\nConnection: TE\r\nConnection:\tclose \r\n\r\n")?.keepsAlive == false)
+        #expect(try parse("GET / HTTP/1.1\r\nconnection: keep-alive\r\n\r\n")?.keepsAlive == true)
+        #expect(try parse("GET / HTTP/1.0\r\nConnection: TE,keep-alive\r\n\r\n")?.keepsAlive == true)
+        #expect(try parse("GET / HTTP/1.0\r\nConnection: close\r\n\r\n")?.keepsAlive == false)
         // The version decides how an answer of unknown length is framed (chunked to HTTP/1.1 only).
         #expect(try parse("GET / HTTP/1.1\r\n\r\n")?.isHTTP11 == true)
         #expect(try parse("GET / HTTP/1.0\r\n\r\n")?.isHTTP11 == false)
