@@ -20,12 +20,13 @@
 #  5. portal-auth serve: the median latency of 200 sequential feature queries through it vs directly
 #     with a token (target <= 1.2x), and 50 concurrent clients through it (target: no error)
 #     (Benchmarks/serve-latency.py); serve's CPU time and context switches per request
-#     (Benchmarks/serve-cpu.py); its memory idle and while a 200 MB answer streams through it.
+#     (Benchmarks/serve-cpu.py); the same queries through a bare relay (socat, Benchmarks/serve-relay.py),
+#     the floor under serve's ratio; its memory idle and while a 200 MB answer streams through it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PORTAL_AUTH_BENCH_IN_KEYRING:-}" ]; then
   scripts/setup.sh
-  for p in hyperfine time stress-ng; do dpkg-query -W -f='${Status}' $p 2>/dev/null | grep -q "ok installed" || \
+  for p in hyperfine time stress-ng socat; do dpkg-query -W -f='${Status}' $p 2>/dev/null | grep -q "ok installed" || \
     { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $p >/dev/null; }; done
   # portal-auth as the README's install command builds it.
   swift build -c release --static-swift-stdlib --product portal-auth-full
@@ -185,6 +186,16 @@ kib() { awk -v f="$1:" '$1 == f {print $2}' "/proc/$serve_pid/status"; }
 idle_kib=$(kib VmRSS)
 python3 Benchmarks/serve-latency.py "$serve_base" "$layer" "$("$pa" token "$layer")" "$work/ca.pem" 200 50 || status=1
 python3 Benchmarks/serve-cpu.py "$serve_base" "$layer" "$serve_pid" 1000 || status=1
+# The floor under serve's ratio: the same queries through a relay that does none of serve's work.
+hostport=${base#https://}; hostport=${hostport%%/*}
+relay_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+socat "TCP-LISTEN:$relay_port,bind=127.0.0.1,reuseaddr,fork,nodelay" \
+  "OPENSSL:$hostport,cafile=$work/ca.pem,verify=1,nodelay" &
+relay_pid=$!
+until curl -s -o /dev/null "http://127.0.0.1:$relay_port/" || ! kill -0 "$relay_pid" 2>/dev/null; do sleep 0.1; done
+python3 Benchmarks/serve-relay.py "http://127.0.0.1:$relay_port" "$layer" "$("$pa" token "$layer")" "$work/ca.pem" 200 ||
+  status=1
+kill "$relay_pid"; wait "$relay_pid" 2>/dev/null || true
 # Memory: idle (after start, before any request), then the peak while a 200 MB answer streams through.
 stream="${serve_base}https/${base#https://}/server/rest/services/Stream/MapServer/bytes?size=200000000"
 before_kib=$(kib VmHWM)
