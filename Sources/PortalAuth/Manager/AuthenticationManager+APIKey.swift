@@ -36,6 +36,24 @@ extension AuthenticationManager {
         set { apiKeySourceStorage.withLock { $0 = newValue } }
     }
 
+    /// More API keys, each presented only inside its own scope, where no user credential and no
+    /// ``apiKey`` applies: the first whose ``ScopedCredential/covers(_:)`` holds for the request's
+    /// URL. For a program that forwards requests for others and holds one key per portal (every
+    /// key the store holds, say): it sets the list once, and each request takes the key for its
+    /// own URL, so that requests for two portals at once never see each other's key. Empty (the
+    /// default): none. Not stored by setting it.
+    public var apiKeys: [APIKeyCredential] {
+        get { apiKeysStorage.withLock { $0 } }
+        set { apiKeysStorage.withLock { $0 = newValue } }
+    }
+
+    /// The key a request to `url` may carry when no user credential applies: ``apiKey`` when it
+    /// applies, else the first of ``apiKeys`` whose scope covers `url`.
+    func applicableAPIKey(for url: URL) -> APIKeyCredential? {
+        if let key = apiKey, key.applies(to: url) { return key }
+        return apiKeys.first { $0.applies(to: url) && ScopedCredential($0).covers(url) }
+    }
+
     /// ``apiKey`` when it applies to `url` (called once no user credential does).
     ///
     /// - Throws: ``PortalAuthError/Code/credentialExpired`` when the key has expired by this
@@ -47,7 +65,7 @@ extension AuthenticationManager {
                 logger.debug("the API key file was not read again", metadata: ["error": "\(error)"])
             }
         }
-        guard let key = apiKey, key.applies(to: url) else { return nil }
+        guard let key = applicableAPIKey(for: url) else { return nil }
         if key.tokenInfo.isExpired() { throw key.expiredError }
         return key
     }
@@ -81,20 +99,25 @@ extension AuthenticationManager {
 
     /// After the server refused `key`: when the store holds another key for the same portal (a
     /// rotation in another process committed it between this process reading the key and sending
-    /// it), it becomes ``apiKey`` and true is returned, for the request to go once more with it.
-    /// A key never stored, or still the stored one, was refused for good: false. Requests refused
-    /// at the same moment all go again: the first adopts the replacement, and each one after it
-    /// finds ``apiKey`` already another key of the same portal.
+    /// it), it takes `key`'s place (``apiKey``, or its place in ``apiKeys``) and true is returned,
+    /// for the request to go once more with it. A key never stored, or still the stored one, was
+    /// refused for good: false. Requests refused at the same moment all go again: the first adopts
+    /// the replacement, and each one after it finds another key of the same portal in its place.
     func adoptStoredReplacement(of key: APIKeyCredential) async throws -> Bool {
-        if let current = apiKey, current != key {
-            return current.scope == key.scope && current.tokenInfo.accessToken != key.tokenInfo.accessToken
+        let held = (apiKey.map { [$0] } ?? []) + apiKeys
+        if let current = held.first(where: { $0.scope == key.scope }), current != key {
+            return current.tokenInfo.accessToken != key.tokenInfo.accessToken
         }
-        guard apiKey == key else { return false }
+        guard held.contains(key) else { return false }
         let stored = try await arcGISCredentialStore.allCredentials(reload: true).lazy.compactMap {
             $0 as? APIKeyCredential
         }.first { $0.scope == key.scope }
         guard let stored, stored.tokenInfo.accessToken != key.tokenInfo.accessToken else { return false }
-        apiKey = stored
+        if apiKey == key {
+            apiKey = stored
+        } else {
+            apiKeysStorage.withLock { keys in keys = keys.map { $0 == key ? stored : $0 } }
+        }
         return true
     }
 }

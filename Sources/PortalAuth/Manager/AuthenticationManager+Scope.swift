@@ -35,8 +35,8 @@ extension AuthenticationManager {
     }
 
     /// Whether a credential known now reaches `url`, decided without contacting any host outside
-    /// every credential's reach: a stored credential of its server context, the ``apiKey`` or an
-    /// identity-aware proxy's credential that covers it, a network credential of its host, or an
+    /// every credential's reach: a stored credential of its server context, the ``apiKey`` (or one
+    /// of ``apiKeys``) or an identity-aware proxy's credential that covers it, a network credential of its host, or an
     /// ArcGIS Server root that a portal lists among its federated servers (`portals/self/servers`,
     /// read from the portal with its own credential). A program that forwards requests for others
     /// (a local proxy) asks this before ``scopedCredential(for:interactive:)``, which may read an
@@ -47,7 +47,7 @@ extension AuthenticationManager {
     /// another host.
     public func isWithinKnownScope(_ url: URL) async throws -> Bool {
         if try await arcGISCredentialStore.credential(for: url) != nil { return true }
-        if let apiKey, ScopedCredential(apiKey).covers(url) { return true }
+        if let key = applicableAPIKey(for: url), ScopedCredential(key).covers(url) { return true }
         if try await iapCredentialStore.credential(for: url) != nil { return true }
         if try await !networkCredentialStore.credentials(for: ServerContext.host(of: url)).isEmpty { return true }
         guard let root = ServerContext.arcGISServerRoot(of: url) else { return false }

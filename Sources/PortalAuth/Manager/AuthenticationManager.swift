@@ -55,6 +55,8 @@ public final class AuthenticationManager: Sendable {
     let apiKeyStorage = Locked<APIKeyCredential?>(nil)
     /// API key (#39): the file ``apiKeySource`` reads the key from, when it is set (+APIKey).
     let apiKeySourceStorage = Locked<RotatingAPIKey?>(nil)
+    /// API key: the keys ``apiKeys`` holds, each within its own scope (+APIKey).
+    let apiKeysStorage = Locked<[APIKeyCredential]>([])
 
     /// The logger.
     public var logger: Logger { services.logger }

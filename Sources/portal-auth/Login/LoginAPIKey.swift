@@ -114,9 +114,12 @@ enum APIKeyLogin {
     }
 
     /// Gives `manager` the stored API key for `url` (``AuthenticationManager/apiKey``), unless a
-    /// user credential covers `url` (it wins) or the manager has a key already.
+    /// user credential covers `url` (it wins) or the manager has a key already (its own, or the
+    /// stored keys that serve gives it as ``AuthenticationManager/apiKeys``).
     static func adopt(for url: URL, manager: AuthenticationManager) async throws {
-        guard manager.apiKey == nil, try await manager.arcGISCredentialStore.credential(for: url) == nil else {
+        guard manager.apiKey == nil, manager.apiKeys.isEmpty,
+            try await manager.arcGISCredentialStore.credential(for: url) == nil
+        else {
             return
         }
         manager.apiKey = try await storedKey(for: url, in: manager.arcGISCredentialStore)

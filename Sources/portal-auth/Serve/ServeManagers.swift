@@ -59,7 +59,7 @@ final class ServeManagers: Sendable {
     /// credential covers the URL, else the stored credentials'. Contacts nothing but the
     /// environment's portal.
     func manager(for url: URL) async throws -> AuthenticationManager {
-        try await reread(for: url)
+        try await reread()
         guard let environment else { return stored }
         // (A rotated key keeps the first key's scope.)
         if let key = environment.key {
@@ -75,8 +75,8 @@ final class ServeManagers: Sendable {
     }
 
     /// Makes the stored credentials' manager see its stores as they are now, and gives it the
-    /// stored API key for `url`, or none when no key is stored any longer (a key that is no longer
-    /// stored is never kept).
+    /// stored API keys (``AuthenticationManager/apiKeys``: each request takes the one for its URL;
+    /// a key that is no longer stored is never kept).
     ///
     /// The stores are read again (their caches dropped: the next question reads the backend, and
     /// the API keys read) only when a backend's change stamp differs from the one taken before the
@@ -84,7 +84,7 @@ final class ServeManagers: Sendable {
     /// ``ChangeStampedValue/maximumAge`` (2 s: a change that leaves no stamp, such as a logout run
     /// with another `XDG_RUNTIME_DIR`, counts within it): a request after no change costs a few
     /// `stat`s, not the keyring's D-Bus round trips.
-    func reread(for url: URL) async throws {
+    func reread() async throws {
         let manager = stored
         let readAt = ContinuousClock.now
         let stamps = Self.changeStamps(of: manager)
@@ -98,11 +98,11 @@ final class ServeManagers: Sendable {
             keys = try await Self.storedKeys(in: manager.arcGISCredentialStore)
             storedKeys.keep(keys, readAfter: stamps, readAt: readAt)
         }
-        if let key = keys.first(where: { ScopedCredential($0).covers(url) }) {
-            manager.apiKey = key
-        } else if let current = manager.apiKey, !keys.contains(current) {
-            manager.apiKey = nil
-        }
+        // Each request takes the key for its own URL (the library's choice): the list is set only
+        // when it changed, never per request, so requests for two portals never see each other's key.
+        if manager.apiKeys != keys { manager.apiKeys = keys }
+        // (A key adopted for one URL, as `token` does, while the store changed under it, is never kept.)
+        if let adopted = manager.apiKey, !keys.contains(adopted) { manager.apiKey = nil }
     }
 
     /// The change stamps of `manager`'s stores' backends, now: one per backend (the stores

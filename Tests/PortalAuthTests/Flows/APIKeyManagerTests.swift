@@ -90,6 +90,50 @@ import Testing
         }
     }
 
+    /// `apiKeys`: several keys, each only inside its own scope; requests for different scopes at
+    /// once each take their own URL's key (serve sets the list of stored keys once, not a key per
+    /// request: two portals' requests at once never saw each other's key, or none).
+    @Test func eachKeyOfTheListGoesOnlyInsideItsOwnScope() async throws {
+        try await withKey { f, key in
+            let foreign = try APIKeyCredential(
+                apiKey: "AAPTforeignPortalKey0000000000000000000000000000000001",
+                portalURL: URL(string: "https://foreign.invalid/portal")!)
+            f.manager.apiKey = nil
+            f.manager.apiKeys = [foreign, key]
+            let geocode = try #require(f.emulator.geocodeServiceURL)
+            let urls = (0..<10).flatMap { index in
+                [
+                    geocode + "/findAddressCandidates?SingleLine=\(index)",
+                    f.emulator.portalURL + "/sharing/rest/search?q=\(index)",
+                ]
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for url in urls { group.addTask { _ = try await get(f, url) } }
+                try await group.waitForAll()
+            }
+            let paths = [geocode + "/findAddressCandidates", f.emulator.portalURL + "/sharing/rest/search"]
+            let answered = f.transport.requests.filter { request in
+                paths.contains { request.url.absoluteString.hasPrefix($0) }
+            }
+            #expect(answered.count == urls.count && answered.allSatisfy(Self.carriesKey))
+            let foreignValue = foreign.tokenInfo.accessToken
+            #expect(
+                !f.transport.requests.contains { request in
+                    request.url.absoluteString.contains(foreignValue)
+                        || request.headers.contains { $0.value.contains(foreignValue) }
+                })
+            // The foreign portal's URL gets the foreign key, decided without contacting anything.
+            let before = f.transport.requests.count
+            let chosen = try await f.manager.scopedCredential(
+                for: URL(string: "https://foreign.invalid/portal/sharing/rest/portals/self")!, interactive: false)
+            #expect(chosen.credential.tokenInfo.accessToken == foreign.tokenInfo.accessToken)
+            #expect(f.transport.requests.count == before)
+            // A URL inside neither scope gets no key.
+            #expect(
+                try await f.manager.isWithinKnownScope(URL(string: f.emulator.serverURL + "/rest/services")!) == false)
+        }
+    }
+
     @Test func aUserCredentialForTheSameContextWins() async throws {
         try await withKey(plugins: true) { f, key in
             // alice signs in to the portal (the plugin answers the challenge)...
