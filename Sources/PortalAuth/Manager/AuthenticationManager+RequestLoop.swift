@@ -182,8 +182,7 @@ extension AuthenticationManager {
         _ redirects: inout RedirectState
     ) throws -> RequestTarget {
         let next = try redirects.follow(target, status: status, location: location) { next in
-            attempt.credential.map { $0.applies(to: next) }
-                ?? ((try? ServerContext.host(of: next)) == attempt.host)
+            ScopedCredential.resendKeepsCredential(attempt.credential, from: attempt.url, to: next)
         }
         logger.debug(
             "redirect",

@@ -165,18 +165,16 @@ struct ServeProxy {
         return LoopbackHTTPServer.Response(status: response.status, headers: headers, body: response.body)
     }
 
-    /// Whether the credential the core gives for `url` also applies to `next` (the request loop's
-    /// rule for a redirect that resends a request: `ArcGISCredential.applies(to:)`), or, when
-    /// `url` went with no ArcGIS credential (a host's network credential), whether `next` is on the
-    /// same host and port.
+    /// Whether a request that went to `url` may be resent to `next` (the library's rule for a
+    /// redirect that resends a request: ``ScopedCredential/resendKeepsCredential(_:from:to:)``,
+    /// which the request loop follows), with the credential the core gives for `url` (none when it
+    /// cannot be read: then only the same host and port).
     func keepsCredential(from url: URL, to next: URL) async -> Bool {
-        guard let manager = try? await managers.manager(for: url),
-            let source = try? await ServeScope.credential(for: url, manager: manager)
-        else {
-            return (try? ServerContext.host(of: url)) == (try? ServerContext.host(of: next))
+        var credential: (any ArcGISCredential)?
+        if let manager = try? await managers.manager(for: url) {
+            credential = (try? await ServeScope.credential(for: url, manager: manager))?.arcGIS
         }
-        if let credential = source.arcGIS { return credential.applies(to: next) }
-        return (try? ServerContext.host(of: url)) == (try? ServerContext.host(of: next))
+        return ScopedCredential.resendKeepsCredential(credential, from: url, to: next)
     }
 
     /// `https://` + `remote` (`HOST[:PORT]/PATH`, no query), read strictly; a user part, an empty

@@ -93,4 +93,27 @@ import Testing
                 "https://proxy.example.com:443/"
             ])
     }
+
+    /// The one rule for resending a request to where a 307/308 points (the request loop's, and
+    /// serve's before it passes one back): with its credential only where that credential
+    /// applies; without one, only to the same host and port.
+    @Test func aRequestIsResentOnlyWhereItsCredentialGoes() throws {
+        let portalToken = Self.token(Self.portal)
+        let inPortal = URL(string: "https://host.example.com/portal/sharing/rest/search")!
+        let otherPortalPath = URL(string: "https://host.example.com/other/sharing/rest/search")!
+        let server = URL(string: "https://host.example.com:6443/arcgis/rest/services/A/MapServer")!
+        #expect(ScopedCredential.resendKeepsCredential(portalToken, from: inPortal, to: inPortal))
+        #expect(!ScopedCredential.resendKeepsCredential(portalToken, from: inPortal, to: otherPortalPath))
+        #expect(!ScopedCredential.resendKeepsCredential(portalToken, from: inPortal, to: server))
+        // Without an ArcGIS credential: the same host and port only (a host's network credential).
+        #expect(ScopedCredential.resendKeepsCredential(nil, from: inPortal, to: otherPortalPath))
+        #expect(!ScopedCredential.resendKeepsCredential(nil, from: inPortal, to: server))
+        #expect(
+            !ScopedCredential.resendKeepsCredential(
+                nil, from: inPortal, to: URL(string: "https://elsewhere.example.com/portal")!))
+        // A URL that is not read strictly is never a place to resend to.
+        #expect(
+            !ScopedCredential.resendKeepsCredential(
+                nil, from: inPortal, to: URL(string: "https://host.example.com/portal/..;/x")!))
+    }
 }
