@@ -58,6 +58,9 @@ let package = Package(
     products: [
         .library(name: "PortalAuth", targets: ["PortalAuth"]),
         .library(name: "PortalEmulator", targets: ["PortalEmulator"]),
+        // What the CLI uses besides the library, as products: Tests/ExternalCLI builds the CLI on products alone.
+        .library(name: "PortalAuthBuildInfo", targets: ["PortalAuthBuildInfo"]),
+        .library(name: "CommandSpelling", targets: ["CommandSpelling"]),
         // `portal-auth` is the small program (`--version`, recorded `token` answers); every other
         // command line runs `portal-auth-full`, installed beside it or in ../libexec/portal-auth.
         .executable(name: "portal-auth", targets: ["portal-auth-front"]),
