@@ -57,7 +57,7 @@ cleanup() {
 trap cleanup EXIT
 # (Written in place, as is the restore: the file keeps its inode, so the debug build, which
 # compares time, size and inode, has nothing to rebuild afterwards.)
-sed "s/^\( *package static let releaseCommit: String? = \)nil$/\1\"$commit\"/" "$saved" >"$build_info"
+sed "s/^\( *public static let releaseCommit: String? = \)nil$/\1\"$commit\"/" "$saved" >"$build_info"
 grep -q "static let releaseCommit: String? = \"$commit\"" "$build_info" || fail "could not write the commit into $build_info"
 release=(swift build -c release --static-swift-stdlib --scratch-path "$scratch")
 for product in portal-auth portal-auth-full portal-emulator; do

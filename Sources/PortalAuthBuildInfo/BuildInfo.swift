@@ -7,14 +7,14 @@
 /// `0.1.0 (development build)`. `scripts/package.sh` writes ``releaseCommit`` for its release
 /// build (the commit before its own rewrite of this file) and puts the file back afterwards.
 /// The version is changed here, by hand, and the package's version is read from here.
-package enum BuildInfo {
+public enum BuildInfo {
     /// The release this source tree is.
-    package static let version = "0.1.0"
+    public static let version = "0.1.0"
     /// The commit `scripts/package.sh` names for a release build; nil otherwise.
-    package static let releaseCommit: String? = nil
+    public static let releaseCommit: String? = nil
     /// The short commit the build was made from; nil without git.
-    package static var commit: String? { releaseCommit ?? BuildCommit.value }
+    public static var commit: String? { releaseCommit ?? BuildCommit.value }
 
     /// What `--version` prints: `0.1.0 (abc1234)`, or `0.1.0 (development build)`.
-    package static var versionLine: String { "\(version) (\(commit ?? "development build"))" }
+    public static var versionLine: String { "\(version) (\(commit ?? "development build"))" }
 }

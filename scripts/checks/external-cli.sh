@@ -29,7 +29,7 @@ if [ -z "$failing" ]; then
 fi
 new=$(comm -13 <(grep -v '^#' "$list" | sort -u) <(printf '%s\n' "$failing"))
 fixed=$(comm -23 <(grep -v '^#' "$list" | sort -u) <(printf '%s\n' "$failing"))
-[ -z "$fixed" ] || printf 'external-cli: builds now, take it off %s: %s\n' "$list" "$fixed"
+[ -z "$fixed" ] || printf 'external-cli: builds now, take it off %s: %s\n' "$list" "$(echo $fixed)"
 if [ -n "$new" ]; then
   echo "external-cli: these CLI files use symbols that are not public (the library's API is what the CLI may use):" >&2
   printf '  %s\n' $new >&2

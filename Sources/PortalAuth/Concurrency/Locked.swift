@@ -9,12 +9,12 @@ internal import Glibc
 /// reports every guarded access as a race. `pthread_mutex_lock` is intercepted by the sanitizers,
 /// so with this lock a `--sanitize=thread` run reports only real races. It also holds C pointers,
 /// which `Mutex`'s sending closures cannot carry. Never held across an `await`.
-package final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
     /// Guards `value`.
-    package init(_ value: Value) {
+    public init(_ value: Value) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -27,7 +27,7 @@ package final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value, the lock held.
-    package func withLock<Result, Failure: Error>(
+    public func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
@@ -41,7 +41,7 @@ extension Locked where Value == Void {
     ///
     /// It never touches the zero-sized value: Swift gives that the address of the mutex pointer,
     /// and ThreadSanitizer took `body(&value)` for a write to the pointer every caller reads.
-    package func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+    public func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

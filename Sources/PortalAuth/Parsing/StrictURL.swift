@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-package import FoundationEssentials
+public import FoundationEssentials
 #else
-package import Foundation
+public import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
@@ -21,20 +21,20 @@ import Glibc
 /// characters or unreserved characters in the path, `;` in a dot segment (Tomcat reads `..;` as
 /// `..`), malformed percent escapes, and non-canonical hosts and ports (`127.1`, `0x7f.0.0.1`,
 /// `2130706433`, `host.`, `[0:0::1]`, `:08443`, `host:`).
-package struct StrictURL: Sendable, Hashable {
+public struct StrictURL: Sendable, Hashable {
     /// `http` or `https`.
-    package let scheme: String
+    public let scheme: String
     /// The lower-case host; an IPv6 address in its canonical form, without brackets.
-    package let host: String
+    public let host: String
     /// The port, the scheme's default when the URL names none.
-    package let port: Int
+    public let port: Int
     /// The percent-encoded path with dot segments removed; empty or starting with `/`.
-    package let path: String
+    public let path: String
     /// The query without its `?`, when there is one.
-    package let query: String?
+    public let query: String?
 
     /// The normalised URL: `scheme://host[:port]path[?query]`.
-    package var string: String {
+    public var string: String {
         let defaultPort = scheme == "https" ? 443 : 80
         let hostPart = host.contains(":") ? "[\(host)]" : host
         return "\(scheme)://\(hostPart)\(port == defaultPort ? "" : ":\(port)")\(path)"
@@ -42,7 +42,7 @@ package struct StrictURL: Sendable, Hashable {
     }
 
     /// The normalised URL as a `URL`.
-    package var url: URL { URL(string: string)! }
+    public var url: URL { URL(string: string)! }
 
     /// RFC 3986 §5.2.4: `path` with its `.` and `..` segments resolved.
     package static func removingDotSegments(_ path: String) -> String { Reader.removingDotSegments(path) }
@@ -53,7 +53,7 @@ package struct StrictURL: Sendable, Hashable {
     }
 
     /// `url` in its strict reading, normalised; throws as ``parse(_:)`` does.
-    package static func normalized(_ url: URL) throws -> URL {
+    public static func normalized(_ url: URL) throws -> URL {
         let text = url.absoluteString
         // A normal form read again is itself (held by the fuzz target URLContext): a URL this
         // function or ``read(_:)`` gave is given back without reading it again.
@@ -62,7 +62,7 @@ package struct StrictURL: Sendable, Hashable {
     }
 
     /// `text` read strictly (``parse(_:)``), as a `URL` in its normal form.
-    package static func read(_ text: String) throws -> URL {
+    public static func read(_ text: String) throws -> URL {
         let read = try parse(text)
         let url = read.url
         recentNormalized.keep(read.string, url)
@@ -74,11 +74,11 @@ package struct StrictURL: Sendable, Hashable {
 
     /// The longest URL read, in bytes (16 KiB): a longer one is refused before it is read. Below
     /// it, reading takes time and memory linear in the URL's length.
-    package static let maximumLength = 16 * 1024
+    public static let maximumLength = 16 * 1024
 
     /// Reads `text`, or throws ``PortalAuthError/Code/invalidURL`` naming what makes it ambiguous
     /// (or that it is longer than ``maximumLength``).
-    package static func parse(_ text: String) throws -> StrictURL {
+    public static func parse(_ text: String) throws -> StrictURL {
         let length = text.utf8.count
         guard length <= maximumLength else { throw tooLong(length) }
         do {
@@ -105,7 +105,7 @@ package struct StrictURL: Sendable, Hashable {
 
     /// The URL for a message: user information and secret parameters redacted, control characters
     /// shown as `\xNN`, at most 200 characters.
-    package static func printable(_ text: String) -> String {
+    public static func printable(_ text: String) -> String {
         var text = URLRedaction.redact(text)
         let start = text.firstRange(of: "://")?.upperBound ?? text.startIndex
         let authority = text[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }

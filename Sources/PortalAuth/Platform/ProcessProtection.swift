@@ -9,7 +9,7 @@ import Glibc
 /// The library never applies them behind a program's back: they change the whole process (a
 /// debugger can no longer attach, a crash leaves no core file to inspect), which is the program's
 /// decision. The `portal-auth` command applies them at start-up.
-package enum ProcessProtection {
+public enum ProcessProtection {
     /// Turns core dumps off for this process: `RLIMIT_CORE` 0 and `prctl(PR_SET_DUMPABLE, 0)`.
     ///
     /// A core file of a process that signed in holds its access and refresh tokens and any
@@ -19,7 +19,7 @@ package enum ProcessProtection {
     ///
     /// - Throws: ``PortalAuthError`` with code ``PortalAuthError/Code/internalError`` when the
     ///   system refused (both calls are tried either way).
-    package static func disableCoreDumps() throws {
+    public static func disableCoreDumps() throws {
         let failure = pa_disable_core_dumps()
         guard failure == 0 else {
             let reason = String(cString: strerror(failure))
