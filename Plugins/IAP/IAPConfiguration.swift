@@ -1,4 +1,4 @@
-package import PortalAuth
+public import PortalAuth
 
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
@@ -207,12 +207,12 @@ extension IAPConfiguration {
     ]
 
     /// The kind of file it reads (`"type": "iap"`), for ``ConfigurationFile/readingKind(among:)``.
-    package static let fileKind = ConfigurationKind(
+    public static let fileKind = ConfigurationKind(
         type: "iap", name: "an identity-aware proxy (IAP) sign-in", keys: fileKeys)
 
     /// Reads a configuration file (see config/iap.example.json). Every required key must be
     /// there with the right type; unknown keys are refused, naming the key.
-    package init(file: ConfigurationFile) throws {
+    public init(file: ConfigurationFile) throws {
         try file.requireOnlyKeys(Self.fileKeys)
         if let type = try file.optionalString("type"), type != "iap" {
             throw PortalAuthError(

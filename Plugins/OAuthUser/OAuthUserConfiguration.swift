@@ -77,13 +77,13 @@ extension OAuthUserConfiguration {
     ]
 
     /// The kind of file it reads (`"type": "oauth-user"`), for ``ConfigurationFile/readingKind(among:)``.
-    package static let fileKind = ConfigurationKind(
+    public static let fileKind = ConfigurationKind(
         type: "oauth-user", name: "an OAuth user sign-in", keys: fileKeys)
 
     /// Reads a configuration from a JSON file: `portal_url` and `client_id` (required),
     /// `redirect_url`, `refresh_token_expiration_minutes`, `timeout_seconds`, and optionally
     /// `"type": "oauth-user"`. Unknown keys and wrong types are errors naming the key.
-    package init(file: ConfigurationFile) throws {
+    public init(file: ConfigurationFile) throws {
         try file.requireOnlyKeys(Self.fileKeys)
         if let type = try file.optionalString("type"), type != "oauth-user" {
             throw PortalAuthError(

@@ -8,22 +8,26 @@ import Foundation
 /// store are read and written as `arcgis-account` items with the user's `username`; every other
 /// item passes through. A manager over it uses that account for everything ArcGIS, renewals and
 /// federated server tokens included, and writes them back where the account lives.
-package struct AccountCredentialBackend: CredentialStorageBackend {
+public struct AccountCredentialBackend: CredentialStorageBackend {
     let base: any CredentialStorageBackend
     let username: String
 
     /// `base`'s items, with `username`'s inactive ArcGIS credentials as its ArcGIS items.
-    package init(base: any CredentialStorageBackend, username: String) {
+    public init(base: any CredentialStorageBackend, username: String) {
         self.base = base
         self.username = username
     }
 
-    package var name: String { base.name }
-    package var location: String { base.location }
-    package var isBlocking: Bool { base.isBlocking }
-    package var isPersistent: Bool { base.isPersistent }
+    /// `base`'s name: the account's items live in the same store.
+    public var name: String { base.name }
+    /// `base`'s location.
+    public var location: String { base.location }
+    /// Whether `base` blocks its caller (the keyring's D-Bus calls do).
+    public var isBlocking: Bool { base.isBlocking }
+    /// Whether `base` outlives the process.
+    public var isPersistent: Bool { base.isPersistent }
     /// `base`'s: its items are the account's.
-    package var changeStamp: CredentialStoreChangeStamp? { base.changeStamp }
+    public var changeStamp: CredentialStoreChangeStamp? { base.changeStamp }
 
     private func mapped(_ query: CredentialQuery) -> CredentialQuery {
         guard query.store == ArcGISCredentialStore.storeName else { return query }
@@ -40,9 +44,11 @@ package struct AccountCredentialBackend: CredentialStorageBackend {
             username: place.username ?? attributes.username)
     }
 
-    package func lookup(_ query: CredentialQuery) throws -> String? { try base.lookup(mapped(query)) }
+    /// The secret `base` holds for `query`, read among the account's items.
+    public func lookup(_ query: CredentialQuery) throws -> String? { try base.lookup(mapped(query)) }
 
-    package func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
+    /// `base`'s items for `query`, the account's ArcGIS items shown as ArcGIS items.
+    public func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
         try base.search(mapped(query), withSecrets: withSecrets).map { item in
             var item = item
             if item.attributes.store == ArcGISCredentialStore.accountStoreName {
@@ -52,23 +58,28 @@ package struct AccountCredentialBackend: CredentialStorageBackend {
         }
     }
 
-    package func contains(_ query: CredentialQuery) throws -> Bool { try base.contains(mapped(query)) }
+    /// Whether `base` holds an item for `query`, among the account's items.
+    public func contains(_ query: CredentialQuery) throws -> Bool { try base.contains(mapped(query)) }
 
-    package func store(_ attributes: CredentialAttributes, secret: String, access: CredentialWriteAccess) throws {
+    /// Stores the item in `base` as the account's, replacing the account's item of the same place.
+    public func store(_ attributes: CredentialAttributes, secret: String, access: CredentialWriteAccess) throws {
         try base.store(
             mapped(attributes), secret: secret, replacing: mapped(CredentialQuery(replacing: attributes)),
             access: access)
     }
 
-    package func store(
+    /// Stores the item in `base` as the account's, replacing what `replacing` finds among them.
+    public func store(
         _ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery, access: CredentialWriteAccess
     ) throws {
         try base.store(mapped(attributes), secret: secret, replacing: mapped(replacing), access: access)
     }
 
-    package func delete(_ query: CredentialQuery, access: CredentialWriteAccess) throws -> Int {
+    /// Deletes the account's items `query` finds in `base`; how many.
+    public func delete(_ query: CredentialQuery, access: CredentialWriteAccess) throws -> Int {
         try base.delete(mapped(query), access: access)
     }
 
-    package func checkAvailable() throws { try base.checkAvailable() }
+    /// Whether `base` can be used now (throws as it does).
+    public func checkAvailable() throws { try base.checkAvailable() }
 }

@@ -113,14 +113,14 @@ extension CredentialStore where Credential == any ArcGISCredential {
     /// A store of `username`'s inactive credentials (its accounts' items and the federated server
     /// tokens derived from them): a manager over an ``AccountCredentialBackend`` reads, renews
     /// and federates through one.
-    package func accountStore(username: String) -> ArcGISCredentialStore {
+    public func accountStore(username: String) -> ArcGISCredentialStore {
         let store = ArcGISCredentialStore(backend: AccountCredentialBackend(base: backend, username: username))
         store.engine.registerDecoders(of: engine)
         return store
     }
 
     /// The items of inactive accounts (of one server, or every one; of one user, or every one).
-    package func inactiveAccountItems(server: String?, username: String?) async throws -> [StoredCredentialItem] {
+    public func inactiveAccountItems(server: String?, username: String?) async throws -> [StoredCredentialItem] {
         let backend = self.backend
         let query = CredentialQuery(store: Self.accountStoreName, server: server, username: username)
         return try await BlockingIO.run(backend.isBlocking) { try backend.search(query, withSecrets: false) }

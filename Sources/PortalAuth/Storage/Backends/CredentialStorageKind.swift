@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// The storage backends a user can choose (by name: `keyring`, `file`, `memory`).
-package enum CredentialStorageKind: String, CaseIterable, Sendable {
+public enum CredentialStorageKind: String, CaseIterable, Sendable {
     /// The desktop keyring (default).
     case keyring
     /// A 0600 JSON file (opt-in).
@@ -14,7 +14,7 @@ package enum CredentialStorageKind: String, CaseIterable, Sendable {
     case memory
 
     /// A new backend of this kind.
-    package func makeBackend() -> any CredentialStorageBackend {
+    public func makeBackend() -> any CredentialStorageBackend {
         switch self {
         case .keyring: return KeyringCredentialBackend()
         case .file: return FileCredentialBackend()

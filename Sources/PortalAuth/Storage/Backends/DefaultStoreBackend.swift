@@ -10,14 +10,14 @@ import Synchronization
 /// answer decides, so a call that the keyring answers costs what it did. Any other failure of the
 /// keyring (locked, too slow, refused) is its error, never a reason to use another store; and a
 /// store the user chose is never wrapped in this one.
-package final class DefaultStoreBackend: CredentialStorageBackend, RememberingCredentialLookup {
+public final class DefaultStoreBackend: CredentialStorageBackend, RememberingCredentialLookup {
     /// The keyring, tried first.
-    package let keyring: KeyringCredentialBackend
+    public let keyring: KeyringCredentialBackend
     private let fallingBack: @Sendable (HeadlessStore) -> Void
     private let headless = Mutex<(store: HeadlessStore, backend: any CredentialStorageBackend)?>(nil)
 
     /// The keyring, falling back to the headless store; `fallingBack` is called once, when it does.
-    package init(
+    public init(
         keyring: KeyringCredentialBackend = KeyringCredentialBackend(),
         fallingBack: @escaping @Sendable (HeadlessStore) -> Void
     ) {
@@ -26,20 +26,26 @@ package final class DefaultStoreBackend: CredentialStorageBackend, RememberingCr
     }
 
     /// The headless store once it is used; nil while the keyring is.
-    package var headlessStore: HeadlessStore? { headless.withLock { $0?.store } }
+    public var headlessStore: HeadlessStore? { headless.withLock { $0?.store } }
     /// The keyring while it is used; nil once the headless store is.
-    package var keyringInUse: KeyringCredentialBackend? { headlessStore == nil ? keyring : nil }
+    public var keyringInUse: KeyringCredentialBackend? { headlessStore == nil ? keyring : nil }
     private var current: any CredentialStorageBackend { headless.withLock { $0?.backend } ?? keyring }
 
-    package var name: String { current.name }
-    package var location: String { current.location }
-    package let isBlocking = true
-    package let isPersistent = true
-    package var changeStamp: CredentialStoreChangeStamp? { current.changeStamp }
+    /// The name of the store in use: the keyring's, or the headless store's once it fell back.
+    public var name: String { current.name }
+    /// Where the store in use keeps its items.
+    public var location: String { current.location }
+    /// True: the keyring's calls go over D-Bus, and the file store's wait on a lock.
+    public let isBlocking = true
+    /// True: both stores outlive the process (a headless memory store is chosen only when no file
+    /// can be).
+    public let isPersistent = true
+    /// The change stamp of the store in use.
+    public var changeStamp: CredentialStoreChangeStamp? { current.changeStamp }
 
     /// Whether `error`, from the keyring, says that no Secret Service is on the bus or can be
     /// started there (GDBus's `SERVICE_UNKNOWN`, `NAME_HAS_NO_OWNER`, `SPAWN_*`).
-    package static func saysNoSecretService(_ error: PortalAuthError) -> Bool {
+    public static func saysNoSecretService(_ error: PortalAuthError) -> Bool {
         guard error.code == .keyringUnavailable, case .gError(let domain, let code, _)? = error.cause,
             domain == "g-dbus-error-quark"
         else { return false }
@@ -69,11 +75,16 @@ package final class DefaultStoreBackend: CredentialStorageBackend, RememberingCr
         return chosen.backend
     }
 
-    package func checkAvailable() throws { try run { try $0.checkAvailable() } }
+    /// Whether the store in use can be used now; the keyring's lack of a Secret Service falls back
+    /// instead.
+    public func checkAvailable() throws { try run { try $0.checkAvailable() } }
 
-    package func lookup(_ query: CredentialQuery) throws -> String? { try run { try $0.lookup(query) } }
+    /// The secret of the first item matching `query`, in the store in use.
+    public func lookup(_ query: CredentialQuery) throws -> String? { try run { try $0.lookup(query) } }
 
-    package func lookup(_ query: CredentialQuery, verifying isItsItem: (String) -> Bool) throws -> String? {
+    /// The secret of the first item matching `query` that `isItsItem` accepts, remembered where
+    /// the store in use remembers answers.
+    public func lookup(_ query: CredentialQuery, verifying isItsItem: (String) -> Bool) throws -> String? {
         try run { backend in
             guard let remembering = backend as? any RememberingCredentialLookup else {
                 return try backend.lookup(query)
@@ -82,24 +93,29 @@ package final class DefaultStoreBackend: CredentialStorageBackend, RememberingCr
         }
     }
 
-    package func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
+    /// The items matching `query` in the store in use.
+    public func search(_ query: CredentialQuery, withSecrets: Bool) throws -> [StoredCredentialItem] {
         try run { try $0.search(query, withSecrets: withSecrets) }
     }
 
-    package func contains(_ query: CredentialQuery) throws -> Bool { try run { try $0.contains(query) } }
+    /// Whether the store in use holds an item matching `query`.
+    public func contains(_ query: CredentialQuery) throws -> Bool { try run { try $0.contains(query) } }
 
-    package func store(_ attributes: CredentialAttributes, secret: String, access: CredentialWriteAccess) throws {
+    /// Stores the item in the store in use.
+    public func store(_ attributes: CredentialAttributes, secret: String, access: CredentialWriteAccess) throws {
         try run { try $0.store(attributes, secret: secret, access: access) }
     }
 
-    package func store(
+    /// Stores the item in the store in use, replacing what `replacing` finds.
+    public func store(
         _ attributes: CredentialAttributes, secret: String, replacing: CredentialQuery, access: CredentialWriteAccess
     ) throws {
         try run { try $0.store(attributes, secret: secret, replacing: replacing, access: access) }
     }
 
+    /// Deletes the items matching `query` in the store in use; how many.
     @discardableResult
-    package func delete(_ query: CredentialQuery, access: CredentialWriteAccess) throws -> Int {
+    public func delete(_ query: CredentialQuery, access: CredentialWriteAccess) throws -> Int {
         try run { try $0.delete(query, access: access) }
     }
 }

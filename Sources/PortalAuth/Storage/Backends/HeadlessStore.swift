@@ -7,19 +7,19 @@ import Glibc
 /// (`$XDG_STATE_HOME/portal-auth/credentials.json`, else `~/.local/state/portal-auth/…`; the file
 /// 0600 in a 0700 folder, as ``FileCredentialBackend`` keeps it), or memory when that folder
 /// cannot be made. A store the user chose is never replaced by it.
-package struct HeadlessStore: Sendable {
+public struct HeadlessStore: Sendable {
     /// The file store's path; nil when memory is used.
-    package let path: String?
+    public let path: String?
     /// Why this store, in words: for example `no D-Bus session bus, and /root/.local/state is writable`.
-    package let reason: String
+    public let reason: String
 
     /// Whether a D-Bus session bus is reachable, as the keyring looks for one
     /// (`DBUS_SESSION_BUS_ADDRESS`, or `$XDG_RUNTIME_DIR/bus`): a `getenv` and at most a `stat`.
-    package static var sessionBusReachable: Bool { (try? KeyringCredentialBackend.checkBus()) != nil }
+    public static var sessionBusReachable: Bool { (try? KeyringCredentialBackend.checkBus()) != nil }
 
     /// The headless store for this user, its folder made (private) if it can be. `lacking` says
     /// what is missing for a keyring: no session bus (``DefaultStoreBackend``: no Secret Service on it).
-    package static func choose(lacking: String = "no D-Bus session bus") -> HeadlessStore {
+    public static func choose(lacking: String = "no D-Bus session bus") -> HeadlessStore {
         guard let folder = stateFolder() else {
             return HeadlessStore(path: nil, reason: "\(lacking), and no HOME or XDG_STATE_HOME to write in")
         }
@@ -31,13 +31,13 @@ package struct HeadlessStore: Sendable {
     }
 
     /// The backend: the file store, or memory.
-    package func makeBackend() -> any CredentialStorageBackend {
+    public func makeBackend() -> any CredentialStorageBackend {
         path.map { FileCredentialBackend(path: $0) } ?? MemoryCredentialBackend()
     }
 
     /// Whether this is the first time the file store is used here (a marker beside the file is
     /// made now): what says it once, not on every command. Always true for memory.
-    package func isFirstUse() -> Bool {
+    public func isFirstUse() -> Bool {
         guard let path else { return true }
         let descriptor = open(path + ".announced", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { return false }

@@ -13,11 +13,11 @@ import Glibc
 /// A CA bundle is checked before libcurl gets it: libcurl says only that it had trouble with
 /// "the CA cert" for a file that is missing, unreadable or not PEM at all (a DER certificate, a
 /// PKCS#12 file, a key). Once per path, size and modification time.
-package enum CABundleCheck {
+public enum CABundleCheck {
     private static let checked = Locked<Set<String>>([])
 
     /// Throws when `path` cannot be read or holds no PEM certificate.
-    package static func check(_ path: String) throws {
+    public static func check(_ path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0, access(path, R_OK) == 0 else {
             throw PortalAuthError(
