@@ -7,26 +7,18 @@ direct median.
 usage: serve-compare.py LAYER_URL TOKEN CA_FILE N SERVE_BASE..."""
 import statistics
 import sys
-import time
 
 import requests
+from serve_queries import timed
 
 layer, token, ca = sys.argv[1:4]
 n = int(sys.argv[4])
 bases = sys.argv[5:]
-params = {"where": "1=1", "outFields": "*", "f": "json"}
 direct_session = requests.Session()
 direct_session.headers["X-Esri-Authorization"] = "Bearer " + token
 served = [(requests.Session(), base + "https/" + layer.removeprefix("https://") + "/query") for base in bases]
 
 
-def timed(session, url, **kwargs):
-    start = time.perf_counter()
-    answer = session.get(url, params=params, timeout=60, **kwargs)
-    elapsed = time.perf_counter() - start
-    if answer.status_code != 200 or len(answer.json().get("features", [])) != 24:
-        raise RuntimeError(f"unexpected answer {answer.status_code}: {answer.text[:200]}")
-    return elapsed
 
 
 for _ in range(5):

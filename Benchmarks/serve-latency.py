@@ -11,22 +11,15 @@ import threading
 import time
 
 import requests
+from serve_queries import timed
 
 base, layer, token, ca = sys.argv[1:5]
 n = int(sys.argv[5]) if len(sys.argv) > 5 else 200
 clients = int(sys.argv[6]) if len(sys.argv) > 6 else 50
-params = {"where": "1=1", "outFields": "*", "f": "json"}
 local = base + "https/" + layer.removeprefix("https://") + "/query"
 remote = layer + "/query"
 
 
-def timed(session, url, **kwargs):
-    start = time.perf_counter()
-    answer = session.get(url, params=params, timeout=60, **kwargs)
-    elapsed = time.perf_counter() - start
-    if answer.status_code != 200 or len(answer.json().get("features", [])) != 24:
-        raise RuntimeError(f"unexpected answer {answer.status_code}: {answer.text[:200]}")
-    return elapsed
 
 
 direct_session = requests.Session()

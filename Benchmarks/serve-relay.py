@@ -7,13 +7,12 @@ without any of serve's work: the floor under serve's ratio.
 usage: serve-relay.py RELAY_BASE LAYER_URL TOKEN CA_FILE [N]"""
 import statistics
 import sys
-import time
 
 import requests
+from serve_queries import timed
 
 relay, layer, token, ca = sys.argv[1:5]
 n = int(sys.argv[5]) if len(sys.argv) > 5 else 200
-params = {"where": "1=1", "outFields": "*", "f": "json"}
 path = layer.split("/", 3)[3]
 
 
@@ -23,13 +22,6 @@ def session():
     return made
 
 
-def timed(client, url, **kwargs):
-    start = time.perf_counter()
-    answer = client.get(url, params=params, timeout=60, **kwargs)
-    elapsed = time.perf_counter() - start
-    if answer.status_code != 200 or len(answer.json().get("features", [])) != 24:
-        raise RuntimeError(f"unexpected answer {answer.status_code}: {answer.text[:200]}")
-    return elapsed
 
 
 direct_session, relayed_session = session(), session()
