@@ -30,7 +30,7 @@ say() { printf 'package: %s\n' "$*" >&2; }
 fail() { printf 'package: %s\n' "$*" >&2; exit 1; }
 
 build_info=Sources/PortalAuthBuildInfo/BuildInfo.swift
-version=$(sed -n 's/^ *package static let version = "\([^"]*\)"$/\1/p' "$build_info")
+version=$(sed -n 's/^ *public static let version = "\([^"]*\)"$/\1/p' "$build_info")
 [ -n "$version" ] || fail "no version in $build_info"
 deb_version=$(dpkg-parsechangelog -l debian/changelog -S Version)
 [ "${deb_version%-*}" = "$version" ] ||

@@ -53,7 +53,7 @@ passed=$((passed + 1)); printf 'ok    scripts/package.sh (%d s)\n' "$(($(date +%
 deb=$(sed -n 1p "$work/artifacts"); tarball=$(sed -n 2p "$work/artifacts")
 commit=$(git rev-parse --short=7 HEAD)
 git diff --quiet HEAD -- || commit="$commit-dirty"
-version=$(sed -n 's/^ *package static let version = "\([^"]*\)"$/\1/p' Sources/PortalAuthBuildInfo/BuildInfo.swift)
+version=$(sed -n 's/^ *public static let version = "\([^"]*\)"$/\1/p' Sources/PortalAuthBuildInfo/BuildInfo.swift)
 expected_version="$version ($commit)"
 
 lintian_clean() {
