@@ -75,6 +75,9 @@ struct pa_transfer {
     size_t body_len, body_cap;
     char *head;
     size_t head_len, head_cap;
+    /* How far into each buffer bytes were written since it was last wiped (its terminating NUL
+     * included): pa_transfer_wipe clears that much, not the whole capacity. */
+    size_t body_mark, head_mark;
     /* Limits on what the server sends (0: none) and what was received against them. */
     size_t max_body, max_head_bytes, max_head_lines;
     size_t head_total, head_lines;
@@ -90,8 +93,10 @@ struct pa_transfer {
     void *upload_context;
 };
 
-/* Appends n bytes (and a NUL); the buffer doubles but never past limit + 1 (limit 0: none). */
-static int append(unsigned char **buf, size_t *len, size_t *cap, size_t limit, const void *data, size_t n) {
+/* Appends n bytes (and a NUL); the buffer doubles but never past limit + 1 (limit 0: none). `mark`
+ * keeps how far bytes were ever written. */
+static int append(
+    unsigned char **buf, size_t *len, size_t *cap, size_t *mark, size_t limit, const void *data, size_t n) {
     if (*len + n + 1 > *cap) {
         size_t want = *cap ? *cap : 4096;
         while (want < *len + n + 1) want *= 2;
@@ -104,6 +109,7 @@ static int append(unsigned char **buf, size_t *len, size_t *cap, size_t limit, c
     memcpy(*buf + *len, data, n);
     *len += n;
     (*buf)[*len] = 0;
+    if (*len + 1 > *mark) *mark = *len + 1;
     return 0;
 }
 
@@ -126,7 +132,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata) {
         t->limit_hit = PA_LIMIT_BODY;
         return 0;
     }
-    return append(&t->body, &t->body_len, &t->body_cap, t->max_body, data, n) == 0 ? n : 0;
+    return append(&t->body, &t->body_len, &t->body_cap, &t->body_mark, t->max_body, data, n) == 0 ? n : 0;
 }
 
 /* Header lines count across every block (1xx, redirects, the final one), so neither endless
@@ -143,7 +149,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
     }
     /* A new status line starts a new block: keep only the final response's headers. */
     if (n >= 5 && memcmp(data, "HTTP/", 5) == 0) t->head_len = 0;
-    return append((unsigned char **)&t->head, &t->head_len, &t->head_cap, 0, data, n) == 0 ? n : 0;
+    return append((unsigned char **)&t->head, &t->head_len, &t->head_cap, &t->head_mark, 0, data, n) == 0 ? n : 0;
 }
 
 static void install(pa_transfer *t) {
@@ -165,9 +171,11 @@ pa_transfer *pa_transfer_new(void) {
 }
 
 void pa_transfer_wipe(pa_transfer *t) {
-    if (t->body) memset(t->body, 0, t->body_cap);
-    if (t->head) memset(t->head, 0, t->head_cap);
+    /* (Beyond the marks the buffers hold zeros, or bytes never written.) */
+    if (t->body) memset(t->body, 0, t->body_mark);
+    if (t->head) memset(t->head, 0, t->head_mark);
     t->body_len = t->head_len = 0;
+    t->body_mark = t->head_mark = 0;
     t->head_total = t->head_lines = 0;
     t->limit_hit = PA_LIMIT_NONE;
     t->stream_fn = NULL;

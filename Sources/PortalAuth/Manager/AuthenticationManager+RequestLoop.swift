@@ -280,7 +280,7 @@ extension AuthenticationManager {
         if let credential, placement == .parameter { parameters.append(("token", credential.tokenInfo.accessToken)) }
         let query = FormEncoding.encode(parameters)
         let base = url.absoluteString
-        let getURL = query.isEmpty ? base : base + (base.contains("?") ? "&" : "?") + query
+        let getURL = query.isEmpty ? base : base + (base.utf8.contains(UInt8(ascii: "?")) ? "&" : "?") + query
         var request: TransportRequest
         if method == .post || (method == .automatic && getURL.utf8.count > ArcGISRequest.maximumGETLength),
             !query.isEmpty

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Byte-level reading of protocol text (header names, URLs) without building new strings: what a
 /// request's hot path asks many times (a header by name, a URL seen before).
 package enum ASCIIText {
@@ -18,10 +22,16 @@ package enum ASCIIText {
     /// Whether `left` and `right` hold the same bytes (not as Swift compares strings, which takes
     /// canonically equivalent text as equal).
     package static func sameBytes(_ left: String, _ right: String) -> Bool {
-        guard left.utf8.count == right.utf8.count else { return false }
+        let count = left.utf8.count
+        guard count == right.utf8.count else { return false }
         var left = left
         var right = right
-        return left.withUTF8 { a in right.withUTF8 { b in a.elementsEqual(b) } }
+        return left.withUTF8 { a in
+            right.withUTF8 { b in
+                guard let a = a.baseAddress, let b = b.baseAddress else { return true }  // (both empty)
+                return memcmp(a, b, count) == 0
+            }
+        }
     }
 
     /// `text` without the spaces and tabs it starts or ends with.

@@ -61,8 +61,11 @@ public struct StrictURL: Sendable, Hashable {
         return try read(text)
     }
 
-    /// `text` read strictly (``parse(_:)``), as a `URL` in its normal form.
+    /// `text` read strictly (``parse(_:)``), as a `URL` in its normal form. A text that is a normal
+    /// form this function or ``normalized(_:)`` gave lately is given back without reading it again
+    /// (a local proxy reads the same remote URL for every request).
     public static func read(_ text: String) throws -> URL {
+        if let kept = recentNormalized.kept(text) { return kept }
         let read = try parse(text)
         let url = read.url
         recentNormalized.keep(read.string, url)

@@ -13,13 +13,34 @@ public import Foundation
 public final class CredentialStore<Credential: Sendable>: Sendable {
     let engine: CredentialStoreEngine
     let family: CredentialFamily
-    /// Per store key, the credentials read (an empty list: none stored); every credential when
-    /// read all at once; and a generation that every change bumps, so that a read that started
-    /// before a change does not put its stale result in the cache.
-    private let cache = Locked<
-        (entries: [String: [any StoredCredential]], all: [any StoredCredential]?, generation: Int)
-    >(
-        ([:], nil, 0))
+    /// What the store keeps in memory.
+    private struct Cache {
+        /// Per store key, the credentials read (an empty list: none stored).
+        var entries: [String: [any StoredCredential]] = [:]
+        /// Every credential, when read all at once.
+        var all: [any StoredCredential]?
+        /// Bumped by every change, so that a read that started before a change does not put its
+        /// stale result in the cache.
+        var generation = 0
+        /// The last answers of ``credential(for:username:reload:)`` (without a user), by the URL's
+        /// text: one request asks for its URL's credential several times (the scope decision,
+        /// the request loop, a local server's check before it forwards). Made from what is kept
+        /// above, and dropped with any change of it.
+        var answers: [(text: String, answer: (any StoredCredential)?)] = []
+        /// Bumped by every change of what is kept, so that an answer made before one is not kept.
+        var epoch = 0
+
+        /// Notes a change of ``entries`` or ``all``: the answers made from them are dropped.
+        mutating func changed() {
+            answers.removeAll()
+            epoch &+= 1
+        }
+    }
+
+    private let cache = Locked(Cache())
+
+    /// How many answers ``Cache/answers`` holds.
+    private static var keptAnswers: Int { 8 }
 
     /// The backend the credentials are kept in.
     public var backend: any CredentialStorageBackend { engine.backend }
@@ -48,15 +69,38 @@ public final class CredentialStore<Credential: Sendable>: Sendable {
     /// The credential for `url`: of the most specific scope that applies to it, only `username`'s
     /// when given; `nil` when none does.
     public func credential(for url: URL, username: String? = nil, reload: Bool = false) async throws -> Credential? {
+        guard username == nil, !reload else {
+            return try await find(url, username: username, reload: reload) as? Credential
+        }
+        let text = url.absoluteString
+        let (kept, epoch) = cache.withLock { cache in
+            (cache.answers.last { ASCIIText.sameBytes($0.text, text) }, cache.epoch)
+        }
+        if let kept { return kept.answer as? Credential }
+        let found = try await find(url, username: nil, reload: false)
+        // (Only an answer read from what the cache keeps: a family that reads every credential
+        // from the backend each time is asked again.)
+        guard try family.cachesEveryCredential || family.candidateScopes(url) != nil else {
+            return found as? Credential
+        }
+        cache.withLock { cache in
+            guard cache.epoch == epoch else { return }
+            if cache.answers.count >= Self.keptAnswers { cache.answers.removeFirst() }
+            cache.answers.append((text, found))
+        }
+        return found as? Credential
+    }
+
+    /// ``credential(for:username:reload:)`` found in the cache and the backend.
+    private func find(_ url: URL, username: String?, reload: Bool) async throws -> (any StoredCredential)? {
         guard let scopes = try family.candidateScopes(url) else {
             return try await all(reload: reload).first { $0.applies(to: url) && Self.isUser(username, $0) }
-                as? Credential
         }
         for scope in scopes {
             if let found = try await stored(in: scope, reload: reload).first(where: {
                 $0.applies(to: url) && Self.isUser(username, $0)
             }) {
-                return found as? Credential
+                return found
             }
         }
         return nil
@@ -104,6 +148,7 @@ public final class CredentialStore<Credential: Sendable>: Sendable {
             cache.entries[key] = family.onePerScope ? [stored] : nil
             cache.all = nil
             cache.generation += 1
+            cache.changed()
         }
     }
 
@@ -147,6 +192,7 @@ public final class CredentialStore<Credential: Sendable>: Sendable {
             cache.entries.removeAll()
             cache.all = nil
             cache.generation += 1
+            cache.changed()
         }
     }
 
@@ -166,7 +212,11 @@ public final class CredentialStore<Credential: Sendable>: Sendable {
         } else {
             found = try await engine.search(CredentialQuery(server: key)).map(\.1)
         }
-        cache.withLock { if $0.generation == generation { $0.entries[key] = found } }
+        cache.withLock { cache in
+            guard cache.generation == generation else { return }
+            cache.entries[key] = found
+            cache.changed()
+        }
         return found
     }
 
@@ -175,7 +225,11 @@ public final class CredentialStore<Credential: Sendable>: Sendable {
         let (cached, generation) = cache.withLock { ($0.all, $0.generation) }
         if let cached, !reload, family.cachesEveryCredential { return cached }
         let found = try await engine.search(CredentialQuery()).map(\.1)
-        cache.withLock { if $0.generation == generation { $0.all = found } }
+        cache.withLock { cache in
+            guard cache.generation == generation else { return }
+            cache.all = found
+            cache.changed()
+        }
         return found
     }
 

@@ -56,8 +56,38 @@ public struct CredentialStoreChangeStamp: Hashable, Sendable {
     /// What a file (or folder) is now: its device, inode, size, and the modification and change
     /// times in nanoseconds; `nil` for one that cannot be opened or is not this user's. The file is
     /// held open while the stamp lives. `absent`: the stamp of a path with nothing there (nil: no stamp for a missing file).
+    ///
+    /// The last stamp of each absolute path is kept (with its file held open, so that no other file
+    /// takes its identity): when the path still names a file of that identity, that stamp is given
+    /// again for one `stat`, not an `open`, an `fstat` and a `close` (a local server stamps the
+    /// store before every request).
     package static func file(
         at path: String, relativeTo folder: Int32 = AT_FDCWD, absent: [UInt64]? = nil
+    ) -> CredentialStoreChangeStamp? {
+        let keeps = folder == AT_FDCWD && path.hasPrefix("/")
+        if keeps, let kept = lastByPath.withLock({ $0[path] }) {
+            var info = stat()
+            if stat(path, &info) == 0, info.st_uid == geteuid(), identity(info) == kept.parts { return kept }
+        }
+        guard let stamp = opened(at: path, relativeTo: folder, absent: absent) else { return nil }
+        if keeps, !stamp.pins.isEmpty {
+            lastByPath.withLock { last in
+                if last[path] == nil, last.count >= keptPaths { last.removeAll() }
+                last[path] = stamp
+            }
+        }
+        return stamp
+    }
+
+    /// How many paths' last stamps ``file(at:relativeTo:absent:)`` keeps.
+    static let keptPaths = 16
+
+    /// The last stamp of each absolute path, its file held open.
+    private static let lastByPath = Locked<[String: CredentialStoreChangeStamp]>([:])
+
+    /// The stamp of the file at `path`, read through an open descriptor that the stamp keeps.
+    private static func opened(
+        at path: String, relativeTo folder: Int32, absent: [UInt64]?
     ) -> CredentialStoreChangeStamp? {
         let fd = openat(folder, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {

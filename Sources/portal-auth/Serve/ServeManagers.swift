@@ -21,6 +21,8 @@ final class ServeManagers: Sendable {
         (credentials: EnvironmentCredentials, key: RotatingAPIKey?, manager: AuthenticationManager)?
     /// The stored API keys as last read, with the stores' change stamps taken before.
     private let storedKeys = ChangeStampedValue<[APIKeyCredential]>()
+    /// The backends of the stored credentials' stores, each once (``distinctBackends(of:)``).
+    private let backends: [any CredentialStorageBackend]
 
     private init(
         stored: AuthenticationManager,
@@ -28,6 +30,7 @@ final class ServeManagers: Sendable {
     ) {
         self.stored = stored
         self.environment = environment
+        backends = Self.distinctBackends(of: stored)
     }
 
     /// The managers for `global`'s store and transport; the environment's signs in at once.
@@ -87,7 +90,7 @@ final class ServeManagers: Sendable {
     func reread() async throws {
         let manager = stored
         let readAt = ContinuousClock.now
-        let stamps = Self.changeStamps(of: manager)
+        let stamps = backends.map(\.changeStamp)
         let keys: [APIKeyCredential]
         if let known = storedKeys.value(at: stamps) {
             keys = known
@@ -105,11 +108,11 @@ final class ServeManagers: Sendable {
         if let adopted = manager.apiKey, !keys.contains(adopted) { manager.apiKey = nil }
     }
 
-    /// The change stamps of `manager`'s stores' backends, now: one per backend (the stores
-    /// usually share one).
-    static func changeStamps(of manager: AuthenticationManager) -> [CredentialStoreChangeStamp?] {
+    /// The backends of `manager`'s stores, each once (the stores usually share one), whose change
+    /// stamps ``reread()`` takes: a manager's stores and their backends are set when it is made.
+    static func distinctBackends(of manager: AuthenticationManager) -> [any CredentialStorageBackend] {
         var seen: [ObjectIdentifier] = []
-        var stamps: [CredentialStoreChangeStamp?] = []
+        var backends: [any CredentialStorageBackend] = []
         for backend in [
             manager.arcGISCredentialStore.backend, manager.iapCredentialStore.backend,
             manager.networkCredentialStore.backend,
@@ -119,9 +122,9 @@ final class ServeManagers: Sendable {
                 if seen.contains(identity) { continue }
                 seen.append(identity)
             }
-            stamps.append(backend.changeStamp)
+            backends.append(backend)
         }
-        return stamps
+        return backends
     }
 
     /// Every stored API key (none read when the store holds no item of their kind).

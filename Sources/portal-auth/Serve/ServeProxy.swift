@@ -180,8 +180,9 @@ struct ServeProxy {
     /// `https://` + `remote` (`HOST[:PORT]/PATH`, no query), read strictly; a user part, an empty
     /// host or a URL that does not read back the same is refused.
     static func remoteURL(_ remote: String) throws -> URL {
-        let authority = remote.prefix { $0 != "/" }
-        guard !authority.isEmpty, !authority.contains("@"), !remote.contains("\\") else {
+        let authority = remote.utf8.prefix { $0 != UInt8(ascii: "/") }
+        guard !authority.isEmpty, !authority.contains(UInt8(ascii: "@")), !remote.utf8.contains(UInt8(ascii: "\\"))
+        else {
             throw PortalAuthError(.invalidURL, "the proxy's path must be https/HOST[:PORT]/PATH")
         }
         return try StrictURL.read("https://" + remote)

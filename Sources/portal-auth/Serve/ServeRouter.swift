@@ -27,8 +27,10 @@ struct ServeRouter: Sendable {
     /// `response` with ``policyHeaders`` (replacing any of the same name).
     static func hardened(_ response: LoopbackHTTPServer.Response) -> LoopbackHTTPServer.Response {
         var response = response
-        let names = Set(policyHeaders.map { $0.name.lowercased() })
-        response.headers = response.headers.filter { !names.contains($0.name.lowercased()) } + policyHeaders
+        response.headers =
+            response.headers.filter { header in
+                !policyHeaders.contains { ASCIIText.equalsIgnoringCase($0.name, header.name) }
+            } + policyHeaders
         return response
     }
 
@@ -45,8 +47,7 @@ struct ServeRouter: Sendable {
     private func route(_ request: LoopbackHTTPRequest) async -> LoopbackHTTPServer.Response {
         if let refusal = Self.refusal(request, secret: secret) { return refusal }
         let (path, query) = request.pathAndQuery
-        // After "/SECRET/".
-        let rest = path.drop { $0 == "/" }.drop { $0 != "/" }.dropFirst()
+        guard let rest = Self.afterSecret(path, secret) else { return .text(403, "forbidden") }  // (refused above)
         if rest == "token" {
             guard request.method == "GET" else { return .text(405, "the token endpoint answers GET only") }
             return await ServeTokenEndpoint(managers: managers).answer(query: query)
@@ -65,10 +66,7 @@ struct ServeRouter: Sendable {
     /// images, frames and forms, say `same-origin`, `same-site` or `cross-site`), and a `Referer`
     /// that holds the secret (a page served through serve). curl, GDAL, QGIS and requests send none.
     static func refusal(_ request: LoopbackHTTPRequest, secret: String) -> LoopbackHTTPServer.Response? {
-        let path = request.pathAndQuery.path
-        let first = path.dropFirst().prefix { $0 != "/" }
-        guard path.hasPrefix("/"), ServeSecret.matches(first, secret), path.dropFirst(first.count + 1).hasPrefix("/")
-        else {
+        guard afterSecret(request.pathAndQuery.path, secret) != nil else {
             return .text(403, "forbidden: the URL does not carry this server's secret (portal-auth serve url URL)")
         }
         if request.header("Origin") != nil {
@@ -84,6 +82,18 @@ struct ServeRouter: Sendable {
             return .text(403, "forbidden: the Host header does not name a loopback address")
         }
         return nil
+    }
+
+    /// What follows `/SECRET/` in `path`; nil when its first segment is not the secret (or is the
+    /// last). Read in bytes.
+    static func afterSecret(_ path: String, _ secret: String) -> Substring? {
+        let bytes = path.utf8
+        guard bytes.first == UInt8(ascii: "/") else { return nil }
+        let start = bytes.index(after: bytes.startIndex)
+        guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")),
+            ServeSecret.matches(Substring(bytes[start..<end]), secret)
+        else { return nil }
+        return Substring(bytes[bytes.index(after: end)...])
     }
 
     /// Whether a `Host` header names a loopback address (or localhost), with or without a port.

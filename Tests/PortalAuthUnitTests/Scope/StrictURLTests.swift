@@ -157,11 +157,17 @@ import Testing
             #expect(try StrictURL.normalized(normal) == normal)
             #expect(try StrictURL.normalized(try #require(URL(string: text))) == normal)
             #expect(try StrictURL.normalized(try #require(URL(string: normal.absoluteString))) == normal)
+            // `read` gives a kept normal form back, and reads the text it was read from again.
+            #expect(try StrictURL.read(normal.absoluteString) == normal)
+            #expect(try StrictURL.read(text) == normal)
         }
+        let read = try StrictURL.read("HTTPS://Host.Example:443/a/./c?x=1")
+        #expect(read.absoluteString == "https://host.example/a/c?x=1")
         // A kept normal form never answers for another text: a refused one is refused after it.
         _ = try StrictURL.read("https://host.example/portal/x")
         #expect(throws: PortalAuthError.self) {
             try StrictURL.normalized(URL(string: "https://host.example/portal/..;/x")!)
         }
+        #expect(throws: PortalAuthError.self) { try StrictURL.read("https://host.example/portal/..;/x") }
     }
 }

@@ -95,6 +95,37 @@ import Testing
         #expect(backend.changeStamp != again)
     }
 
+    /// A file's stamp is given again for one `stat` while the path names the same, unchanged file
+    /// (the kept stamp holds it open, so no other file can take its identity); any change of the
+    /// file, or another file put in its place with the same bytes, makes another stamp.
+    @Test func aFilesStampIsKeptWhileTheFileStaysTheSame() throws {
+        let folder = FileManager.default.temporaryDirectory.path + "/stamp-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/index"
+        try Data("one".utf8).write(to: URL(fileURLWithPath: path))
+        let first = try #require(CredentialStoreChangeStamp.file(at: path))
+        // The same file, unchanged: the kept stamp, no descriptor opened for it.
+        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        let again = (0..<10).map { _ in CredentialStoreChangeStamp.file(at: path) }
+        #expect(again.allSatisfy { $0 == first })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count == open)
+        // Written again (another size), then replaced by a copy with the same bytes: another stamp each time.
+        try Data("two!".utf8).write(to: URL(fileURLWithPath: path))
+        let written = try #require(CredentialStoreChangeStamp.file(at: path))
+        #expect(written != first)
+        for round in 0..<5 {
+            let before = try #require(CredentialStoreChangeStamp.file(at: path))
+            try Data("two!".utf8).write(to: URL(fileURLWithPath: folder + "/copy"))
+            #expect(rename(folder + "/copy", path) == 0)
+            #expect(CredentialStoreChangeStamp.file(at: path) != before, "round \(round)")
+        }
+        // Gone: no stamp, or the stamp of an absent file.
+        #expect(unlink(path) == 0)
+        #expect(CredentialStoreChangeStamp.file(at: path) == nil)
+        #expect(CredentialStoreChangeStamp.file(at: path, absent: [1]) == CredentialStoreChangeStamp([1]))
+    }
+
     /// A backend written before stamps existed: it cannot tell, so readers always read again.
     @Test func aBackendWithoutStampsCannotTell() {
         struct Old: CredentialStorageBackend {

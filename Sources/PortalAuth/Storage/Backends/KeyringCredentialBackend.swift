@@ -168,12 +168,12 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
             known = (CrossProcessLock.directory, Self.indexName)
             return known!
         }
-        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard folder >= 0 else { return nil }
-        defer { close(folder) }
+        // (The folder itself, not a link to one: its owner alone can replace it, or the file in it.)
         var info = stat()
-        guard fstat(folder, &info) == 0, info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else { return nil }
-        return CredentialStoreChangeStamp.file(at: name, relativeTo: folder)
+        guard lstat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(),
+            info.st_mode & 0o077 == 0
+        else { return nil }
+        return CredentialStoreChangeStamp.file(at: directory + "/" + name)
     }
 
     /// The lock folder and the index's name in it, as ``changeStamp`` first found them (they

@@ -269,10 +269,11 @@ public final class CurlTransport: HTTPTransport, Sendable {
     }
 
     /// The request's headers (refused with a line break or a colon in a name), and no `Expect`.
+    /// Bytes are checked, not characters: `\r\n` together is one character, equal to neither.
     private static func configureHeaders(_ transfer: OpaquePointer, _ request: TransportRequest) throws {
         for header in request.headers {
-            guard !header.name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }),
-                !header.value.contains(where: { $0 == "\r" || $0 == "\n" })
+            guard !header.name.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x3A }),
+                !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A })
             else {
                 throw PortalAuthError(.invalidArgument, "the header '\(header.name)' contains a line break or colon")
             }
