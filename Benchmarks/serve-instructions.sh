@@ -12,15 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=$1
 shift
-work=$(mktemp -d)
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
-.build/release/portal-emulator --state-file "$work/emulator.json" --ca-out "$work/ca.pem" >/dev/null &
-pids+=($!)
-until [ -s "$work/emulator.json" ]; do sleep 0.1; done
-base=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["baseURL"])' "$work/emulator.json")
-export PORTAL_AUTH_CA_BUNDLE="$work/ca.pem"
-layer="$base/server/rest/services/Parcels/FeatureServer/0"
+# shellcheck source=Benchmarks/with-emulator.sh
+source Benchmarks/with-emulator.sh
 index=0
 for build in "$@"; do
   index=$((index + 1))
