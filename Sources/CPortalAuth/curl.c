@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* explicit_bzero */
 #include "pa_curl.h"
 #include "pa_dl.h"
 #include <pthread.h>
@@ -101,10 +102,17 @@ static int append(
         size_t want = *cap ? *cap : 4096;
         while (want < *len + n + 1) want *= 2;
         if (limit && want > limit + 1) want = limit + 1;
-        unsigned char *grown = realloc(*buf, want);
+        /* Not realloc: a block it moves away from would be freed with the bytes in it. */
+        unsigned char *grown = malloc(want);
         if (!grown) return -1;
+        if (*buf) {
+            memcpy(grown, *buf, *len);
+            explicit_bzero(*buf, *mark);
+            free(*buf);
+        }
         *buf = grown;
         *cap = want;
+        *mark = *len;
     }
     memcpy(*buf + *len, data, n);
     *len += n;
@@ -172,8 +180,8 @@ pa_transfer *pa_transfer_new(void) {
 
 void pa_transfer_wipe(pa_transfer *t) {
     /* (Beyond the marks the buffers hold zeros, or bytes never written.) */
-    if (t->body) memset(t->body, 0, t->body_mark);
-    if (t->head) memset(t->head, 0, t->head_mark);
+    if (t->body) explicit_bzero(t->body, t->body_mark);
+    if (t->head) explicit_bzero(t->head, t->head_mark);
     t->body_len = t->head_len = 0;
     t->body_mark = t->head_mark = 0;
     t->head_total = t->head_lines = 0;

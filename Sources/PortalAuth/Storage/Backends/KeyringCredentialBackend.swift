@@ -168,7 +168,10 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
             known = (CrossProcessLock.directory, Self.indexName)
             return known!
         }
-        // (The folder itself, not a link to one: its owner alone can replace it, or the file in it.)
+        // (The folder itself, not a link to one, and the index then opened by its path: a second
+        // lookup of the path, which only this user can make name another folder, as ``CrossProcessLock``
+        // checks the folders above it; and a stamp of the wrong folder would only delay a re-read by
+        // the reader's maximum age, never give it a secret. The answer book checks through the folder's descriptor.)
         var info = stat()
         guard lstat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(),
             info.st_mode & 0o077 == 0
