@@ -33,6 +33,12 @@ public struct CredentialStoreChangeStamp: Hashable, Sendable {
     /// The numbers (for a file written beside the store that a reader without this library compares).
     package var numbers: [UInt64] { parts }
 
+    /// Whether the two stamps hold the very same open files (one stamp given again, not a file opened
+    /// again), whatever their numbers.
+    package func holdsTheSameFiles(as other: Self) -> Bool {
+        !pins.isEmpty && pins.count == other.pins.count && zip(pins, other.pins).allSatisfy { $0 === $1 }
+    }
+
     /// Whether the two stamps have the same numbers.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.parts == rhs.parts }
 

@@ -105,15 +105,15 @@ import Testing
         let path = folder + "/index"
         try Data("one".utf8).write(to: URL(fileURLWithPath: path))
         let first = try #require(CredentialStoreChangeStamp.file(at: path))
-        // The same file, unchanged: the kept stamp, no descriptor opened for it.
-        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        // The same file, unchanged: the kept stamp itself, holding the descriptor it was read through
+        // (not a file opened again: a count of the process's descriptors would see other tests' files).
         let again = (0..<10).map { _ in CredentialStoreChangeStamp.file(at: path) }
-        #expect(again.allSatisfy { $0 == first })
-        #expect(try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count == open)
+        #expect(again.allSatisfy { $0 == first && $0?.holdsTheSameFiles(as: first) == true })
         // Written again (another size), then replaced by a copy with the same bytes: another stamp each time.
         try Data("two!".utf8).write(to: URL(fileURLWithPath: path))
         let written = try #require(CredentialStoreChangeStamp.file(at: path))
         #expect(written != first)
+        #expect(!written.holdsTheSameFiles(as: first))
         for round in 0..<5 {
             let before = try #require(CredentialStoreChangeStamp.file(at: path))
             try Data("two!".utf8).write(to: URL(fileURLWithPath: folder + "/copy"))
