@@ -135,6 +135,40 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
         #expect(try backend.lookup(none) == nil)
         #expect(try backend.lookup(none, through: .libsecretOnly) == nil)
     }
+
+    /// A lookup that found no item is noted in the item index and answered there, without a
+    /// search, until portal-auth next changes the keyring (a long URL's candidate contexts are each
+    /// looked up, and all but one miss): an item another program adds meanwhile is not seen, as
+    /// ``KeyringItemIndex`` documents; after portal-auth's next change it is. Other tests change the
+    /// keyring at any moment (which removes the index), so a round counts only when the index stayed
+    /// the same file across the second lookup.
+    @Test func aLookupThatFoundNoItemIsAnsweredByTheIndexUntilTheKeyringChanges() async throws {
+        let backend = KeyringCredentialBackend()
+        var conclusive = 0
+        for round in 0..<20 where conclusive < 3 {
+            let server = uniqueServer() + "/\(round)"
+            defer { _ = try? backend.delete(CredentialQuery(server: server)) }
+            let query = CredentialQuery(store: "arcgis", server: server)
+            #expect(try backend.lookup(query, verifying: { _ in true }) == nil)
+            let before = backend.changeStamp
+            let stored = try await Subprocess.run(
+                "/usr/bin/secret-tool",
+                ["store", "--label=outside", "application", "portal-auth", "store", "arcgis", "server", server],
+                stdin: "outside")
+            #expect(stored.status == 0)
+            let answer = try backend.lookup(query, verifying: { _ in true })
+            guard let before, backend.changeStamp == before else { continue }
+            conclusive += 1
+            #expect(answer == nil, "round \(round): the index's entry was not used")
+            // A plain lookup searches; and portal-auth's own change (here of another item) removes the index.
+            #expect(try backend.lookup(query) == "outside")
+            let other = uniqueServer() + "/other\(round)"
+            try backend.store(CredentialAttributes(store: "arcgis", server: other, kind: "token"), secret: "x")
+            _ = try backend.delete(CredentialQuery(server: other))
+            #expect(try backend.lookup(query, verifying: { _ in true }) == "outside")
+        }
+        #expect(conclusive == 3, "the keyring changed under every round")
+    }
 }
 
 @Suite struct FileBackendTests {

@@ -32,6 +32,28 @@ import Testing
         #expect(changed.text.split(separator: "\n").count == 4)
     }
 
+    /// A `none` entry (a lookup found no item) survives its text, and an item found replaces it,
+    /// and the other way round; it says nothing of `has` or of another query.
+    @Test func aLookupThatFoundNoItemIsAnEntryThatAnItemReplaces() {
+        var index = KeyringItemIndex()
+        index.set(.noItem, for: a)
+        #expect(index.hasNoItem(a))
+        #expect(!index.hasNoItem(b))
+        #expect(index.has(a) == nil)
+        #expect(index.itemPath(a) == nil)
+        #expect(KeyringItemIndex(parsing: index.text).hasNoItem(a))
+        index.set(.item(path: "/org/freedesktop/secrets/collection/login/3"), for: a)
+        #expect(!index.hasNoItem(a))
+        #expect(index.itemPath(a) == "/org/freedesktop/secrets/collection/login/3")
+        index.set(.noItem, for: a)
+        #expect(index.itemPath(a) == nil)
+        #expect(index.hasNoItem(a))
+        #expect(index.text.split(separator: "\n").count == 2)
+        // Only the value 1 is an entry.
+        let line = index.text.split(separator: "\n")[1]
+        #expect(!KeyringItemIndex(parsing: "portal-auth keyring index 1\n\(line.dropLast())0\n").hasNoItem(a))
+    }
+
     @Test func theIndexKeepsTheNewestEntriesUpToItsCapacity() {
         var index = KeyringItemIndex()
         let queries = (0..<(KeyringItemIndex.capacity + 10)).map { CredentialQuery(server: "https://h\($0).example") }

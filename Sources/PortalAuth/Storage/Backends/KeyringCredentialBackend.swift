@@ -226,35 +226,51 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
 
     /// The secret of the first item matching the query, read first where an earlier lookup found
     /// it (the keyring's ``KeyringItemIndex``: one read, no search) and kept when `isItsItem` takes
-    /// it; otherwise as ``lookup(_:)`` reads, noting where the item was found.
+    /// it; nil without a search when an earlier lookup found no item (a `none` entry, made since
+    /// portal-auth last changed the keyring); otherwise as ``lookup(_:)`` reads, noting where the
+    /// item was found, or that none was.
     package func lookup(_ query: CredentialQuery, verifying isItsItem: (String) -> Bool) throws -> String? {
         let remembered = try Self.lock.withLock {
             try Self.checkBus()
-            return try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) {
-                folder -> (path: String, secret: String)? in
-                guard let path = KeyringItemIndex.read(in: folder, name: Self.indexName).itemPath(query) else {
-                    return nil
-                }
-                var text: UnsafeMutablePointer<CChar>?
-                var error = pa_secret_error()
-                guard pa_secret_read_plain(path, &text, &error) == 1, let text else {
-                    // (A service too slow to answer this read is too slow for the search too.)
-                    if Self.isTimeout(error) { throw Self.slow("read a credential", error) }
-                    return nil
-                }
-                defer { pa_secret_free(text) }
-                return (path, String(cString: text))
+            return try CrossProcessLock.withBlockingLock(Self.lockKey, shared: true) { folder in
+                try Self.remembered(query, in: KeyringItemIndex.read(in: folder, name: Self.indexName))
             }
         }
-        if let remembered, isItsItem(remembered.secret) {
-            Self.note(path: remembered.path, secret: remembered.secret)
-            return remembered.secret
+        switch remembered {
+        case .noItem: return nil
+        case .item(let path, let secret) where isItsItem(secret):
+            Self.note(path: path, secret: secret)
+            return secret
+        case .item, .unknown: return try lookup(query, through: .fast, remembering: true)
         }
-        return try lookup(query, through: .fast, remembering: true)
+    }
+
+    /// What the item index says of a lookup of `query`.
+    private enum Remembered {
+        /// The secret read where the item was found last.
+        case item(path: String, secret: String)
+        /// No item matched.
+        case noItem
+        /// Nothing known, or the item is no longer where it was.
+        case unknown
+    }
+
+    /// What `index` says of `query`, with the secret read where the item was last found.
+    private static func remembered(_ query: CredentialQuery, in index: KeyringItemIndex) throws -> Remembered {
+        guard let path = index.itemPath(query) else { return index.hasNoItem(query) ? .noItem : .unknown }
+        var text: UnsafeMutablePointer<CChar>?
+        var error = pa_secret_error()
+        guard pa_secret_read_plain(path, &text, &error) == 1, let text else {
+            // (A service too slow to answer this read is too slow for the search too.)
+            if isTimeout(error) { throw slow("read a credential", error) }
+            return .unknown
+        }
+        defer { pa_secret_free(text) }
+        return .item(path: path, secret: String(cString: text))
     }
 
     /// ``lookup(_:)`` through one of the ways it can read; `remembering`: an item the `plain`
-    /// session read is noted in the item index.
+    /// session read is noted in the item index, and so is a search that found no item.
     package func lookup(_ query: CredentialQuery, through read: Read, remembering: Bool = false) throws -> String? {
         try Self.lock.withLock {
             try Self.checkBus()
@@ -275,6 +291,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
                             Self.note(path: path.map { String(cString: $0) }, secret: secret)
                             return (secret, error)
                         }
+                        if found == 0, remembering { Self.remember(.noItem, for: query, in: folder) }
                         if found == 0 || Self.isTimeout(error) || read == .plainSessionOnly { return (nil, error) }
                         error = pa_secret_error()
                     }

@@ -8,14 +8,15 @@ import Glibc
 /// gnome-keyring looks at every item of every collection on each search: with 10,000 items, a
 /// `SearchItems` takes about 8 ms, more than the rest of a cached token lookup's work in the
 /// service. The index keeps, for the queries looked up lately, the D-Bus object path of the item
-/// found (an `item` entry) and whether any item matched (a `has` entry, for
-/// ``KeyringCredentialBackend/contains(_:)``), in a file beside the keyring's lock file.
+/// found (an `item` entry), that a lookup found no item (a `none` entry: a long URL's candidate
+/// contexts are each looked up, and all but one miss), and whether any item matched (a `has`
+/// entry, for ``KeyringCredentialBackend/contains(_:)``), in a file beside the keyring's lock file.
 /// - Readers add entries while they hold the keyring's lock shared. Every change portal-auth makes
 ///   to the keyring first removes the whole index, under the exclusive lock, so no entry is older
 ///   than portal-auth's last change.
 /// - An `item` entry is a hint: the caller checks the secret read there (``KeyringCredentialBackend/lookup(_:verifying:)``),
 ///   and an item that is gone, locked or not the query's is searched for again.
-/// - A `has` entry is trusted. A portal-auth item that another program adds to the keyring (not
+/// - A `has` or `none` entry is trusted. A portal-auth item that another program adds to the keyring (not
 ///   through this library) is seen after portal-auth's next change of the keyring, or when the
 ///   index is removed with the lock folder (the login session's runtime folder is cleared at
 ///   log-out; without one, the lock folder is in the user's cache folder, see ``CrossProcessLock``).
@@ -29,6 +30,8 @@ package struct KeyringItemIndex: Equatable {
         case item(path: String)
         /// Whether any item matched.
         case has(Bool)
+        /// A lookup found no item, locked or not.
+        case noItem
     }
 
     /// At most this many entries (a script's loop uses one or two).
@@ -50,7 +53,10 @@ package struct KeyringItemIndex: Equatable {
 
     // MARK: Entries
 
-    private static func key(_ query: CredentialQuery, item: Bool) -> String {
+    /// The prefixes of an entry's key, by what it says.
+    private enum Kind: String { case item, has, none }
+
+    private static func key(_ query: CredentialQuery, _ kind: Kind) -> String {
         var bytes: [UInt8] = []
         // (A username only where the query names one: the keys of earlier versions stay the same.)
         for field in [query.store, query.server, query.kind] + (query.username.map { [$0] } ?? []) {
@@ -65,18 +71,24 @@ package struct KeyringItemIndex: Equatable {
         var hex = [UInt8]()
         hex.reserveCapacity(bytes.count * 2)
         for byte in bytes { hex += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
-        return (item ? "item:" : "has:") + String(decoding: hex, as: UTF8.self)
+        return kind.rawValue + ":" + String(decoding: hex, as: UTF8.self)
     }
 
     /// The `item` entry of `query`: the object path where its item was found.
     package func itemPath(_ query: CredentialQuery) -> String? {
-        let key = Self.key(query, item: true)
+        let key = Self.key(query, .item)
         return entries.last { $0.key == key }?.value
+    }
+
+    /// Whether a lookup of `query` found no item (a `none` entry).
+    package func hasNoItem(_ query: CredentialQuery) -> Bool {
+        let key = Self.key(query, .none)
+        return entries.contains { $0.key == key }
     }
 
     /// The `has` entry of `query`.
     package func has(_ query: CredentialQuery) -> Bool? {
-        let key = Self.key(query, item: false)
+        let key = Self.key(query, .has)
         return entries.last { $0.key == key }.map { $0.value == "1" }
     }
 
@@ -87,11 +99,19 @@ package struct KeyringItemIndex: Equatable {
         switch entry {
         case .item(let path):
             guard Self.isObjectPath(path) else { return }
-            (key, value) = (Self.key(query, item: true), path)
-        case .has(let found): (key, value) = (Self.key(query, item: false), found ? "1" : "0")
+            (key, value) = (Self.key(query, .item), path)
+        case .has(let found): (key, value) = (Self.key(query, .has), found ? "1" : "0")
+        case .noItem: (key, value) = (Self.key(query, .none), "1")
         }
         guard key.utf8.count <= Self.maximumKeyLength else { return }
-        entries.removeAll { $0.key == key }
+        // (An item found replaces what said there was none, and the other way round.)
+        let other: String? =
+            switch entry {
+            case .item: Self.key(query, .none)
+            case .noItem: Self.key(query, .item)
+            case .has: nil
+            }
+        entries.removeAll { $0.key == key || $0.key == other }
         entries.append((key, value))
         if entries.count > Self.capacity { entries.removeFirst(entries.count - Self.capacity) }
     }
@@ -135,12 +155,14 @@ package struct KeyringItemIndex: Equatable {
                 entries.append((key, value))
             } else if key.hasPrefix("has:"), Self.isKey(key.dropFirst(4)), value == "0" || value == "1" {
                 entries.append((key, value))
+            } else if key.hasPrefix("none:"), Self.isKey(key.dropFirst(5)), value == "1" {
+                entries.append((key, value))
             }
         }
         if entries.count > Self.capacity { entries.removeFirst(entries.count - Self.capacity) }
     }
 
-    /// Whether `hex` is what ``key(_:item:)`` makes after its prefix: pairs of lower-case hex digits.
+    /// Whether `hex` is what ``key(_:_:)`` makes after its prefix: pairs of lower-case hex digits.
     private static func isKey(_ hex: Substring) -> Bool {
         !hex.isEmpty && hex.utf8.count % 2 == 0
             && hex.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
