@@ -149,8 +149,15 @@ public struct APIKeyCredential: ArcGISCredential, Equatable {
             .credentialExpired, "the API key for \(portal) has expired\(when)", remedy: .storeAPIKey(portal: portal))
     }
 
-    /// Not renewed: a key works until its expiry (rotating it is an administrator's act).
-    public var renewal: CredentialRenewal { .cannotRenew(endsAt: tokenInfo.expirationDate) }
+    /// A key made on this machine (it knows its item, ``itemID``) is replaced by a rotation when the
+    /// program keeping sign-ins alive is asked to; any other works until its expiry (rotating it
+    /// is an administrator's act).
+    public var renewal: CredentialRenewal {
+        itemID == nil ? .cannotRenew(endsAt: tokenInfo.expirationDate) : .rotates(endsAt: tokenInfo.expirationDate)
+    }
+
+    /// A new key stored for its portal.
+    public var remedyWhenLapsed: PortalAuthError.Remedy? { .storeAPIKey(portal: portal) }
 }
 
 extension APIKeyCredential {

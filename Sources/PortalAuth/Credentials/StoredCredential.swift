@@ -30,11 +30,16 @@ public protocol StoredCredential: StorableCredential {
     /// answer, which `renew` and `status --check` ask (each family gives a cautious default; a
     /// credential that renews itself says so).
     var renewal: CredentialRenewal { get }
+    /// What to do once it can no longer be renewed (its ``renewal`` says when): `nil` when signing
+    /// in again as it was signed in is the answer, which is the default.
+    var remedyWhenLapsed: PortalAuthError.Remedy? { get }
 }
 
 extension StoredCredential {
     /// Whether ``scope`` contains `url`.
     public func applies(to url: URL) -> Bool { scope.contains(url) }
+    /// None: signing in again as it was signed in.
+    public var remedyWhenLapsed: PortalAuthError.Remedy? { nil }
 }
 
 extension ArcGISCredential {

@@ -26,25 +26,33 @@ public enum CredentialRenewal: Sendable, Equatable {
     /// It cannot be renewed: it stops working at `endsAt` (`nil`: it does not expire), and only
     /// signing in again helps then (a pregenerated token, an API key, a client certificate).
     case cannotRenew(endsAt: Date?)
+    /// It is replaced before `endsAt` by one of its own making, without downtime, when the program
+    /// that keeps sign-ins alive is asked to (an API key made on this machine, which knows its item:
+    /// a new key in its other slot, ``APIKeyAdministration/rotate(_:itemID:expiration:report:)``);
+    /// otherwise it stops working at `endsAt`.
+    case rotates(endsAt: Date?)
 
     /// When the credential stops working for good unless someone signs in again; `nil` when it
     /// renews itself without end, follows its portal or never expires. What `status --check` warns of.
     ///
     /// - Parameters:
     ///   - tokenExpires: when its token expires (``StoredCredential/presentedToken``).
-    ///   - signsInUnattended: whether an unattended sign-in is at hand for it (a kept password).
+    ///   - signsInUnattended: whether an unattended sign-in is at hand for it (a kept password), or
+    ///     for one that ``rotates(endsAt:)``, whether the program rotates it.
     public func lapse(tokenExpires: Date?, signsInUnattended: Bool) -> Date? {
         switch self {
         case .renewsItself, .followsPortal: return nil
         case .renewsItselfUntil(let until): return until
         case .needsUnattendedSignIn: return signsInUnattended ? nil : tokenExpires
         case .cannotRenew(let endsAt): return endsAt
+        case .rotates(let endsAt): return signsInUnattended ? nil : endsAt
         }
     }
 
     /// For a program that renews ahead of time (`renew`): the date before which to renew the
     /// credential (its token's expiry, or the end of what it renews itself with; `nil`: none), and
-    /// whether it can be renewed unattended now. A credential that follows its portal is renewed
+    /// whether it can be renewed unattended now (`signsInUnattended`: a kept password is at hand, or
+    /// the program rotates what ``rotates(endsAt:)``). A credential that follows its portal is renewed
     /// with its portal's.
     public func lasting(tokenExpires: Date?, signsInUnattended: Bool, now: Date) -> (until: Date?, renewable: Bool) {
         switch self {
@@ -53,6 +61,7 @@ public enum CredentialRenewal: Sendable, Equatable {
         case .needsUnattendedSignIn: return (tokenExpires, signsInUnattended)
         case .followsPortal: return (nil, true)
         case .cannotRenew(let endsAt): return (endsAt, false)
+        case .rotates(let endsAt): return (endsAt, signsInUnattended)
         }
     }
 }

@@ -145,7 +145,7 @@ package final class CredentialStoreEngine: Sendable {
             return CredentialSummary(
                 store: storeName, kind: item.attributes.kind, server: item.attributes.server,
                 username: item.attributes.username, expirationDate: credential?.presentedToken?.expirationDate,
-                backend: backend.name, renewal: credential?.renewal)
+                backend: backend.name, renewal: credential?.renewal, remedyWhenLapsed: credential?.remedyWhenLapsed)
         }
     }
 

@@ -23,6 +23,9 @@ public struct CredentialSummary: Sendable, Equatable, Codable {
     /// The credential's own answer to whether and until when it can be renewed
     /// (``StoredCredential/renewal``); `nil` when the item cannot be read. Not encoded.
     public var renewal: CredentialRenewal? = nil
+    /// What to do once it can no longer be renewed (``StoredCredential/remedyWhenLapsed``); `nil`:
+    /// sign in again as it was signed in, or the item cannot be read. Not encoded.
+    public var remedyWhenLapsed: PortalAuthError.Remedy? = nil
 
     private enum CodingKeys: String, CodingKey {
         case store, kind, server, username, expirationDate, backend

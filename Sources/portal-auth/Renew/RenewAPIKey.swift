@@ -21,14 +21,6 @@ extension RenewOne {
         return key
     }
 
-    /// What to do about a key that ends within the window and is not rotated: rotate it (one made
-    /// here), or store a new one.
-    func apiKeyAdvice() async throws -> String? {
-        guard summary.kind == APIKeyCredential.kind, let key = try await storedAPIKey() else { return nil }
-        guard key.itemID != nil else { return APIKeyLogin.storeAdvice(portal: key.portal.url) }
-        return "rotate it with portal-auth renew --rotate-api-keys (or portal-auth api-key rotate)"
-    }
-
     /// Rotates the stored key; the new key lasts ``apiKeyLifetime``. A rotation that fails before
     /// its commit leaves the old key stored (an error); one whose old slot could not be revoked
     /// stored the new key, and says so on stderr.

@@ -37,7 +37,7 @@ struct RenewOne {
                 return Outcome(
                     line:
                         "\(name): \(expires < now ? "expired" : "expires") \(expires.iso8601) and cannot renew itself: "
-                        + (try await apiKeyAdvice() ?? "sign in again (portal-auth login)"), failed: true)
+                        + advice, failed: true)
             }
             try await renew()
             let (after, _) = try await reread().lasting()
@@ -70,20 +70,31 @@ struct RenewOne {
     private var renewal: CredentialRenewal { summary.renewal ?? .cannotRenew(endsAt: summary.expirationDate) }
 
     /// When the sign-in stops working for good unless renewed (an OAuth sign-in's refresh token;
-    /// any other's token), and whether it renews itself unattended, as it answers
-    /// (``CredentialRenewal/lasting(tokenExpires:signsInUnattended:now:)``).
+    /// any other's token), and whether it renews unattended, as it answers
+    /// (``CredentialRenewal/lasting(tokenExpires:signsInUnattended:now:)``): with a kept password,
+    /// or by a rotation when `renew` rotates (`--rotate-api-keys`).
     func lasting() async throws -> (Date?, Bool) {
-        // (An API key made here rotates: `renew --rotate-api-keys`.)
-        if summary.kind == APIKeyCredential.kind { return (summary.expirationDate, try await rotatableAPIKey() != nil) }
-        var kept = false
-        if renewal == .needsUnattendedSignIn, let context = try? ServerContext(summary.server),
-            let user = summary.username
-        {
-            let backend = manager.arcGISCredentialStore.backend
-            kept = try RememberedPassword.read(for: context, username: user, in: backend) != nil
+        var unattended = false
+        switch renewal {
+        case .needsUnattendedSignIn:
+            if let context = try? ServerContext(summary.server), let user = summary.username {
+                let backend = manager.arcGISCredentialStore.backend
+                unattended = try RememberedPassword.read(for: context, username: user, in: backend) != nil
+            }
+        case .rotates: unattended = apiKeyLifetime != nil
+        default: break
         }
-        let lasting = renewal.lasting(tokenExpires: summary.expirationDate, signsInUnattended: kept, now: Date())
+        let lasting = renewal.lasting(tokenExpires: summary.expirationDate, signsInUnattended: unattended, now: Date())
         return (lasting.until, lasting.renewable)
+    }
+
+    /// What to do about a sign-in that ends within the window and is not renewed: rotate one that
+    /// rotates; else the credential's own remedy, or sign in again.
+    private var advice: String {
+        if case .rotates = renewal {
+            return "rotate it with portal-auth renew --rotate-api-keys (or portal-auth api-key rotate)"
+        }
+        return summary.remedyWhenLapsed?.cliAdvice ?? "sign in again (portal-auth login)"
     }
 
     /// The renewal, in one place: a sign-in that needs an unattended sign-in with its remembered
@@ -92,8 +103,8 @@ struct RenewOne {
     /// is still good; an OAuth sign-in exchanges its refresh token there for a new one, however far
     /// its end is).
     func renew() async throws {
-        // (An API key's row is named `api-key PORTAL`, no URL.)
-        if summary.kind == APIKeyCredential.kind { return try await rotateAPIKey() }
+        // (A key's row is named `api-key PORTAL`, no URL.)
+        if case .rotates = renewal { return try await rotateAPIKey() }
         guard let url = URL(string: summary.server) else { return }
         if renewal == .needsUnattendedSignIn {
             try await RememberedPassword.renewIfExpiring(for: url, manager: manager, within: window)

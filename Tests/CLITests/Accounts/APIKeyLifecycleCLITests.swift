@@ -184,6 +184,28 @@ import Testing
         }
     }
 
+    /// A key stored from elsewhere (`login --api-key-stdin`: this machine does not know its item)
+    /// answers that it cannot be renewed: `renew`, even asked to rotate, names the remedy the key
+    /// gives (store a new one), not a rotation.
+    @Test func renewSaysToStoreANewKeyForOneThisMachineDidNotMake() async throws {
+        try await withSignedIn { emulator, env in
+            _ = try await create(emulator, env)
+            let key = try await storedKeyWorks(emulator, env).0.trimmingCharacters(in: .newlines)
+            let stored = try await CLI.portalAuth(
+                ["login", "--api-key-stdin", "--portal", emulator.portalURL, "--expires-in", "172800"],
+                emulator: emulator, stdin: key + "\n", environment: env)
+            #expect(stored.status == 0, "\(stored.stdout) \(stored.stderr)")
+            let renewed = try await run(["renew", "--within", "3d", "--rotate-api-keys"], emulator, env)
+            #expect(renewed.status == 6, "\(renewed.stdout) \(renewed.stderr)")
+            let row = try #require(renewed.stdout.split(separator: "\n").first { $0.contains(" api-key: ") })
+            #expect(
+                row.hasSuffix(
+                    "cannot renew itself: store a new key with printf '%s' \"$KEY\" | portal-auth login "
+                        + "--api-key-stdin --portal \(emulator.portalURL)"), "\(row)")
+            #expect(try await storedKeyWorks(emulator, env) == (key + "\n", true))
+        }
+    }
+
     @Test func aLoopOfRequestsRunsThroughARotationWithoutAFailure() async throws {
         try await withSignedIn { emulator, env in
             _ = try await create(emulator, env)

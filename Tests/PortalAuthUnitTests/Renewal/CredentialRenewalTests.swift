@@ -15,6 +15,7 @@ private struct LeaseCredential: ArcGISCredential, Codable {
     let username: String?
     let leaseEnds: Date
     var renewal: CredentialRenewal { .renewsItselfUntil(leaseEnds) }
+    var remedyWhenLapsed: PortalAuthError.Remedy? { .reportToAdministrator(server: "lease.example") }
 }
 
 /// A plugin's credential that does not say: the family's cautious default.
@@ -57,6 +58,12 @@ private struct SilentCredential: ArcGISCredential, Codable {
                 == .cannotRenew(endsAt: inAnHour))
         let key = try APIKeyCredential(apiKey: "AAPTk", portalURL: URL(string: portal.url)!, expirationDate: inAWeek)
         #expect(key.renewal == .cannotRenew(endsAt: inAWeek))
+        #expect(key.remedyWhenLapsed == .storeAPIKey(portal: portal))
+        // A key made here knows its item: it rotates.
+        var made = key
+        made.itemID = "item1"
+        #expect(made.renewal == .rotates(endsAt: inAWeek))
+        #expect(oauth.remedyWhenLapsed == nil)
         let server = try ServerContext("https://host.example.com/server")
         let federated = FederatedTokenCredential(
             serverContext: server, portal: portal, tokenInfo: token, username: "alice", referer: nil)
@@ -92,6 +99,11 @@ private struct SilentCredential: ArcGISCredential, Codable {
         #expect(lasting(.needsUnattendedSignIn) == ["3600.0", "false"])
         #expect(lasting(.needsUnattendedSignIn, kept: true) == ["3600.0", "true"])
         #expect(lasting(.cannotRenew(endsAt: inAWeek)) == ["604800.0", "false"])
+        // One that rotates is renewed only by a program that rotates.
+        #expect(lasting(.rotates(endsAt: inAWeek)) == ["604800.0", "false"])
+        #expect(lasting(.rotates(endsAt: inAWeek), kept: true) == ["604800.0", "true"])
+        let rotates = CredentialRenewal.rotates(endsAt: inAWeek)
+        #expect(rotates.lapse(tokenExpires: nil, signsInUnattended: false) == inAWeek)
     }
 
     @Test func anOutsidePluginsCredentialIsAskedAsTheBundledOnesAre() async throws {
@@ -106,6 +118,7 @@ private struct SilentCredential: ArcGISCredential, Codable {
         let summaries = try await store.summaries().sorted { $0.server < $1.server }
         // Its own answer reaches `renew` and `status --check` through the summary, kind unknown to them.
         #expect(summaries.map(\.renewal) == [.renewsItselfUntil(inAWeek), .cannotRenew(endsAt: inAnHour)])
+        #expect(summaries.map(\.remedyWhenLapsed) == [.reportToAdministrator(server: "lease.example"), nil])
         #expect(summaries[0].renewal?.lapse(tokenExpires: inAnHour, signsInUnattended: false) == inAWeek)
         // A credential that does not say is taken to end with its token (status --check names it).
         #expect(summaries[1].renewal?.lapse(tokenExpires: inAnHour, signsInUnattended: false) == inAnHour)
