@@ -18,8 +18,10 @@ local = base + "https/" + layer.removeprefix("https://") + "/query"
 
 
 def cpu_seconds():
+    """serve's user and system CPU time so far, in seconds."""
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def context_switches():
@@ -43,6 +45,7 @@ for _ in range(n):
     latencies.append(time.perf_counter() - start)
     if answer.status_code != 200:
         sys.exit(f"unexpected answer {answer.status_code}: {answer.text[:200]}")
-cpu, switches = cpu_seconds() - cpu, context_switches() - switches
-print(f"  serve's cost: {cpu / n * 1000:.3f} ms of CPU and {switches / n:.1f} context switches a request "
+(user, system), switches = [now - then for now, then in zip(cpu_seconds(), cpu)], context_switches() - switches
+print(f"  serve's cost: {(user + system) / n * 1000:.3f} ms of CPU (user {user / n * 1000:.3f}, system "
+      f"{system / n * 1000:.3f}) and {switches / n:.1f} context switches a request "
       f"({n} sequential queries, median {statistics.median(latencies) * 1000:.2f} ms)")

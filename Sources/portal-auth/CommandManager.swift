@@ -51,7 +51,7 @@ extension GlobalOptions {
         }
         let manager = try makeManager(transport: transport)
         let target = try await resolveTarget(url, manager: manager, naming: naming)
-        try await RememberedPassword.renewIfExpiring(for: target, manager: manager)
+        try await manager.renewIfExpiring(target)
         return (manager, target)
     }
 }

@@ -91,7 +91,7 @@ struct Request: AsyncParsableCommand {
                 }
                 return (String(field[..<equals]), String(field[field.index(after: equals)...]))
             }
-            try await APIKeyLogin.adopt(for: target, manager: manager)  // API key (#22)
+            try await manager.adoptStoredAPIKey(for: target)  // API key (#22)
             let response = try await manager.send(
                 ArcGISRequest(url: target, parameters: parameters, method: post ? .post : .automatic))
             if raw {

@@ -99,7 +99,7 @@ struct LiveCredentials: Sendable {
             do {
                 // A token sign-in whose password is remembered gets a new token (no plugin is asked
                 // without a terminal).
-                try await RememberedPassword.renewIfExpiring(for: target, manager: manager)
+                try await manager.renewIfExpiring(target)
                 var next = try await Self.fetch(for: target, manager: manager, interactive: false)
                 next.renewBefore = renewBefore
                 if next.headerFile != current.headerFile {

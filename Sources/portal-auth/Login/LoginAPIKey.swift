@@ -103,28 +103,6 @@ enum APIKeyLogin {
         return String(summary.server.dropFirst(prefix.count))
     }
 
-    /// The stored API key whose scope covers `url`, when there is one (none is looked for when the
-    /// store holds no API key at all).
-    static func storedKey(for url: URL, in store: ArcGISCredentialStore) async throws -> APIKeyCredential? {
-        let any = CredentialQuery(store: ArcGISCredentialStore.storeName, kind: APIKeyCredential.kind)
-        guard try store.backend.contains(any) else { return nil }
-        return try await store.allCredentials().lazy.compactMap { $0 as? APIKeyCredential }.first {
-            ScopedCredential($0).covers(url)
-        }
-    }
-
-    /// Gives `manager` the stored API key for `url` (``AuthenticationManager/apiKey``), unless a
-    /// user credential covers `url` (it wins) or the manager has a key already (its own, or the
-    /// stored keys that serve gives it as ``AuthenticationManager/apiKeys``).
-    static func adopt(for url: URL, manager: AuthenticationManager) async throws {
-        guard manager.apiKey == nil, manager.apiKeys.isEmpty,
-            try await manager.arcGISCredentialStore.credential(for: url) == nil
-        else {
-            return
-        }
-        manager.apiKey = try await storedKey(for: url, in: manager.arcGISCredentialStore)
-    }
-
     /// The warning `token` prints on stderr for `credential`: an API key that expires within
     /// ``warningWindow`` of `now`, and only when stderr is a terminal (scripts read stdout alone).
     static func expiryWarning(
@@ -160,7 +138,7 @@ extension APIKeyLogin {
     /// `whoami` for a portal where no user is signed in but an API key is stored: says so (there
     /// is no user) and returns true; false when a user credential applies or no key does.
     static func whoAmI(_ target: URL, manager: AuthenticationManager, json: Bool) async throws -> Bool {
-        try await adopt(for: target, manager: manager)
+        try await manager.adoptStoredAPIKey(for: target)
         guard let key = manager.apiKey, ScopedCredential(key).covers(target) else { return false }
         let expires = key.tokenInfo.expirationDate
         if json {

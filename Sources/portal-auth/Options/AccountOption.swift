@@ -104,7 +104,7 @@ extension GlobalOptions {
         } else {
             try await AccountPlace.requireActive(account, of: context, store: manager.arcGISCredentialStore)
         }
-        try await RememberedPassword.renewIfExpiring(for: target, manager: manager)
+        try await manager.renewIfExpiring(target)
         return (manager, target)
     }
 }

@@ -8,29 +8,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension RememberedPassword {
-    /// Renews the sign-in of `target` (for a federated server, its portal's) through the manager's
-    /// one renewal path when it expires within `window` (seconds; the token's renewal leeway when
-    /// nil), so that a command that reads the store sees the renewed token. A remembered password
-    /// renews it there (``RememberedPasswordRenewal``); `renew --within` passes a window, which
-    /// renews a token that is still good.
-    static func renewIfExpiring(
-        for target: URL, manager: AuthenticationManager, within window: TimeInterval? = nil
-    ) async throws {
-        let store = manager.arcGISCredentialStore
-        guard var credential = try await store.credential(for: target) else { return }
-        if let portal = credential.derivedFrom {
-            guard let owner = try await store.credential(for: portal) else { return }
-            credential = owner
-        }
-        guard credential.tokenInfo.expires(within: window ?? credential.renewalLeeway),
-            let url = URL(string: credential.serverContext.url)
-        else { return }
-        // (Within a window wider than the leeway the token is still good: renew it all the same.)
-        _ = try await manager.renewCredential(for: url, refused: window != nil)
-    }
-}
-
 /// Renews a token whose password is not in memory with the password remembered for its server
 /// context and user (`login --remember-password`), unattended, in the manager's renewal path
 /// (under its lock): before the token expires and after a server refused it.

@@ -107,7 +107,7 @@ struct RenewOne {
         if case .rotates = renewal { return try await rotateAPIKey() }
         guard let url = URL(string: summary.server) else { return }
         if renewal == .needsUnattendedSignIn {
-            try await RememberedPassword.renewIfExpiring(for: url, manager: manager, within: window)
+            try await manager.renewIfExpiring(url, within: window)
             return
         }
         // The credential this renewal was decided on (its summary): when the store holds another now,

@@ -9,9 +9,8 @@ import Foundation
 /// The one place `serve` asks which credential goes with a URL, for the token endpoint and for
 /// the proxy's decision to forward: the same question `portal-auth token URL --format json` asks
 /// the manager (never prompting), so that `serve` never decides on its own where a credential
-/// goes: the answer is the core's (``Token/credentials(for:manager:format:interactive:)`` asks
-/// ``AuthenticationManager/scopedCredential(for:interactive:)``; an API key's reach is
-/// ``ScopedCredential/covers(_:)``).
+/// goes: the answer is the core's (``AuthenticationManager/decision(for:includingProxy:renewingFirst:interactive:)``,
+/// which `token` asks too; an API key's reach is ``ScopedCredential/covers(_:)``).
 ///
 /// Before the manager is asked, ``mayContact(_:manager:)`` makes sure that the URL's host is one
 /// a credential is already known for: the manager would otherwise read an unknown server's
@@ -19,8 +18,8 @@ import Foundation
 /// a credential's scope.
 enum ServeScope {
     /// What the core gives for `url`: the ArcGIS credential (renewed or federated as needed) and
-    /// the identity-aware proxy's, as `token` finds them; a remembered password renews an
-    /// expiring token first, as for `token`. Throws `noCredential` (or the sign-in error) when
+    /// the identity-aware proxy's, as `token` finds them; an expiring token is renewed first (a
+    /// remembered password signs in again), as for `token`. Throws `noCredential` (or the sign-in error) when
     /// no stored or environment credential covers the URL.
     static func credential(
         for url: URL, manager: AuthenticationManager
@@ -29,10 +28,8 @@ enum ServeScope {
             throw PortalAuthError(
                 .noCredential, "no stored or environment credential covers \(ServerContext.describe(url))")
         }
-        try await RememberedPassword.renewIfExpiring(for: url, manager: manager)
-        let (credential, proxy) = try await Token.credentials(
-            for: url, manager: manager, format: .json, interactive: false)
-        return (credential, proxy)
+        let decision = try await manager.decision(for: url, includingProxy: true)
+        return (decision.credential, decision.proxy)
     }
 
     /// Whether the proxy may forward to `url`: the core gives a credential for it, or the host

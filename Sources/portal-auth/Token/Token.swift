@@ -53,27 +53,17 @@ struct Token: AsyncParsableCommand {
     }
 
     /// The ArcGIS credential for `target` (renewed or federated as needed) and, except for the
-    /// plain format, the identity-aware proxy's credential for its host. With no ArcGIS sign-in
-    /// there, the proxy's credential alone (plain prints its token); with neither, the error.
-    /// `interactive`: a sign-in may prompt (never when there is a proxy credential).
+    /// plain format, the identity-aware proxy's credential for its host: the core's one decision
+    /// (``AuthenticationManager/decision(for:includingProxy:renewingFirst:interactive:)``; the command
+    /// renewed an expiring token already). With no ArcGIS sign-in there, the proxy's credential alone
+    /// (plain prints its token); with neither, the error. `interactive`: a sign-in may prompt (never
+    /// when there is a proxy credential).
     static func credentials(
         for target: URL, manager: AuthenticationManager, format: Format, interactive: Bool = stdinIsTerminal
     ) async throws -> ((any ArcGISCredential)?, (any IAPAuthorizationCredential)?) {
-        try await APIKeyLogin.adopt(for: target, manager: manager)  // API key (#22)
-        let proxy = format == .plain ? nil : try await manager.iapCredential(for: target)
-        do {
-            // The scope decision (ScopedCredential): the one answer every surface asks.
-            let scoped = try await manager.scopedCredential(for: target, interactive: interactive && proxy == nil)
-            return (scoped.credential, proxy)
-        } catch let error as PortalAuthError
-            where error.code == .noCredential || error.code == .authenticationRequired
-        {
-            // (json, header and env asked for the proxy's credential already.)
-            var usable = proxy
-            if usable == nil, format == .plain { usable = try await manager.iapCredential(for: target) }
-            guard let usable else { throw error }
-            return (nil, usable)
-        }
+        let decision = try await manager.decision(
+            for: target, includingProxy: format != .plain, renewingFirst: false, interactive: interactive)
+        return (decision.credential, decision.proxy)
     }
 
     /// The ArcGIS credential's part and the proxy's part, either of which may be absent (not both).

@@ -1,0 +1,77 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+// The one decision for a URL that the surfaces which hand a credential on ask (a command that
+// prints a token, `exec`, a local proxy): ``decision(for:includingProxy:renewingFirst:interactive:)``.
+
+extension AuthenticationManager {
+    /// The credential for `url` that a program hands on, decided in one place: an expiring token
+    /// renewed first (`renewingFirst`, ``renewIfExpiring(_:within:)``), a stored API key adopted
+    /// where no user credential covers `url` (``adoptStoredAPIKey(for:)``), then the scope decision
+    /// (``scopedCredential(for:interactive:)``) and, when `includingProxy`, the identity-aware
+    /// proxy's credential for the host. With no ArcGIS credential for `url`, the proxy's alone
+    /// (looked up then even without `includingProxy`).
+    ///
+    /// - Parameter interactive: a missing credential is asked of the plugins (never when a proxy
+    ///   credential answers for the host); without, it is an error whose remedy says how to sign in.
+    /// - Throws: ``PortalAuthError/Code/noCredential`` or ``PortalAuthError/Code/authenticationRequired``
+    ///   when neither applies; any error of renewing or reading the stores.
+    public func decision(
+        for url: URL, includingProxy: Bool, renewingFirst: Bool = true, interactive: Bool = false
+    ) async throws -> CredentialDecision {
+        if renewingFirst { try await renewIfExpiring(url) }
+        try await adoptStoredAPIKey(for: url)
+        let proxy = includingProxy ? try await iapCredential(for: url) : nil
+        do {
+            let scoped = try await scopedCredential(for: url, interactive: interactive && proxy == nil)
+            return CredentialDecision(scoped: scoped, proxy: proxy)
+        } catch let error as PortalAuthError where error.code == .noCredential || error.code == .authenticationRequired
+        {
+            var usable = proxy
+            if usable == nil, !includingProxy { usable = try await iapCredential(for: url) }
+            guard let usable else { throw error }
+            return CredentialDecision(scoped: nil, proxy: usable)
+        }
+    }
+
+    /// Renews the sign-in of `url` (for a federated server, its portal's) through the one renewal
+    /// path when its token expires within `window` (seconds; the credential's renewal leeway when
+    /// nil), so that a program that reads the store next sees the renewed token. A window wider than
+    /// the leeway renews a token that is still good (a program that renews ahead of time).
+    public func renewIfExpiring(_ url: URL, within window: TimeInterval? = nil) async throws {
+        let store = arcGISCredentialStore
+        guard var credential = try await store.credential(for: url) else { return }
+        if let portal = credential.derivedFrom {
+            guard let owner = try await store.credential(for: portal) else { return }
+            credential = owner
+        }
+        guard credential.tokenInfo.expires(within: window ?? credential.renewalLeeway),
+            let target = URL(string: credential.serverContext.url)
+        else { return }
+        _ = try await renewCredential(for: target, refused: window != nil)
+    }
+
+    /// Makes the stored API key whose scope covers `url` this manager's ``apiKey``, unless a user
+    /// credential is stored for `url` (it wins) or the manager holds a key already (its own, or the
+    /// ``apiKeys`` a program set).
+    public func adoptStoredAPIKey(for url: URL) async throws {
+        guard apiKey == nil, apiKeys.isEmpty, try await arcGISCredentialStore.credential(for: url) == nil else {
+            return
+        }
+        apiKey = try await storedAPIKey(for: url)
+    }
+
+    /// The stored API key whose scope covers `url` (``ScopedCredential/covers(_:)``), when there is
+    /// one; the store is not read when it holds no API key at all.
+    public func storedAPIKey(for url: URL) async throws -> APIKeyCredential? {
+        let store = arcGISCredentialStore
+        let any = CredentialQuery(store: ArcGISCredentialStore.storeName, kind: APIKeyCredential.kind)
+        guard try store.backend.contains(any) else { return nil }
+        return try await store.allCredentials().lazy.compactMap { $0 as? APIKeyCredential }.first {
+            ScopedCredential($0).covers(url)
+        }
+    }
+}

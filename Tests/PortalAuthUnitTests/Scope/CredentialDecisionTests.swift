@@ -1,0 +1,72 @@
+import Foundation
+import PortalAuth
+import PortalAuthPregeneratedToken
+import Testing
+
+/// The core's one decision for a URL (``AuthenticationManager/decision(for:includingProxy:renewingFirst:interactive:)``),
+/// which `token`, `exec` and `serve` ask: a user credential wins, a stored API key is taken only
+/// where none covers the URL and only inside its own scope, and nothing is an error with a remedy.
+/// No network: every credential here is stored and good.
+@Suite struct CredentialDecisionTests {
+    let portal = try! ServerContext("https://host.example.com/portal")
+    let token = TokenInfo(
+        accessToken: "user-token", expirationDate: Date().addingTimeInterval(86_400), isSSLRequired: true)
+
+    func manager(user: Bool, key: Bool) async throws -> AuthenticationManager {
+        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: NoNetworkTransport())
+        manager.arcGISCredentialStore.register(PregeneratedTokenCredential.self)
+        if user {
+            try await manager.arcGISCredentialStore.commit(
+                PregeneratedTokenCredential(serverContext: portal, tokenInfo: token), origin: .signIn)
+        }
+        if key {
+            let key = try APIKeyCredential(apiKey: "AAPTstored", portalURL: URL(string: portal.url)!)
+            try await manager.arcGISCredentialStore.commit(key, origin: .signIn)
+        }
+        return manager
+    }
+
+    var search: URL { URL(string: portal.url + "/sharing/rest/search?q=x")! }
+
+    @Test func aUserCredentialWinsOverAStoredKey() async throws {
+        let manager = try await manager(user: true, key: true)
+        let decision = try await manager.decision(for: search, includingProxy: true)
+        #expect(decision.credential?.tokenInfo.accessToken == "user-token")
+        #expect(decision.scoped?.kind != .apiKey)
+        #expect(decision.proxy == nil)
+        #expect(manager.apiKey == nil)
+    }
+
+    @Test func aStoredKeyIsTakenWhereNoUserCredentialCoversTheURL() async throws {
+        let manager = try await manager(user: false, key: true)
+        let decision = try await manager.decision(for: search, includingProxy: false)
+        #expect(decision.credential?.tokenInfo.accessToken == "AAPTstored")
+        #expect(decision.scoped?.kind == .apiKey)
+        // Where it may go is the key's own reach: the portal, not the rest of its host.
+        #expect(decision.scoped?.covers(search) == true)
+        #expect(decision.scoped?.covers(URL(string: "https://host.example.com/server/rest/services")!) == false)
+        #expect(manager.apiKey?.tokenInfo.accessToken == "AAPTstored")
+    }
+
+    @Test(arguments: [
+        "https://host.example.com/server/rest/services/x", "https://other.example.com/portal/sharing/rest",
+        "http://host.example.com/portal/sharing/rest",
+    ])
+    func nothingOutsideEveryScopeIsGiven(url: String) async throws {
+        let manager = try await manager(user: false, key: true)
+        await #expect(throws: PortalAuthError.self) {
+            _ = try await manager.decision(for: URL(string: url)!, includingProxy: true)
+        }
+    }
+
+    @Test func noCredentialIsAnErrorWithARemedy() async throws {
+        let manager = try await manager(user: false, key: false)
+        do {
+            _ = try await manager.decision(for: search, includingProxy: true)
+            Issue.record("a decision without a credential")
+        } catch let error as PortalAuthError {
+            #expect(error.code == .noCredential || error.code == .authenticationRequired)
+            #expect(error.remedy != .none)
+        }
+    }
+}
