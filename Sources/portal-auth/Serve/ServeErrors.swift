@@ -24,7 +24,7 @@ enum ServeErrors {
         default:
             break
         }
-        if ServeScope.isOutOfScope(failure) || failure.code == .invalidToken || failure.code == .authenticationFailed {
+        if failure.meansNoCredentialCovers || failure.code == .invalidToken || failure.code == .authenticationFailed {
             return body(status: 403, code: 403, message: message)
         }
         switch failure.code {

@@ -9,7 +9,7 @@ import Foundation
 /// `BASE/https/HOST[:PORT]/PATH[?QUERY]`: the authenticating reverse proxy. The request goes to
 /// `https://HOST[:PORT]/PATH[?QUERY]` through the manager, which attaches the credential the core
 /// decides for that URL (and renews it, once for every client at once), only when
-/// ``ServeScope/covers(_:manager:)`` says a stored or environment credential covers it: anything
+/// ``AuthenticationManager/mayForward(_:)`` says a stored or environment credential covers it: anything
 /// else is refused with 403 and never contacted.
 ///
 /// GET, and POST with a form body (the ArcGIS REST way). Whatever authorization the client sent
@@ -91,7 +91,7 @@ struct ServeProxy {
                 }
             }
             let manager = try await managers.manager(for: url)
-            guard try await ServeScope.covers(url, manager: manager) else {
+            guard try await manager.mayForward(url) else {
                 return ServeErrors.body(
                     status: 403, code: 403,
                     message: "no stored or environment credential covers \(ServerContext.describe(url)): not forwarded")
@@ -146,7 +146,7 @@ struct ServeProxy {
         guard let next = URL(string: location, relativeTo: url)?.absoluteURL,
             let strict = try? StrictURL.normalized(next), strict.scheme?.lowercased() == "https",
             let manager = try? await managers.manager(for: strict),
-            (try? await ServeScope.covers(strict, manager: manager)) == true,
+            (try? await manager.mayForward(strict)) == true,
             let local = try? Self.localURL(for: strict, base: "/\(secret)/")
         else {
             return ServeErrors.body(
@@ -172,7 +172,7 @@ struct ServeProxy {
     func keepsCredential(from url: URL, to next: URL) async -> Bool {
         var credential: (any ArcGISCredential)?
         if let manager = try? await managers.manager(for: url) {
-            credential = (try? await ServeScope.credential(for: url, manager: manager))?.arcGIS
+            credential = (try? await manager.forwardingDecision(for: url))?.credential
         }
         return ScopedCredential.resendKeepsCredential(credential, from: url, to: next)
     }

@@ -8,7 +8,7 @@ import Foundation
 
 /// `BASE/token?url=URL`: what `portal-auth token URL --format json` prints, for programs that talk
 /// HTTP but cannot run a command (the credential endpoint of aws-vault and the cloud metadata
-/// servers). The same question (``ServeScope``) and the same rendering (``Token/render(_:proxy:format:)``).
+/// servers). The same question (``AuthenticationManager/forwardingDecision(for:)``) and the same rendering (``Token/render(_:proxy:format:)``).
 struct ServeTokenEndpoint {
     let managers: ServeManagers
 
@@ -20,8 +20,8 @@ struct ServeTokenEndpoint {
         do {
             let url = try parseURL(text)
             let manager = try await managers.manager(for: url)
-            let (credential, proxy) = try await ServeScope.credential(for: url, manager: manager)
-            let body = Token.render(credential, proxy: proxy, format: .json) + "\n"
+            let decision = try await manager.forwardingDecision(for: url)
+            let body = Token.render(decision.credential, proxy: decision.proxy, format: .json) + "\n"
             return LoopbackHTTPServer.Response(
                 status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
                 body: Array(body.utf8))
