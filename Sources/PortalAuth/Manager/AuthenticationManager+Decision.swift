@@ -9,8 +9,9 @@ public import Foundation
 
 extension AuthenticationManager {
     /// The credential for `url` that a program hands on, decided in one place: an expiring token
-    /// renewed first (`renewingFirst`, ``renewIfExpiring(_:within:)``), a stored API key adopted
-    /// where no user credential covers `url` (``adoptStoredAPIKey(for:)``), then the scope decision
+    /// renewed first (`renewingFirst`, ``renewIfExpiring(_:within:)``), a stored API key where no
+    /// user credential is stored for `url` and the manager holds no key (as ``adoptStoredAPIKey(for:)``
+    /// would give it, without keeping it: the manager is not changed), then the scope decision
     /// (``scopedCredential(for:interactive:)``) and, when `includingProxy`, the identity-aware
     /// proxy's credential for the host. With no ArcGIS credential for `url`, the proxy's alone
     /// (looked up then even without `includingProxy`).
@@ -23,8 +24,12 @@ extension AuthenticationManager {
         for url: URL, includingProxy: Bool, renewingFirst: Bool = true, interactive: Bool = false
     ) async throws -> CredentialDecision {
         if renewingFirst { try await renewIfExpiring(url) }
-        try await adoptStoredAPIKey(for: url)
         let proxy = includingProxy ? try await iapCredential(for: url) : nil
+        if let key = try await storedAPIKeyToAdopt(for: url) {
+            // (As the manager's own key would be: used only when it has not expired.)
+            if key.tokenInfo.isExpired() { throw key.expiredError }
+            return CredentialDecision(scoped: ScopedCredential(key), proxy: proxy)
+        }
         do {
             let scoped = try await scopedCredential(for: url, interactive: interactive && proxy == nil)
             return CredentialDecision(scoped: scoped, proxy: proxy)
@@ -58,10 +63,16 @@ extension AuthenticationManager {
     /// credential is stored for `url` (it wins) or the manager holds a key already (its own, or the
     /// ``apiKeys`` a program set).
     public func adoptStoredAPIKey(for url: URL) async throws {
+        if let key = try await storedAPIKeyToAdopt(for: url) { apiKey = key }
+    }
+
+    /// The stored key ``adoptStoredAPIKey(for:)`` gives: none when a user credential is stored for
+    /// `url` or the manager holds a key already.
+    private func storedAPIKeyToAdopt(for url: URL) async throws -> APIKeyCredential? {
         guard apiKey == nil, apiKeys.isEmpty, try await arcGISCredentialStore.credential(for: url) == nil else {
-            return
+            return nil
         }
-        apiKey = try await storedAPIKey(for: url)
+        return try await storedAPIKey(for: url)
     }
 
     /// The stored API key whose scope covers `url` (``ScopedCredential/covers(_:)``), when there is

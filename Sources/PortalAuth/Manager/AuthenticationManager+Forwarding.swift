@@ -8,10 +8,6 @@ public import Foundation
 // decision for a URL made only where a credential is known, so that no host outside every
 // credential's reach is ever contacted, and whether a request may be forwarded at all.
 
-/// The hosts (with their manager) known to have a network credential, until when
-/// (``AuthenticationManager/mayForward(_:)``).
-private let forwardedHosts = Locked<[String: ContinuousClock.Instant]>([:])
-
 extension AuthenticationManager {
     /// ``decision(for:includingProxy:renewingFirst:interactive:)`` for a request forwarded for
     /// someone else: never prompting, the proxy's credential included, and only when a credential
@@ -33,16 +29,15 @@ extension AuthenticationManager {
     /// contacts `url`'s host unless a credential is known for it.
     ///
     /// The decision is made for every call (with the stores as they are now), so that a sign-out in
-    /// another process counts at once. Only a host's network credential is kept, for
-    /// ``forwardedHostLifetime`` per host and manager (at most ``forwardedHostLimit`` hosts); a no is
-    /// never kept.
+    /// another process counts at once. Only a host's network credential is kept, by this manager,
+    /// for ``forwardedHostLifetime`` (at most ``forwardedHostLimit`` hosts); a no is never kept.
     public func mayForward(_ url: URL) async throws -> Bool {
         let host = try ServerContext.host(of: url)
         do {
             _ = try await forwardingDecision(for: url)
             return true
         } catch let error as PortalAuthError where error.meansNoCredentialCovers {
-            let key = "\(ObjectIdentifier(self).hashValue) \(host)"
+            let key = host.url
             let now = ContinuousClock.now
             if let until = forwardedHosts.withLock({ $0[key] }), now < until { return true }
             guard try await !networkCredentialStore.credentials(for: host).isEmpty else { return false }

@@ -57,6 +57,8 @@ public final class AuthenticationManager: Sendable {
     let apiKeySourceStorage = Locked<RotatingAPIKey?>(nil)
     /// API key: the keys ``apiKeys`` holds, each within its own scope (+APIKey).
     let apiKeysStorage = Locked<[APIKeyCredential]>([])
+    /// The hosts known to have a network credential, until when (``mayForward(_:)``, +Forwarding).
+    let forwardedHosts = Locked<[String: ContinuousClock.Instant]>([:])
 
     /// The logger.
     public var logger: Logger { services.logger }

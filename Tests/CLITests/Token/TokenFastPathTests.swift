@@ -175,6 +175,25 @@ import Testing
         }
     }
 
+    /// A locked keyring where nothing matches the URL: every run says it is locked, the second too,
+    /// whose candidate contexts the first run looked up. (A miss in a locked keyring is not noted in
+    /// the item index either; gnome-keyring would still report the lock through the API key check,
+    /// so that rule is for services that hide a locked collection's items.)
+    @Test func aMissInALockedKeyringIsReportedAsLockedEveryTime() async throws {
+        let r = try await CLI.inPrivateKeyring(
+            #"""
+            printf %s tok-123 | "$PA" login --url https://locked.invalid/portal --token-stdin --unchecked --expires-in 3600 >/dev/null
+            C=$(gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.ReadAlias default | grep -o "/org/freedesktop/secrets/collection/[A-Za-z0-9_]*")
+            gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.Lock "[\"$C\"]" >/dev/null
+            for run in 1 2; do
+              timeout 30 "$PA" token https://elsewhere.invalid/portal/sharing/rest/x/y; echo "run $run=$?"
+            done
+            """#)
+        #expect(r.stdout.contains("run 1=5\n") && r.stdout.contains("run 2=5\n"), "\(r.stdout) \(r.stderr)")
+        let locked = r.stderr.components(separatedBy: "the keyring's default collection is locked")
+        #expect(locked.count == 3, "\(r.stderr)")
+    }
+
     /// An OAuth access token inside the five-minute renewal window is refreshed, not printed as it is.
     @Test func aTokenInsideTheRenewalWindowIsRefreshed() async throws {
         try await withEmulator(configuring: { $0.oauthAccessTokenLifetimeSeconds = 120 }) { emulator in

