@@ -77,7 +77,8 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
     }
 }
 
-@Suite struct KeyringBackendTests {
+// (Serialized: two of its tests spend the process's budget of noted misses, KeyringCredentialBackend.maximumNoItemNotes.)
+@Suite(.serialized) struct KeyringBackendTests {
     @Test func itemsCarryTheDocumentedAttributesAndAReadableLabelAndNothingSecret() async throws {
         let backend = KeyringCredentialBackend()
         let server = uniqueServer()
@@ -149,6 +150,8 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
             let server = uniqueServer() + "/\(round)"
             defer { _ = try? backend.delete(CredentialQuery(server: server)) }
             let query = CredentialQuery(store: "arcgis", server: server)
+            // (A process notes a few misses only; the tests share one.)
+            KeyringCredentialBackend.resetNoItemNotes()
             #expect(try backend.lookup(query, verifying: { _ in true }) == nil)
             let before = backend.changeStamp
             let stored = try await Subprocess.run(
@@ -168,6 +171,27 @@ enum BackendUnderTest: String, CaseIterable, Sendable {
             #expect(try backend.lookup(query, verifying: { _ in true }) == "outside")
         }
         #expect(conclusive == 3, "the keyring changed under every round")
+    }
+
+    /// A process notes at most ``KeyringCredentialBackend/maximumNoItemNotes`` misses: each note
+    /// rewrites the index (and so moves the keyring's change stamp), and a long-lived reader of many
+    /// URLs must not. A round counts only when no other test changed the keyring during its last lookup.
+    @Test func aProcessNotesOnlyAFewMisses() throws {
+        let backend = KeyringCredentialBackend()
+        let prefix = uniqueServer()
+        var conclusive = false
+        for round in 0..<50 where !conclusive {
+            KeyringCredentialBackend.resetNoItemNotes()
+            for miss in 0..<KeyringCredentialBackend.maximumNoItemNotes {
+                let query = CredentialQuery(store: "arcgis", server: "\(prefix)/\(round)/\(miss)")
+                #expect(try backend.lookup(query, verifying: { _ in true }) == nil)
+            }
+            let before = backend.changeStamp
+            let last = CredentialQuery(store: "arcgis", server: "\(prefix)/\(round)/last")
+            #expect(try backend.lookup(last, verifying: { _ in true }) == nil)
+            conclusive = before != nil && backend.changeStamp == before
+        }
+        #expect(conclusive, "a miss past the budget rewrote the index (or the keyring changed under every round)")
     }
 }
 

@@ -374,12 +374,28 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
 
     /// Notes in the item index that a lookup of `query` found no item, only when the default
     /// collection is there and unlocked (a locked keyring may hide its items, and its lookups must
-    /// keep saying so); the caller holds the keyring's lock shared.
+    /// keep saying so), and at most ``maximumNoItemNotes`` times a process: each note rewrites the
+    /// index, which moves the keyring's change stamp, so a long-lived reader of many URLs (a local
+    /// proxy) must not note a miss for each. The caller holds the keyring's lock shared.
     private static func rememberNoItem(for query: CredentialQuery, in folder: CrossProcessLock.Folder) {
+        let allowed = noItemNotes.withLock { notes -> Bool in
+            guard notes < maximumNoItemNotes else { return false }
+            notes += 1
+            return true
+        }
+        guard allowed else { return }
         var error = pa_secret_error()
         guard pa_secret_check(&error) == 0 else { return }
         remember(.noItem(until: Int(time(nil)) + KeyringItemIndex.noItemLifetime), for: query, in: folder)
     }
+
+    /// How many misses a process notes in the item index: one long URL's candidate contexts.
+    static let maximumNoItemNotes = 16
+    /// How many this process noted.
+    private static let noItemNotes = Locked(0)
+
+    /// Lets this process note misses again (for tests, which share one process).
+    package static func resetNoItemNotes() { noItemNotes.withLock { $0 = 0 } }
 
     /// Notes `entry` in the item index (the caller holds the keyring's lock shared).
     private static func remember(
