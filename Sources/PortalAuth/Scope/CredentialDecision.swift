@@ -11,8 +11,8 @@ public struct CredentialDecision: Sendable {
     /// is stored.
     public let proxy: (any IAPAuthorizationCredential)?
 
-    /// The decision: at least one of the two is present.
-    public init(scoped: ScopedCredential?, proxy: (any IAPAuthorizationCredential)?) {
+    /// The decision: at least one of the two is present (only the manager decides).
+    package init(scoped: ScopedCredential?, proxy: (any IAPAuthorizationCredential)?) {
         precondition(scoped != nil || proxy != nil, "a decision gives a credential")
         self.scoped = scoped
         self.proxy = proxy
