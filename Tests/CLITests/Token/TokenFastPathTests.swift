@@ -137,22 +137,28 @@ import Testing
         }
     }
 
+    /// The shell lines that sign in to https://locked.invalid/portal in a private keyring, then lock
+    /// its default collection.
+    static let signInAndLock = #"""
+        printf %s tok-123 | "$PA" login --url https://locked.invalid/portal --token-stdin --unchecked --expires-in 3600 >/dev/null
+        C=$(gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.ReadAlias default | grep -o "/org/freedesktop/secrets/collection/[A-Za-z0-9_]*")
+        gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.Lock "[\"$C\"]" >/dev/null
+
+        """#
+
     /// A collection locked after sign-in: reported as the full command reports it, and the fast
     /// path's failed read is not made again (on a desktop, each read of a locked item asks to unlock).
     @Test func aLockedKeyringIsReportedAfterOneRead() async throws {
         let r = try await CLI.inPrivateKeyring(
-            #"""
-            printf %s tok-123 | "$PA" login --url https://locked.invalid/portal --token-stdin --unchecked --expires-in 3600 >/dev/null
-            C=$(gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.ReadAlias default | grep -o "/org/freedesktop/secrets/collection/[A-Za-z0-9_]*")
-            gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.Lock "[\"$C\"]" >/dev/null
-            for format in plain json; do
-              echo "== fast $format" >&2
-              timeout 30 "$PA" token https://locked.invalid/portal --format $format; echo "fast $format=$?"
-              echo "== full $format" >&2
-              PORTAL_AUTH_NO_FAST_PATH=1 timeout 30 "$PA" token https://locked.invalid/portal --format $format; echo "full $format=$?"
-            done
-            echo "== end" >&2
-            """#)
+            Self.signInAndLock + #"""
+                for format in plain json; do
+                  echo "== fast $format" >&2
+                  timeout 30 "$PA" token https://locked.invalid/portal --format $format; echo "fast $format=$?"
+                  echo "== full $format" >&2
+                  PORTAL_AUTH_NO_FAST_PATH=1 timeout 30 "$PA" token https://locked.invalid/portal --format $format; echo "full $format=$?"
+                done
+                echo "== end" >&2
+                """#)
         for format in ["plain", "json"] {
             #expect(
                 r.stdout.contains("fast \(format)=5\n") && r.stdout.contains("full \(format)=5\n"),
@@ -181,14 +187,11 @@ import Testing
     /// so that rule is for services that hide a locked collection's items.)
     @Test func aMissInALockedKeyringIsReportedAsLockedEveryTime() async throws {
         let r = try await CLI.inPrivateKeyring(
-            #"""
-            printf %s tok-123 | "$PA" login --url https://locked.invalid/portal --token-stdin --unchecked --expires-in 3600 >/dev/null
-            C=$(gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.ReadAlias default | grep -o "/org/freedesktop/secrets/collection/[A-Za-z0-9_]*")
-            gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.Lock "[\"$C\"]" >/dev/null
-            for run in 1 2; do
-              timeout 30 "$PA" token https://elsewhere.invalid/portal/sharing/rest/x/y; echo "run $run=$?"
-            done
-            """#)
+            Self.signInAndLock + #"""
+                for run in 1 2; do
+                  timeout 30 "$PA" token https://elsewhere.invalid/portal/sharing/rest/x/y; echo "run $run=$?"
+                done
+                """#)
         #expect(r.stdout.contains("run 1=5\n") && r.stdout.contains("run 2=5\n"), "\(r.stdout) \(r.stderr)")
         let locked = r.stderr.components(separatedBy: "the keyring's default collection is locked")
         #expect(locked.count == 3, "\(r.stderr)")
