@@ -78,11 +78,14 @@ extension AuthenticationManager {
     /// The stored API key whose scope covers `url` (``ScopedCredential/covers(_:)``), when there is
     /// one; the store is not read when it holds no API key at all.
     public func storedAPIKey(for url: URL) async throws -> APIKeyCredential? {
+        try await storedAPIKeys().first { ScopedCredential($0).covers(url) }
+    }
+
+    /// Every stored API key; the store is not read when it holds no API key at all.
+    public func storedAPIKeys() async throws -> [APIKeyCredential] {
         let store = arcGISCredentialStore
         let any = CredentialQuery(store: ArcGISCredentialStore.storeName, kind: APIKeyCredential.kind)
-        guard try store.backend.contains(any) else { return nil }
-        return try await store.allCredentials().lazy.compactMap { $0 as? APIKeyCredential }.first {
-            ScopedCredential($0).covers(url)
-        }
+        guard try store.backend.contains(any) else { return [] }
+        return try await store.allCredentials().compactMap { $0 as? APIKeyCredential }
     }
 }

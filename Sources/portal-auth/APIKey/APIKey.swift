@@ -44,7 +44,7 @@ struct APIKeyPortalOption: ParsableArguments {
 extension APIKeyAdministration {
     /// The API key this machine holds for the portal, if any.
     func storedKey() async throws -> APIKeyCredential? {
-        try await APIKeyLogin.keysByStoreKey(in: manager.arcGISCredentialStore).values.first { $0.portal == portal }
+        try await APIKeyLogin.keysByStoreKey(of: manager).values.first { $0.portal == portal }
     }
 
     /// The item of `--item`, or of the stored key; a usage error naming `--item` when neither.

@@ -54,7 +54,7 @@ struct Status: AsyncParsableCommand {
             let sorted = all.sorted { ($0.server, $0.kind) < ($1.server, $1.kind) }
             let now = Date()
             let inactive = try await Self.inactiveSummaries(manager)
-            let keys = try await APIKeyLogin.keysByStoreKey(in: manager.arcGISCredentialStore)  // API key (#22)
+            let keys = try await APIKeyLogin.keysByStoreKey(of: manager)  // API key (#22)
             if check {
                 try await checkExpiry(sorted + inactive, manager: manager, now: now, keys: keys)
                 return

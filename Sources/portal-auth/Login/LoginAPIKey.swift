@@ -160,10 +160,8 @@ extension APIKeyLogin {
 
 extension APIKeyLogin {
     /// The stored API keys by their store key (the `server` of their status rows).
-    static func keysByStoreKey(in store: ArcGISCredentialStore) async throws -> [String: APIKeyCredential] {
-        let any = CredentialQuery(store: ArcGISCredentialStore.storeName, kind: APIKeyCredential.kind)
-        guard try store.backend.contains(any) else { return [:] }
-        let keys = try await store.allCredentials().compactMap { $0 as? APIKeyCredential }
+    static func keysByStoreKey(of manager: AuthenticationManager) async throws -> [String: APIKeyCredential] {
+        let keys = try await manager.storedAPIKeys()
         return Dictionary(keys.map { ($0.scope.storeKey, $0) }, uniquingKeysWith: { first, _ in first })
     }
 

@@ -12,7 +12,7 @@ import Foundation
 extension RenewOne {
     /// The stored key of this row.
     func storedAPIKey() async throws -> APIKeyCredential? {
-        try await APIKeyLogin.keysByStoreKey(in: manager.arcGISCredentialStore)[summary.server]
+        try await APIKeyLogin.keysByStoreKey(of: manager)[summary.server]
     }
 
     /// The stored key when `renew` may rotate it: asked to, and the key knows its item.

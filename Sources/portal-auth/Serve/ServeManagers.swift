@@ -98,7 +98,7 @@ final class ServeManagers: Sendable {
             manager.arcGISCredentialStore.invalidateCache()
             manager.iapCredentialStore.invalidateCache()
             manager.networkCredentialStore.invalidateCache()
-            keys = try await Self.storedKeys(in: manager.arcGISCredentialStore)
+            keys = try await manager.storedAPIKeys()
             storedKeys.keep(keys, readAfter: stamps, readAt: readAt)
         }
         // Each request takes the key for its own URL (the library's choice): the list is set only
@@ -125,12 +125,5 @@ final class ServeManagers: Sendable {
             backends.append(backend)
         }
         return backends
-    }
-
-    /// Every stored API key (none read when the store holds no item of their kind).
-    private static func storedKeys(in store: ArcGISCredentialStore) async throws -> [APIKeyCredential] {
-        let any = CredentialQuery(store: ArcGISCredentialStore.storeName, kind: APIKeyCredential.kind)
-        guard try store.backend.contains(any) else { return [] }
-        return try await store.allCredentials().compactMap { $0 as? APIKeyCredential }
     }
 }
