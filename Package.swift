@@ -60,6 +60,7 @@ let package = Package(
         .library(name: "PortalEmulator", targets: ["PortalEmulator"]),
         // What the CLI uses besides the library, as products: Tests/ExternalCLI builds the CLI on products alone.
         .library(name: "PortalAuthBuildInfo", targets: ["PortalAuthBuildInfo"]),
+        .library(name: "PortalAuthEnvironment", targets: ["PortalAuthEnvironment"]),
         .library(name: "CommandSpelling", targets: ["CommandSpelling"]),
         // `portal-auth` is the small program (`--version`, recorded `token` answers); every other
         // command line runs `portal-auth-full`, installed beside it or in ../libexec/portal-auth.
@@ -103,6 +104,17 @@ let package = Package(
             path: "Sources/PortalAuth",
             swiftSettings: strict
         ),
+        // Credentials from the environment (ARCGIS_HOST and the rest): a source that signs in with the
+        // token and app plugins, so it sits above them, not in the core.
+        .target(
+            name: "PortalAuthEnvironment",
+            dependencies: [
+                "PortalAuth", "PortalAuthToken", "PortalAuthOAuthApplication",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/PortalAuthEnvironment",
+            swiftSettings: strict
+        ),
         // The version both programs print (the BuildCommit plugin writes the commit in).
         .target(
             name: "PortalAuthBuildInfo", path: "Sources/PortalAuthBuildInfo", swiftSettings: strict,
@@ -122,7 +134,7 @@ let package = Package(
         .executableTarget(
             name: "portal-auth",
             dependencies: [
-                "PortalAuth", "PortalAuthBuildInfo", "CommandSpelling",
+                "PortalAuth", "PortalAuthBuildInfo", "CommandSpelling", "PortalAuthEnvironment",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ] + pluginNames.map { .target(name: "PortalAuth\($0)") },
@@ -181,7 +193,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PortalAuthTests",
-            dependencies: ["PortalAuth", "PortalEmulator", "TestSupport", "FuzzTargets"]
+            dependencies: ["PortalAuth", "PortalEmulator", "TestSupport", "FuzzTargets", "PortalAuthEnvironment"]
                 + pluginNames.map { .target(name: "PortalAuth\($0)") },
             path: "Tests/PortalAuthTests",
             swiftSettings: strict
@@ -189,7 +201,9 @@ let package = Package(
         // The unit tier: no server, no keyring, no child process (`swift test --filter PortalAuthUnitTests`).
         .testTarget(
             name: "PortalAuthUnitTests",
-            dependencies: ["PortalAuth", "PortalEmulator", "FuzzTargets", "TestSupport", "portal-auth"]
+            dependencies: [
+                "PortalAuth", "PortalEmulator", "FuzzTargets", "TestSupport", "portal-auth", "PortalAuthEnvironment",
+            ]
                 + pluginNames.map { .target(name: "PortalAuth\($0)") },
             path: "Tests/PortalAuthUnitTests",
             swiftSettings: strict

@@ -1,5 +1,6 @@
 // Which manager a command on a URL works with: the environment's, in memory, or the stored credentials'.
 import PortalAuth
+import PortalAuthEnvironment
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -26,25 +27,16 @@ extension GlobalOptions {
         }
         if let environment = try EnvironmentCredentials.read() {
             let target = try url.map(parseURL) ?? URL(string: environment.portal.url)!
-            // An API key's scope is the portal and its helper services (read with the key, once), and
-            // nothing else: a federated server's URL is left to the stored credentials.
-            let key = try await environment.apiKeySource(transport: transport)
-            let inScope =
-                if let key { ScopedCredential(key.credential).covers(target) } else {
-                    await environment.covers(target, transport: transport)
-                }
-            if inScope {
-                let manager = try Self.makeManager(
-                    store: store, verbose: verbose, transport: transport, environment: environment)
-                if let key {
-                    // (From a file, read again when the file changes: a rotated key without a restart.)
-                    manager.apiKeySource = key
-                    environmentAPIKeyInUse.store(true, ordering: .relaxed)
-                } else {
-                    // Signed in at the start, as a stored credential would be there: the commands that
-                    // never prompt without a terminal find it, and federate or renew from it.
-                    _ = try await manager.credential(for: URL(string: environment.portal.url)!, interactive: true)
-                }
+            let manager = try Self.makeManager(
+                store: store, verbose: verbose, transport: transport, environment: environment)
+            // An API key's scope is the portal and its helper services (read with the key, once); a
+            // sign-in's, the portal and the servers it lists: the rest is the stored credentials'.
+            try await environment.present(in: manager, transport: transport)
+            if try await environment.covers(target, in: manager) {
+                if manager.apiKeySource != nil { environmentAPIKeyInUse.store(true, ordering: .relaxed) }
+                // Signed in at the start, as a stored credential would be there: the commands that
+                // never prompt without a terminal find it, and federate or renew from it.
+                try await environment.signIn(in: manager)
                 environmentCredentialsInUse.withLock { $0 = environment }
                 return (manager, target)
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import PortalAuth
+import PortalAuthEnvironment
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -20,9 +20,11 @@ public struct EnvironmentSecretResolver: Sendable {
     /// place does (the remedy names them).
     public func origin(of name: String) throws -> EnvironmentSecretOrigin? {
         var origins: [EnvironmentSecretOrigin] = []
-        if value(name) != nil { origins.append(.variable(name: name)) }
-        if let path = value(name + "_FILE") { origins.append(.file(SecretFile(path: path), variable: name + "_FILE")) }
-        if let folder = value("CREDENTIALS_DIRECTORY") {
+        if variable(name) != nil { origins.append(.variable(name: name)) }
+        if let path = variable(name + "_FILE") {
+            origins.append(.file(SecretFile(path: path), variable: name + "_FILE"))
+        }
+        if let folder = variable("CREDENTIALS_DIRECTORY") {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
             var info = stat()
             if lstat(path, &info) == 0 { origins.append(.credential(SecretFile(path: path), name: name)) }
@@ -40,7 +42,7 @@ public struct EnvironmentSecretResolver: Sendable {
     public func secret(from origin: EnvironmentSecretOrigin) throws -> String {
         switch origin {
         case .variable(let name):
-            guard let secret = value(name) else {
+            guard let secret = variable(name) else {
                 throw PortalAuthError(
                     .secretMissing, "\(name) is not set", remedy: .fixEnvironment(variables: [name]))
             }
@@ -53,7 +55,7 @@ public struct EnvironmentSecretResolver: Sendable {
     /// (another case, `-` or `.` for `_`, a `_FILE` or `.txt` ending), naming the right one; the
     /// folder's other files are left alone.
     public func checkCredentialsDirectory(names: [String]) throws {
-        guard let folder = value("CREDENTIALS_DIRECTORY"), let directory = opendir(folder) else { return }
+        guard let folder = variable("CREDENTIALS_DIRECTORY"), let directory = opendir(folder) else { return }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
             let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
@@ -77,7 +79,7 @@ public struct EnvironmentSecretResolver: Sendable {
     }
 
     /// A variable's value; nil when unset or empty.
-    private func value(_ name: String) -> String? {
+    public func variable(_ name: String) -> String? {
         lookup(name).flatMap { $0.isEmpty ? nil : $0 }
     }
 }

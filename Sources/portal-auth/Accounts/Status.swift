@@ -1,5 +1,6 @@
 import ArgumentParser
 import PortalAuth
+import PortalAuthEnvironment
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,6 +1,7 @@
 // exec and a secret file that rotates: the command cannot tell portal-auth that its token was
 // refused, so a changed file is a sign-in at once.
 import PortalAuth
+import PortalAuthEnvironment
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -1,6 +1,7 @@
 import Logging
 import PortalAuth
 import PortalAuthCertificate
+import PortalAuthEnvironment
 import PortalAuthIAP
 import PortalAuthOAuthApplication
 import PortalAuthOAuthUser

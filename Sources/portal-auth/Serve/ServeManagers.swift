@@ -1,4 +1,5 @@
 import PortalAuth
+import PortalAuthEnvironment
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -10,15 +11,13 @@ import Foundation
 /// client shares their renewals: the stored credentials', and, when the environment supplies a
 /// credential (`ARCGIS_HOST` and the rest), the environment's, in memory, for the URLs it covers.
 ///
-/// Choosing a manager contacts no host but the environment's portal: a URL is the environment's
-/// when it is the portal's, or an ArcGIS Server that the portal lists among its servers
-/// (`portals/self/servers`, read with the environment's credential); a server that merely names
-/// the portal as its owner is not asked (unlike one command's choice,
-/// ``GlobalOptions/managerAndTarget(_:transport:storedAccount:)``, which reads its `rest/info`).
+/// Choosing a manager is the library's decision (``EnvironmentCredentials/covers(_:in:)``): a URL
+/// is the environment's when it is the portal's, or an ArcGIS Server that the portal lists among
+/// its servers (`portals/self/servers`, read with the environment's credential). The environment's
+/// manager signs in at the start, so the choice contacts no host but the environment's portal.
 final class ServeManagers: Sendable {
     let stored: AuthenticationManager
-    private let environment:
-        (credentials: EnvironmentCredentials, key: RotatingAPIKey?, manager: AuthenticationManager)?
+    private let environment: (credentials: EnvironmentCredentials, manager: AuthenticationManager)?
     /// The stored API keys as last read, with the stores' change stamps taken before.
     private let storedKeys = ChangeStampedValue<[APIKeyCredential]>()
     /// The backends of the stored credentials' stores, each once (``distinctBackends(of:)``).
@@ -26,7 +25,7 @@ final class ServeManagers: Sendable {
 
     private init(
         stored: AuthenticationManager,
-        environment: (credentials: EnvironmentCredentials, key: RotatingAPIKey?, manager: AuthenticationManager)?
+        environment: (credentials: EnvironmentCredentials, manager: AuthenticationManager)?
     ) {
         self.stored = stored
         self.environment = environment
@@ -47,14 +46,10 @@ final class ServeManagers: Sendable {
         }
         let manager = try GlobalOptions.makeManager(
             store: global.store, verbose: global.verbose, transport: transport, environment: credentials)
-        let key = try await credentials.apiKeySource(transport: transport)
-        if let key {
-            // (From a file, read again when the file changes: a rotated key without a restart.)
-            manager.apiKeySource = key
-        } else {
-            _ = try await manager.credential(for: URL(string: credentials.portal.url)!, interactive: true)
-        }
-        return ServeManagers(stored: stored, environment: (credentials, key, manager))
+        // (A key from a file is read again when the file changes: a rotated key without a restart.)
+        try await credentials.present(in: manager, transport: transport)
+        try await credentials.signIn(in: manager)
+        return ServeManagers(stored: stored, environment: (credentials, manager))
     }
 
     /// The manager for `url`, with the stored credentials as they are now (another process may
@@ -64,17 +59,7 @@ final class ServeManagers: Sendable {
     func manager(for url: URL) async throws -> AuthenticationManager {
         try await reread()
         guard let environment else { return stored }
-        // (A rotated key keeps the first key's scope.)
-        if let key = environment.key {
-            return ScopedCredential(key.credential).covers(url) ? environment.manager : stored
-        }
-        guard url.scheme?.lowercased() == "https" else { return stored }
-        if let context = try? ServerContext(url: url), environment.credentials.isPortal(context) {
-            return environment.manager
-        }
-        // A federated server of the environment's portal, by the portal's word (the core's).
-        guard ServerContext.arcGISServerRoot(of: url) != nil else { return stored }
-        return try await environment.manager.isWithinKnownScope(url) ? environment.manager : stored
+        return try await environment.credentials.covers(url, in: environment.manager) ? environment.manager : stored
     }
 
     /// Makes the stored credentials' manager see its stores as they are now, and gives it the

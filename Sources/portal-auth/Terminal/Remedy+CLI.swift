@@ -1,4 +1,5 @@
 import PortalAuth
+import PortalAuthEnvironment
 import PortalAuthIAP
 import PortalAuthOAuthApplication
 import PortalAuthOAuthUser

@@ -1,4 +1,5 @@
 import PortalAuth
+import PortalAuthEnvironment
 import PortalAuthIAP
 
 #if canImport(FoundationEssentials)
@@ -90,7 +91,7 @@ enum TokenFastPath {
         if let off = environmentVariable("PORTAL_AUTH_NO_FAST_PATH"), !off.isEmpty { return false }
         guard let request = parse(arguments) else { return false }
         // (A credential from the environment is the full command's: it signs in in memory.)
-        if EnvironmentCredentials.anyVariableSet { return false }
+        if EnvironmentCredentials.anyVariableSet() { return false }
         // (So is a named account: the active one's is the single lookup here.)
         if AccountOption.fromEnvironment != nil { return false }
         do {

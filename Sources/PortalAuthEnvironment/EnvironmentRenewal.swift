@@ -1,4 +1,4 @@
-import PortalAuth
+public import PortalAuth
 import PortalAuthOAuthApplication
 import PortalAuthToken
 
@@ -7,10 +7,16 @@ import PortalAuthToken
 /// again first, and once more, settled or not, when the portal refuses it. Without it, a token the
 /// portal revoked could not be renewed in `serve`, and a token renewing itself kept using the
 /// password it was made with (the environment's tokens keep no password: they renew here).
-struct EnvironmentRenewal: UnattendedRenewal {
-    let credentials: EnvironmentCredentials
+public struct EnvironmentRenewal: UnattendedRenewal {
+    /// The environment's credential.
+    public let credentials: EnvironmentCredentials
 
-    func renewed(
+    /// A renewal signing in with `credentials` as they are when it runs.
+    public init(credentials: EnvironmentCredentials) { self.credentials = credentials }
+
+    /// A fresh credential for `credential` when it is the environment portal's, signed in with the
+    /// secret as it is now; nil for any other credential (another renewal is not this one's).
+    public func renewed(
         _ credential: any ArcGISCredential, services: AuthenticationServices
     ) async throws -> (any ArcGISCredential)? {
         guard credentials.isPortal(credential.serverContext) else { return nil }
