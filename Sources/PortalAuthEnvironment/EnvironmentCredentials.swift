@@ -12,9 +12,9 @@ public import Foundation
 /// nothing it signs in with or obtains is stored.
 ///
 /// Read it with ``read(from:readingHost:)``, hand it to a manager whose store is memory with
-/// ``EnvironmentSignInHandler`` and ``EnvironmentRenewal``, present it with
-/// ``present(in:transport:)``, and ask ``covers(_:in:)`` which URLs are its own: the rest are the
-/// stored credentials'.
+/// ``EnvironmentSignInHandler`` and ``EnvironmentRenewal``, present it with ``present(in:)`` and
+/// ``signIn(in:)``, and ask ``answers(for:in:askingTheServer:)`` which URLs are its own: the rest
+/// are the stored credentials'.
 public struct EnvironmentCredentials: Sendable {
     /// What the environment signs in with. The secrets are never printed, logged or stored; one
     /// that comes from a file is read again when the file changes (``RotatingSecret``).
@@ -73,10 +73,11 @@ public struct EnvironmentCredentials: Sendable {
     }
 
     /// The credential `environment` supplies; nil when it sets none of the credential variables.
-    /// A pair with one half missing, no `ARCGIS_HOST`, or a plain http one throws an
-    /// ``PortalAuthError/Code/invalidArgument`` or ``PortalAuthError/Code/invalidURL`` error whose
-    /// remedy names the variables to fix. `readingHost` reads `ARCGIS_HOST` as the caller reads a
-    /// portal's URL (by default, a strict absolute URL).
+    /// A pair with one half missing or no `ARCGIS_HOST` throws an
+    /// ``PortalAuthError/Code/invalidArgument`` error whose remedy names the variables to set; a
+    /// plain http `ARCGIS_HOST` an ``PortalAuthError/Code/invalidURL`` one. `readingHost` reads
+    /// `ARCGIS_HOST` as the caller reads a portal's URL (by default, a strict absolute URL), and
+    /// its errors are thrown as they are.
     public static func read(
         from environment: EnvironmentSecretResolver = .process,
         readingHost: (String) throws -> URL = { try StrictURL.parse($0).url }

@@ -30,9 +30,9 @@ extension GlobalOptions {
             let manager = try Self.makeManager(
                 store: store, verbose: verbose, transport: transport, environment: environment)
             // An API key's scope is the portal and its helper services (read with the key, once); a
-            // sign-in's, the portal and the servers it lists: the rest is the stored credentials'.
-            try await environment.present(in: manager, transport: transport)
-            if try await environment.covers(target, in: manager) {
+            // sign-in's, the portal and its servers: the rest is the stored credentials'.
+            try await environment.present(in: manager)
+            if try await environment.answers(for: target, in: manager, askingTheServer: true) {
                 if manager.apiKeySource != nil { environmentAPIKeyInUse.store(true, ordering: .relaxed) }
                 // Signed in at the start, as a stored credential would be there: the commands that
                 // never prompt without a terminal find it, and federate or renew from it.

@@ -17,10 +17,6 @@ let environmentCredentialsInUse = Mutex<EnvironmentCredentials?>(nil)
 extension EnvironmentCredentials {
     /// The environment's credential the command's manager signs in with (nil: not the environment's).
     static var inUse: EnvironmentCredentials? { environmentCredentialsInUse.withLock { $0 } }
-
-    /// Whether its secret (a password, an app's secret, an API key) is read from a file, which
-    /// may rotate while the command runs.
-    var readsASecretFile: Bool { source.secret.origin.secretFile != nil }
 }
 
 extension LiveCredentials {

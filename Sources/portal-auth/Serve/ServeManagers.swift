@@ -11,7 +11,8 @@ import Foundation
 /// client shares their renewals: the stored credentials', and, when the environment supplies a
 /// credential (`ARCGIS_HOST` and the rest), the environment's, in memory, for the URLs it covers.
 ///
-/// Choosing a manager is the library's decision (``EnvironmentCredentials/covers(_:in:)``): a URL
+/// Choosing a manager is the library's decision (``EnvironmentCredentials/answers(for:in:askingTheServer:)``,
+/// without asking the server): a URL
 /// is the environment's when it is the portal's, or an ArcGIS Server that the portal lists among
 /// its servers (`portals/self/servers`, read with the environment's credential). The environment's
 /// manager signs in at the start, so the choice contacts no host but the environment's portal.
@@ -47,7 +48,7 @@ final class ServeManagers: Sendable {
         let manager = try GlobalOptions.makeManager(
             store: global.store, verbose: global.verbose, transport: transport, environment: credentials)
         // (A key from a file is read again when the file changes: a rotated key without a restart.)
-        try await credentials.present(in: manager, transport: transport)
+        try await credentials.present(in: manager)
         try await credentials.signIn(in: manager)
         return ServeManagers(stored: stored, environment: (credentials, manager))
     }
@@ -59,7 +60,9 @@ final class ServeManagers: Sendable {
     func manager(for url: URL) async throws -> AuthenticationManager {
         try await reread()
         guard let environment else { return stored }
-        return try await environment.credentials.covers(url, in: environment.manager) ? environment.manager : stored
+        let answers = try await environment.credentials.answers(
+            for: url, in: environment.manager, askingTheServer: false)
+        return answers ? environment.manager : stored
     }
 
     /// Makes the stored credentials' manager see its stores as they are now, and gives it the
