@@ -1,0 +1,34 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// The credential sources of a program, in order: the first that answers for a URL is the one
+/// whose manager decides what goes there, the way aws-sdk-swift's credential resolver chain takes
+/// the first resolver that has credentials. The CLI's commands and `serve` build theirs as
+/// [the environment's, the stored credentials'] (``StoredCredentialSource`` answers for every URL,
+/// so it goes last).
+public struct CredentialSourceChain: Sendable {
+    /// The sources, in the order they are asked.
+    public let sources: [any CredentialSource]
+
+    /// A chain asking `sources` in order.
+    public init(_ sources: [any CredentialSource]) {
+        self.sources = sources
+    }
+
+    /// The first source that answers for `url` (``CredentialSource/answers(for:askingTheServer:)``);
+    /// nil when none does.
+    public func source(for url: URL, askingTheServer: Bool) async throws -> (any CredentialSource)? {
+        for source in sources where try await source.answers(for: url, askingTheServer: askingTheServer) {
+            return source
+        }
+        return nil
+    }
+
+    /// The manager of the first source that answers for `url`; nil when none does.
+    public func manager(for url: URL, askingTheServer: Bool) async throws -> AuthenticationManager? {
+        try await source(for: url, askingTheServer: askingTheServer)?.manager
+    }
+}

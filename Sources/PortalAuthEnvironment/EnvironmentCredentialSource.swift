@@ -1,0 +1,34 @@
+public import PortalAuth
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// The environment's credential as a ``CredentialSource``: its manager (memory only) answers for
+/// the URLs ``EnvironmentCredentials/answers(for:in:askingTheServer:)`` gives it. Put it before
+/// the stored credentials in a ``CredentialSourceChain``: within its scope, the environment wins.
+public struct EnvironmentCredentialSource: CredentialSource {
+    /// The environment's credential.
+    public let credentials: EnvironmentCredentials
+    /// Its manager: a memory store, ``EnvironmentSignInHandler`` and ``EnvironmentRenewal``
+    /// registered, the credential presented (``EnvironmentCredentials/present(in:)``).
+    public let manager: AuthenticationManager
+
+    /// The source of `credentials`, answering with `manager`.
+    public init(credentials: EnvironmentCredentials, manager: AuthenticationManager) {
+        self.credentials = credentials
+        self.manager = manager
+    }
+
+    /// The variables in use and the portal (never a value).
+    public var origin: String {
+        "the environment (\(credentials.variables.joined(separator: ", "))) for \(credentials.portal)"
+    }
+
+    /// Whether `url` is the environment's (``EnvironmentCredentials/answers(for:in:askingTheServer:)``).
+    public func answers(for url: URL, askingTheServer: Bool) async throws -> Bool {
+        try await credentials.answers(for: url, in: manager, askingTheServer: askingTheServer)
+    }
+}
