@@ -61,6 +61,7 @@ let package = Package(
         // What the CLI uses besides the library, as products: Tests/ExternalCLI builds the CLI on products alone.
         .library(name: "PortalAuthBuildInfo", targets: ["PortalAuthBuildInfo"]),
         .library(name: "PortalAuthEnvironment", targets: ["PortalAuthEnvironment"]),
+        .library(name: "PortalAuthServe", targets: ["PortalAuthServe"]),
         .library(name: "CommandSpelling", targets: ["CommandSpelling"]),
         // `portal-auth` is the small program (`--version`, recorded `token` answers); every other
         // command line runs `portal-auth-full`, installed beside it or in ../libexec/portal-auth.
@@ -115,6 +116,14 @@ let package = Package(
             path: "Sources/PortalAuthEnvironment",
             swiftSettings: strict
         ),
+        // `portal-auth serve` as a library: the loopback HTTP server, the authenticating proxy and the
+        // token endpoint, over the credential sources (the environment's, then the stored ones).
+        .target(
+            name: "PortalAuthServe",
+            dependencies: ["PortalAuth", "PortalAuthEnvironment", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/PortalAuthServe",
+            swiftSettings: strict
+        ),
         // The version both programs print (the BuildCommit plugin writes the commit in).
         .target(
             name: "PortalAuthBuildInfo", path: "Sources/PortalAuthBuildInfo", swiftSettings: strict,
@@ -134,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "portal-auth",
             dependencies: [
-                "PortalAuth", "PortalAuthBuildInfo", "CommandSpelling", "PortalAuthEnvironment",
+                "PortalAuth", "PortalAuthBuildInfo", "CommandSpelling", "PortalAuthEnvironment", "PortalAuthServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ] + pluginNames.map { .target(name: "PortalAuth\($0)") },
@@ -193,7 +202,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PortalAuthTests",
-            dependencies: ["PortalAuth", "PortalEmulator", "TestSupport", "FuzzTargets", "PortalAuthEnvironment"]
+            dependencies: [
+                "PortalAuth", "PortalEmulator", "TestSupport", "FuzzTargets", "PortalAuthEnvironment",
+                "PortalAuthServe",
+            ]
                 + pluginNames.map { .target(name: "PortalAuth\($0)") },
             path: "Tests/PortalAuthTests",
             swiftSettings: strict
@@ -203,6 +215,7 @@ let package = Package(
             name: "PortalAuthUnitTests",
             dependencies: [
                 "PortalAuth", "PortalEmulator", "FuzzTargets", "TestSupport", "portal-auth", "PortalAuthEnvironment",
+                "PortalAuthServe",
             ]
                 + pluginNames.map { .target(name: "PortalAuth\($0)") },
             path: "Tests/PortalAuthUnitTests",
@@ -233,7 +246,7 @@ let package = Package(
             // The bodies; a parser kept in a plugin (Entra, the configuration files) is fuzzed there.
             .target(
                 name: "FuzzTargets",
-                dependencies: ["PortalAuth", "CPortalAuthFrontFuzz"]
+                dependencies: ["PortalAuth", "PortalAuthServe", "CPortalAuthFrontFuzz"]
                     + pluginNames.map { .target(name: "PortalAuth\($0)") },
                 path: "Fuzz/FuzzTargets", swiftSettings: strict),
         ]

@@ -6,6 +6,7 @@
 // Each body calls the production parser (never a copy) and checks what must hold of whatever it
 // accepts, with `precondition`: a broken invariant is a crash to libFuzzer, like a trap.
 import PortalAuth
+import PortalAuthServe
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

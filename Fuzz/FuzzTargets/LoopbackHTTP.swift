@@ -1,6 +1,7 @@
 // Body of the fuzz target for what `portal-auth serve` reads from local clients: the HTTP request
 // parser of LoopbackHTTPServer, the answer it writes, and the --listen address.
 import PortalAuth
+import PortalAuthServe
 
 extension FuzzTargets {
     /// A local client's bytes (`LoopbackHTTPRequest`): the head is found the same way whether the

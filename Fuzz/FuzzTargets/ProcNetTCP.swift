@@ -1,4 +1,5 @@
 import PortalAuth
+import PortalAuthServe
 
 extension FuzzTargets {
     /// `/proc/net/tcp` and `tcp6` text (`ProcNetTCP`: lines local users shape by opening sockets):

@@ -23,7 +23,7 @@ public struct EnvironmentCredentialSource: CredentialSource {
     }
 
     /// The variables in use and the portal (never a value).
-    public var origin: String {
+    public var description: String {
         "the environment (\(credentials.variables.joined(separator: ", "))) for \(credentials.portal)"
     }
 

@@ -25,7 +25,6 @@ extension GlobalOptions {
         if let storedAccount {
             return try await accountManagerAndTarget(url, account: storedAccount, transport: transport, naming: naming)
         }
-        let stored = try makeManager(transport: transport)
         if let environment = try EnvironmentCredentials.read() {
             let target = try url.map(parseURL) ?? URL(string: environment.portal.url)!
             let manager = try Self.makeManager(
@@ -33,11 +32,10 @@ extension GlobalOptions {
             // An API key's scope is the portal and its helper services (read with the key, once); a
             // sign-in's, the portal and its servers: the rest is the stored credentials'.
             try await environment.present(in: manager)
+            // (The first source of the chain serve builds; the stored manager is made only when it declines,
+            // so that a command the environment answers never chooses, or announces, a store.)
             let source = EnvironmentCredentialSource(credentials: environment, manager: manager)
-            let chain = CredentialSourceChain([
-                source, StoredCredentialSource(manager: stored, followingChanges: false),
-            ])
-            if try await chain.source(for: target, askingTheServer: true) is EnvironmentCredentialSource {
+            if try await source.answers(for: target, askingTheServer: true) {
                 if manager.apiKeySource != nil { environmentAPIKeyInUse.store(true, ordering: .relaxed) }
                 // Signed in at the start, as a stored credential would be there: the commands that
                 // never prompt without a terminal find it, and federate or renew from it.
@@ -46,6 +44,7 @@ extension GlobalOptions {
                 return (manager, target)
             }
         }
+        let stored = try makeManager(transport: transport)
         let target = try await resolveTarget(url, manager: stored, naming: naming)
         try await stored.renewIfExpiring(target)
         return (stored, target)

@@ -31,6 +31,7 @@ let package = Package(
                 .product(name: "PortalAuthBuildInfo", package: rootIdentity),
                 .product(name: "CommandSpelling", package: rootIdentity),
                 .product(name: "PortalAuthEnvironment", package: rootIdentity),
+                .product(name: "PortalAuthServe", package: rootIdentity),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ] + pluginNames.map { .product(name: "PortalAuth\($0)", package: rootIdentity) },

@@ -10,9 +10,9 @@ public import Foundation
 ///
 /// A ``CredentialSourceChain`` asks its sources in order which one answers for a URL; the first
 /// that says yes wins. A source written outside the package joins a chain as the bundled ones do.
-public protocol CredentialSource: Sendable {
+public protocol CredentialSource: Sendable, CustomStringConvertible {
     /// What the source is, for a report (never a secret): "the environment (ARCGIS_HOST, …)".
-    var origin: String { get }
+    var description: String { get }
     /// The manager that answers for the source's URLs.
     var manager: AuthenticationManager { get }
 

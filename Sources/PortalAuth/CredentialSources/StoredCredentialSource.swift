@@ -17,7 +17,7 @@ public import Foundation
 /// few `stat`s, not the keyring's D-Bus round trips.
 public final class StoredCredentialSource: CredentialSource {
     /// What the source is, for a report.
-    public let origin = "the stored credentials"
+    public var description: String { "the stored credentials" }
     /// The stored credentials' manager.
     public let manager: AuthenticationManager
     /// Whether the stores are read again after a change (``init(manager:followingChanges:)``).
@@ -28,7 +28,9 @@ public final class StoredCredentialSource: CredentialSource {
     private let backends: [any CredentialStorageBackend]
 
     /// The stored credentials of `manager`; `followingChanges` for a program that outlives a change
-    /// to the stores.
+    /// to the stores. Following changes, the source owns the manager's API keys: each answer sets
+    /// ``AuthenticationManager/apiKeys`` to the stored ones and drops an ``AuthenticationManager/apiKey``
+    /// that is no longer stored (a key set in code is not kept).
     public init(manager: AuthenticationManager, followingChanges: Bool) {
         self.manager = manager
         self.followsChanges = followingChanges

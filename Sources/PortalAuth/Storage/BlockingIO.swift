@@ -11,10 +11,11 @@ import Foundation
 #endif
 
 /// Runs blocking storage calls on a dedicated thread, never on the Swift concurrency pool.
-enum BlockingIO {
+package enum BlockingIO {
     private static let queue = DispatchQueue(label: "portal-auth.storage")
 
-    static func run<T: Sendable>(_ blocking: Bool, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package static func run<T: Sendable>(_ blocking: Bool, _ body: @escaping @Sendable () throws -> T) async throws -> T
+    {
         guard blocking else { return try body() }
         return try await withCheckedThrowingContinuation { continuation in
             queue.async { continuation.resume(with: Result { try body() }) }
@@ -27,7 +28,7 @@ enum BlockingIO {
     /// A new thread, not Dispatch's global queue: on Linux that queue adds threads only slowly
     /// while its threads block, so a few slow clients of `serve` (each answer written on one of
     /// them) held every answer back, the token endpoint's included.
-    static func detached(_ body: @escaping @Sendable () -> Void) {
+    package static func detached(_ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(DetachedBody(body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)

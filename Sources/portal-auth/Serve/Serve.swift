@@ -1,5 +1,6 @@
 import ArgumentParser
 import PortalAuth
+import PortalAuthServe
 
 /// `portal-auth serve`: a local server for programs that live for hours (QGIS, GDAL pipelines,
 /// notebooks): an authenticating proxy and a token endpoint under one secret base URL.
@@ -27,9 +28,4 @@ struct Serve: AsyncParsableCommand {
     static let defaultPort = 47080
     /// How many client connections serve keeps open at once (the rest wait in the kernel's queue).
     static let maximumConnections = 64
-
-    /// `http://HOST:PORT/SECRET/`.
-    static func baseURL(_ address: LoopbackAddress, port: Int, secret: String) -> String {
-        "http://\(address.authority(port: port))/\(secret)/"
-    }
 }

@@ -1,4 +1,5 @@
 import PortalAuth
+import PortalAuthServe
 
 #if canImport(Glibc)
 import Glibc

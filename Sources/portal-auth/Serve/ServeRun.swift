@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import PortalAuth
+import PortalAuthServe
 
 #if canImport(Glibc)
 import Glibc
@@ -46,13 +47,13 @@ struct ServeRun: AsyncParsableCommand {
             let socket = try ServeListener.socket(listen: listenOn) {
                 _ = try ServeSecret.current(in: backend, renew: true)
             }
-            let server = try LoopbackHTTPServer(
-                socket: socket, maximumConnections: Serve.maximumConnections, writeTimeout: stallTimeout,
-                limits: ServeProxy.requestLimits)
+            let server = try LocalCredentialServer(
+                socket: socket, secret: secret, managers: managers, maximumConnections: Serve.maximumConnections,
+                stallTimeout: stallTimeout, describe: { $0.cliMessage })
             // (Over a Unix socket, clients name localhost: curl --unix-socket PATH http://localhost/SECRET/...)
             let base =
                 socket.path == nil
-                ? Serve.baseURL(server.address, port: server.address.port, secret: secret)
+                ? LocalCredentialServer.baseURL(server.address, port: server.address.port, secret: secret)
                 : "http://localhost/\(secret)/"
             let state = stateFile.map(ServeStateFile.init(path:))
             try state?.write(baseURL: base)
@@ -60,8 +61,7 @@ struct ServeRun: AsyncParsableCommand {
             printInfo(
                 "portal-auth: serving on \(socket.path ?? "http://\(server.address)/") (the base URL, with its secret: "
                     + "portal-auth serve url URL\(stateFile.map { ", or the state file \($0)" } ?? ""))")
-            let router = ServeRouter(secret: secret, managers: managers)
-            await server.run(headFilter: { ServeRouter.headRefusal($0, secret: secret) }) { await router.answer($0) }
+            await server.run()
             state?.remove()
             if let path = socket.path { unlink(path) }
             signals.forEach { $0.cancel() }
@@ -70,7 +70,7 @@ struct ServeRun: AsyncParsableCommand {
     }
 
     /// SIGTERM and SIGINT stop the server (then the state file is removed and it exits 0).
-    static func stopping(_ server: LoopbackHTTPServer) -> [any DispatchSourceSignal] {
+    static func stopping(_ server: LocalCredentialServer) -> [any DispatchSourceSignal] {
         [SIGTERM, SIGINT].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PortalAuth
+import PortalAuthServe
 
 /// `portal-auth serve url URL`: the local URL of a remote one, to give a program instead.
 struct ServeURL: AsyncParsableCommand {
@@ -36,9 +37,10 @@ struct ServeURL: AsyncParsableCommand {
             } else {
                 let address = try LoopbackAddress.parse(listen, defaultPort: Serve.defaultPort)
                 let backend = try global.makeManager().arcGISCredentialStore.backend
-                base = Serve.baseURL(address, port: address.port, secret: try ServeSecret.current(in: backend))
+                base = LocalCredentialServer.baseURL(
+                    address, port: address.port, secret: try ServeSecret.current(in: backend))
             }
-            output(try ServeProxy.localURL(for: remote, base: base))
+            output(try LocalCredentialServer.localURL(for: remote, base: base))
             if let note = ServeProbe.notRunningNote(base: base) { printError(note) }
         }
     }

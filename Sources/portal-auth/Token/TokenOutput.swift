@@ -11,29 +11,11 @@ import Glibc
 
 /// What `token` prints in each format, and what must go with a token: the headers.
 extension Token {
-    /// The version of the `--format json` object; it changes only when a key changes meaning or goes.
-    static let jsonVersion = 1
-
-    /// The headers to send with the tokens, in order: the ArcGIS token (and `Referer` for a token
-    /// bound to one), then the proxy's `Authorization`.
-    ///
-    /// The ArcGIS token goes in `Authorization: Bearer`, the one header that the clients these
-    /// headers are handed to (curl, GDAL and everything else on libcurl, python requests) drop when a
-    /// redirect takes them to another host, port or scheme: a custom header such as
-    /// `X-Esri-Authorization` follows the redirect, and so would the token. Behind an identity-aware
-    /// proxy `Authorization` is the proxy's, so the ArcGIS token goes in `X-Esri-Authorization`, which
-    /// ArcGIS reads first (docs/security.md says what follows a redirect there, and the safe way).
+    /// The headers to send with the tokens (the library's ``TokenJSON/headers(_:proxy:)``).
     static func headers(
         _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?
     ) -> [(name: String, value: String)] {
-        var headers: [(name: String, value: String)] = []
-        if let credential {
-            let name = proxy == nil ? "Authorization" : "X-Esri-Authorization"
-            headers.append((name, "Bearer \(credential.tokenInfo.accessToken)"))
-            if let referer = credential.referer { headers.append(("Referer", referer)) }
-        }
-        if let proxy { headers.append(("Authorization", "Bearer \(proxy.tokenInfo.accessToken)")) }
-        return headers
+        TokenJSON.headers(credential, proxy: proxy)
     }
 
     /// Prints the token in `format`; for a token bound to a referer in the plain format, says on
@@ -76,40 +58,11 @@ extension Token {
         }
     }
 
-    /// The `--format json` object, version ``jsonVersion`` (docs/using-the-token.md describes it;
-    /// docs/security.md states the contract of `kind` and `scope`: the core's ``ScopedCredential``).
+    /// The `--format json` object (the library's ``TokenJSON``, which serve's token endpoint answers too).
     static func json(
         _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, url: URL? = nil
     ) -> JSONValue {
-        var object: [String: JSONValue] = ["version": .number(Double(jsonVersion))]
-        if let credential {
-            let info = credential.tokenInfo
-            let scoped = ScopedCredential(credential)
-            object["token"] = .string(info.accessToken)
-            object["kind"] = .string(scoped.kind.rawValue)
-            object["scope"] = .array(scoped.prefixes.map(JSONValue.string))
-            object["expires"] = info.expirationDate.map { .string($0.iso8601) } ?? .null
-            object["expires_epoch"] =
-                info.expirationDate.map { .number($0.timeIntervalSince1970.rounded(.down)) } ?? .null
-            object["ssl"] = .bool(info.isSSLRequired)
-            object["server"] = .string(credential.serverContext.url)
-            object["referer"] = credential.referer.map { .string($0) } ?? .null
-        }
-        if let proxy {
-            let info = proxy.tokenInfo
-            let expires: JSONValue = info.expirationDate.map { .string($0.iso8601) } ?? .null
-            object["proxy"] = .object([
-                "token": .string(info.accessToken), "expires": expires,
-                "expires_epoch": info.expirationDate.map { .number($0.timeIntervalSince1970.rounded(.down)) } ?? .null,
-                "scope": .array((url.map(ScopedCredential.proxyPrefixes(for:)) ?? []).map(JSONValue.string)),
-            ])
-            // The keys from before version 1, kept for the scripts that read them.
-            object["proxyToken"] = .string(info.accessToken)
-            object["proxyTokenExpires"] = expires
-        }
-        object["headers"] = .object(
-            Dictionary(uniqueKeysWithValues: headers(credential, proxy: proxy).map { ($0.name, .string($0.value)) }))
-        return .object(object)
+        TokenJSON.object(credential, proxy: proxy, url: url)
     }
 
     /// The variables `--format env` exports (and `exec` sets), in order.

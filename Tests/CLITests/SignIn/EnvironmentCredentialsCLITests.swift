@@ -76,6 +76,30 @@ import Testing
         }
     }
 
+    /// In CI (no session bus, no store chosen), a command the environment answers uses no store: it
+    /// says nothing of one and writes no file (the headless store's notice is for its first real use).
+    @Test func aCommandTheEnvironmentAnswersChoosesNoStore() async throws {
+        try await withEmulator { emulator in
+            try await withTemporaryDirectory { state in
+                let env = Self.passwordVariables(emulator).merging([
+                    "XDG_STATE_HOME": state, "XDG_RUNTIME_DIR": "/nonexistent",
+                ]) { $1 }
+                let token = try await CLI.portalAuth(
+                    ["token"], emulator: emulator, environment: env,
+                    removing: ["DBUS_SESSION_BUS_ADDRESS", "PORTAL_AUTH_STORE"])
+                #expect(token.status == 0 && !token.stdout.isEmpty, "\(token.stderr)")
+                #expect(!token.stderr.contains("store"), "\(token.stderr)")
+                // (The headless store's folder may be made; no file is written in it.)
+                let files = FileManager.default.enumerator(atPath: state)?.compactMap { $0 as? String }.filter {
+                    var folder: ObjCBool = false
+                    return FileManager.default.fileExists(atPath: state + "/" + $0, isDirectory: &folder)
+                        && !folder.boolValue
+                }
+                #expect(files == [], "\(files ?? [])")
+            }
+        }
+    }
+
     @Test func aRefusedTokenRenewsInTheProcessAndAMovedClockNeedsNothingStored() async throws {
         try await withEmulator { emulator in
             let env = Self.passwordVariables(emulator).merging(["PORTAL_AUTH_STORE": "memory"]) { $1 }

@@ -9,12 +9,12 @@ import Testing
 @Suite struct CredentialSourceChainTests {
     /// A source that answers for the URLs under `prefix` and counts the questions it was asked.
     final class PrefixSource: CredentialSource {
-        let origin: String
+        let description: String
         let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: NoNetworkTransport())
         let prefix: String
         let questions = Mutex<[Bool]>([])
-        init(_ origin: String, prefix: String) {
-            self.origin = origin
+        init(_ description: String, prefix: String) {
+            self.description = description
             self.prefix = prefix
         }
         func answers(for url: URL, askingTheServer: Bool) async throws -> Bool {
@@ -28,7 +28,7 @@ import Testing
         let second = PrefixSource("second", prefix: "https://")
         let chain = CredentialSourceChain([first, second])
         let a = try await chain.source(for: URL(string: "https://a.example.com/x")!, askingTheServer: true)
-        #expect(a?.origin == "first")
+        #expect(a?.description == "first")
         #expect(second.questions.withLock { $0 }.isEmpty)
         let b = try await chain.manager(for: URL(string: "https://b.example.com/x")!, askingTheServer: false)
         #expect(b === second.manager)

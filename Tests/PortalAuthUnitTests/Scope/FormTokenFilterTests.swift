@@ -1,4 +1,5 @@
 import PortalAuth
+import PortalAuthServe
 import Testing
 
 /// The filter that blanks a client's `token` parameters in a form streamed through

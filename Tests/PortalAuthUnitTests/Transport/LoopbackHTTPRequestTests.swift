@@ -1,4 +1,5 @@
 import PortalAuth
+import PortalAuthServe
 import Testing
 
 /// What `portal-auth serve` reads from local clients (`LoopbackHTTPRequest`) and where it may

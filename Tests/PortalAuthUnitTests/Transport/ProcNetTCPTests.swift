@@ -1,5 +1,6 @@
 import Foundation
 import PortalAuth
+import PortalAuthServe
 import Testing
 
 @testable import portal_auth

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PortalAuth
+@testable import PortalAuthServe
 
 /// The bounded buffer between the transport and a local proxy's client (``ResponseBodyStream``),
 /// and how the local server frames answers without a body, without a socket or a transfer.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PortalAuth
+@testable import PortalAuthServe
 
 /// The state machines of the streams between a local client and a transfer, and of the local
 /// server's admission of connections: events in, actions out, without a socket, a thread or a clock.

@@ -1,3 +1,5 @@
+public import PortalAuth
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,21 +8,21 @@ import Glibc
 /// binds (``bind(_:)``) or systemd bound and handed over (``systemdActivated(listenPID:listenFDs:)``,
 /// socket activation), on 127.0.0.0/8 or ::1 so that a local server is never reachable from the
 /// network; or a Unix socket (``unix(path:)``), 0600 in a folder only its owner may enter.
-package struct ListeningSocket: Sendable {
+public struct ListeningSocket: Sendable {
     /// The socket (close-on-exec); whoever takes it closes it.
     package let fd: Int32
     /// Where it listens, with its actual port (a Unix socket: `localhost`, port 80, the authority
     /// its clients name).
-    package let address: LoopbackAddress
+    public let address: LoopbackAddress
     /// The Unix socket's path, or nil (TCP).
-    package var path: String? = nil
+    public var path: String? = nil
 
     /// The first socket systemd passes (`SD_LISTEN_FDS_START`).
     package static let systemdFirstFD: Int32 = 3
 
     /// Binds and listens on `address` (port 0: a free one). A port in use is an
     /// `invalidConfiguration` error whose cause is `posix(EADDRINUSE)` (``isAddressInUse(_:)``).
-    package static func bind(_ address: LoopbackAddress) throws -> ListeningSocket {
+    public static func bind(_ address: LoopbackAddress) throws -> ListeningSocket {
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw posixError("open a socket") }
@@ -64,7 +66,7 @@ package struct ListeningSocket: Sendable {
     }
 
     /// Whether `error` is ``bind(_:)``'s "the port is in use".
-    package static func isAddressInUse(_ error: PortalAuthError) -> Bool {
+    public static func isAddressInUse(_ error: PortalAuthError) -> Bool {
         if case .posix(let code, _)? = error.cause { return code == EADDRINUSE }
         return false
     }
@@ -74,7 +76,7 @@ package struct ListeningSocket: Sendable {
     /// `LISTEN_PID`, or another process's). A passed socket that is not one listening TCP socket
     /// on a loopback address is an `invalidConfiguration` error: nothing is served on it. The
     /// caller unsets the variables, so no child takes them for its own.
-    package static func systemdActivated(listenPID: String?, listenFDs: String?) throws -> ListeningSocket? {
+    public static func systemdActivated(listenPID: String?, listenFDs: String?) throws -> ListeningSocket? {
         guard let listenPID, Int32(listenPID) == getpid() else { return nil }
         guard listenFDs == "1" else {
             throw PortalAuthError(
@@ -104,7 +106,7 @@ package struct ListeningSocket: Sendable {
     /// that nobody else may enter (no permission for group or others): otherwise another user could
     /// reach the socket, or put theirs in its place. A socket left at `path` by a process that
     /// ended is replaced; one that answers is in use (``isAddressInUse(_:)``).
-    package static func unix(path: String) throws -> ListeningSocket {
+    public static func unix(path: String) throws -> ListeningSocket {
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         var info = stat()
         guard lstat(folder.isEmpty ? "/" : folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,

@@ -6,7 +6,9 @@ import PortalAuth
 enum ServeErrors {
     /// The answer for `error`: 403 when no credential covers the URL (nothing was contacted), the
     /// remote status or ArcGIS error when the server refused, 502 or 504 when it could not be reached.
-    static func response(for error: any Error) -> LoopbackHTTPServer.Response {
+    static func response(
+        for error: any Error, describe: (PortalAuthError) -> String
+    ) -> LoopbackHTTPServer.Response {
         let failure: PortalAuthError
         if let error = error as? PortalAuthError {
             failure = error
@@ -15,7 +17,7 @@ enum ServeErrors {
         } else {
             return body(status: 500, code: 500, message: "portal-auth serve failed: \(error)")
         }
-        let message = failure.cliMessage
+        let message = describe(failure)
         switch failure.cause {
         case .arcGIS(let code, _, let text, let details)?:
             return body(status: 200, code: code, message: text, details: details)

@@ -1,4 +1,5 @@
 import Dispatch
+package import PortalAuth
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -30,6 +30,8 @@ import Foundation
 /// and the client gets the refusal (an ArcGIS 498) to send the request again.
 struct ServeProxy {
     let managers: ServeManagers
+    /// How an error's message reads to the client (``LocalCredentialServer``'s `describe`).
+    let describe: @Sendable (PortalAuthError) -> String
     /// The secret of the base URL (a redirect's `Location` is rewritten under it).
     let secret: String
 
@@ -117,7 +119,7 @@ struct ServeProxy {
             }
             return LoopbackHTTPServer.Response(status: response.http.status, headers: headers, body: response.http.body)
         } catch {
-            return ServeErrors.response(for: error)
+            return ServeErrors.response(for: error, describe: describe)
         }
     }
 
@@ -195,7 +197,7 @@ struct ServeProxy {
     }
 
     /// The local URL of `remote` under `base` (`BASE/https/HOST[:PORT]/PATH?QUERY`); only https URLs.
-    static func localURL(for remote: URL, base: String) throws -> String {
+    package static func localURL(for remote: URL, base: String) throws -> String {
         guard remote.scheme?.lowercased() == "https", let host = remote.host(percentEncoded: true), !host.isEmpty
         else {
             throw PortalAuthError(

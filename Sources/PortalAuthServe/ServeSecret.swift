@@ -1,19 +1,19 @@
-import PortalAuth
+public import PortalAuth
 
 /// The random part of `serve`'s base URL (`http://127.0.0.1:PORT/SECRET/`): a capability of 256
 /// bits that a local program must know to reach the server. It is kept in the credential store as
 /// one item (``ServeSecretItem``, which the library writes), so that it stays the same across
-/// restarts and a saved QGIS project keeps working; `serve --new-secret` replaces it.
-enum ServeSecret {
+/// restarts and a saved QGIS project keeps working; `renew` replaces it.
+public enum ServeSecret {
     /// The stored secret; a new one is made and stored when there is none or `renew` is set.
-    static func current(in backend: any CredentialStorageBackend, renew: Bool = false) throws -> String {
+    public static func current(in backend: any CredentialStorageBackend, renew: Bool = false) throws -> String {
         try ServeSecretItem.current(in: backend, renew: renew, isUsable: isWellFormed) {
             PortalAuthCrypto.base64URL(try PortalAuthCrypto.randomBytes(32))
         }
     }
 
     /// The stored secret, or nil (nothing is made).
-    static func stored(in backend: any CredentialStorageBackend) throws -> String? {
+    public static func stored(in backend: any CredentialStorageBackend) throws -> String? {
         try ServeSecretItem.stored(in: backend, isUsable: isWellFormed)
     }
 

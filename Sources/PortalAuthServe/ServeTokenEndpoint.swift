@@ -8,9 +8,11 @@ import Foundation
 
 /// `BASE/token?url=URL`: what `portal-auth token URL --format json` prints, for programs that talk
 /// HTTP but cannot run a command (the credential endpoint of aws-vault and the cloud metadata
-/// servers). The same question (``AuthenticationManager/forwardingDecision(for:)``) and the same rendering (``Token/render(_:proxy:format:)``).
+/// servers). The same question (``AuthenticationManager/forwardingDecision(for:)``) and the same rendering (``TokenJSON``).
 struct ServeTokenEndpoint {
     let managers: ServeManagers
+    /// How an error's message reads to the client (``LocalCredentialServer``'s `describe`).
+    let describe: @Sendable (PortalAuthError) -> String
 
     func answer(query: String) async -> LoopbackHTTPServer.Response {
         let parameters = FormEncoding.decode(query)
@@ -18,15 +20,15 @@ struct ServeTokenEndpoint {
             return .text(400, "give the URL: BASE/token?url=https://host/...")
         }
         do {
-            let url = try parseURL(text)
+            let url = try StrictURL.parse(text).url
             let manager = try await managers.manager(for: url)
             let decision = try await manager.forwardingDecision(for: url)
-            let body = Token.render(decision.credential, proxy: decision.proxy, format: .json) + "\n"
+            let body = TokenJSON.object(decision.credential, proxy: decision.proxy).description + "\n"
             return LoopbackHTTPServer.Response(
                 status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
                 body: Array(body.utf8))
         } catch {
-            return ServeErrors.response(for: error)
+            return ServeErrors.response(for: error, describe: describe)
         }
     }
 }

@@ -1,3 +1,5 @@
+import PortalAuth
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -10,29 +12,30 @@ import Glibc
 /// An address on this machine's loopback interface to listen on: `127.x.y.z` or `::1`, and a
 /// port (0: a free one). Nothing else is accepted, so a local server is never reachable from
 /// the network.
-package struct LoopbackAddress: Sendable, Equatable, CustomStringConvertible {
+public struct LoopbackAddress: Sendable, Equatable, CustomStringConvertible {
     /// The address literal, without brackets (`127.0.0.1`, `::1`).
-    package var host: String
+    public var host: String
     /// The port; 0 picks a free one when bound.
-    package var port: Int
+    public var port: Int
 
     /// Whether the address is IPv6 (`::1`).
-    package var isIPv6: Bool { host.contains(":") }
+    public var isIPv6: Bool { host.contains(":") }
 
     /// `127.0.0.1:8080` or `[::1]:8080`, as it goes into a URL.
-    package var description: String { "\(authority(port: port))" }
+    public var description: String { "\(authority(port: port))" }
 
     /// `HOST:PORT` with an IPv6 host in brackets.
-    package func authority(port: Int) -> String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public func authority(port: Int) -> String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    package init(host: String, port: Int) {
+    /// The address `host` (a loopback literal or `localhost`) and `port`.
+    public init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
 
     /// Reads `HOST:PORT`, `[::1]:PORT` or `localhost:PORT` (a host alone takes `defaultPort`);
     /// an address that is not loopback, or not an address, is an `invalidArgument` error.
-    package static func parse(_ text: String, defaultPort: Int) throws -> LoopbackAddress {
+    public static func parse(_ text: String, defaultPort: Int) throws -> LoopbackAddress {
         let (host, portText) = split(text)
         var port = defaultPort
         if let portText {
@@ -65,7 +68,7 @@ package struct LoopbackAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether `literal` is an IPv4 address in 127.0.0.0/8 or the IPv6 address ::1.
-    package static func isLoopback(_ literal: String) -> Bool {
+    public static func isLoopback(_ literal: String) -> Bool {
         var v4 = in_addr()
         if inet_pton(AF_INET, literal, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
         var v6 = in6_addr()

@@ -1,3 +1,5 @@
+import PortalAuth
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +14,7 @@ import Glibc
 /// line once, fields checked strictly (a line that is not exactly what the kernel writes is
 /// skipped). The kernel lists listening sockets before connections, so a flood of connections
 /// cannot push a listener past the bounds.
-package enum ProcNetTCP {
+public enum ProcNetTCP {
     /// A socket in the listening state (`st` 0A).
     package struct Listener: Sendable, Equatable {
         /// The local address in network order: 4 bytes (tcp) or 16 (tcp6).
@@ -39,7 +41,7 @@ package enum ProcNetTCP {
     /// The uids of the sockets listening where a bind of `address` conflicts: its own address, the
     /// wildcard of either family, or (IPv4) its IPv4-mapped IPv6 form, on its port. Empty when
     /// none is found (the files cannot be read, or the listener left).
-    package static func holders(of address: LoopbackAddress) -> [UInt32] {
+    public static func holders(of address: LoopbackAddress) -> [UInt32] {
         let listeners = files.flatMap { path in readBounded(path).map { parse($0) } ?? [] }
         return holders(of: address, in: listeners)
     }

@@ -15,6 +15,8 @@ import Foundation
 struct ServeRouter: Sendable {
     let secret: String
     let managers: ServeManagers
+    /// How an error's message reads to the client (``LocalCredentialServer``'s `describe`).
+    let describe: @Sendable (PortalAuthError) -> String
 
     /// The headers every answer carries: the page is sandboxed (an opaque origin, no scripts, forms,
     /// popups or navigation of other windows), never framed, never read as another type, sends no
@@ -50,10 +52,10 @@ struct ServeRouter: Sendable {
         guard let rest = Self.afterSecret(path, secret) else { return .text(403, "forbidden") }  // (refused above)
         if rest == "token" {
             guard request.method == "GET" else { return .text(405, "the token endpoint answers GET only") }
-            return await ServeTokenEndpoint(managers: managers).answer(query: query)
+            return await ServeTokenEndpoint(managers: managers, describe: describe).answer(query: query)
         }
         if rest.hasPrefix("https/") {
-            return await ServeProxy(managers: managers, secret: secret).answer(
+            return await ServeProxy(managers: managers, describe: describe, secret: secret).answer(
                 request, remote: String(rest.dropFirst("https/".count)), query: query)
         }
         return .text(404, "not found: use BASE/token?url=URL or BASE/https/HOST/PATH")
@@ -67,7 +69,7 @@ struct ServeRouter: Sendable {
     /// that holds the secret (a page served through serve). curl, GDAL, QGIS and requests send none.
     static func refusal(_ request: LoopbackHTTPRequest, secret: String) -> LoopbackHTTPServer.Response? {
         guard afterSecret(request.pathAndQuery.path, secret) != nil else {
-            return .text(403, "forbidden: the URL does not carry this server's secret (portal-auth serve url URL)")
+            return .text(403, "forbidden: the URL does not carry this server's secret (ask for the local URL again)")
         }
         if request.header("Origin") != nil {
             return .text(403, "forbidden: requests from web pages (with an Origin header) are refused")

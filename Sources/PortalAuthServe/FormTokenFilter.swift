@@ -1,3 +1,5 @@
+import PortalAuth
+
 /// Drops every `token` parameter from a form body (`application/x-www-form-urlencoded`) that
 /// passes in pieces, as a local proxy streams it: a client's own token never goes on, however a
 /// reader upstream might read the name. The body keeps its length (its announced `Content-Length`
