@@ -120,7 +120,7 @@ let package = Package(
         // token endpoint, over the credential sources (the environment's, then the stored ones).
         .target(
             name: "PortalAuthServe",
-            dependencies: ["PortalAuth", "PortalAuthEnvironment", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PortalAuth", "PortalAuthEnvironment"],
             path: "Sources/PortalAuthServe",
             swiftSettings: strict
         ),

@@ -4,7 +4,7 @@ public import PortalAuth
 import Glibc
 #endif
 
-/// A listening socket for ``LoopbackHTTPServer``: a TCP socket on a loopback address this process
+/// A listening socket for a local server (``LocalCredentialServer``): a TCP socket on a loopback address this process
 /// binds (``bind(_:)``) or systemd bound and handed over (``systemdActivated(listenPID:listenFDs:)``,
 /// socket activation), on 127.0.0.0/8 or ::1 so that a local server is never reachable from the
 /// network; or a Unix socket (``unix(path:)``), 0600 in a folder only its owner may enter.
@@ -15,7 +15,7 @@ public struct ListeningSocket: Sendable {
     /// its clients name).
     public let address: LoopbackAddress
     /// The Unix socket's path, or nil (TCP).
-    public var path: String? = nil
+    public private(set) var path: String? = nil
 
     /// The first socket systemd passes (`SD_LISTEN_FDS_START`).
     package static let systemdFirstFD: Int32 = 3
@@ -23,6 +23,10 @@ public struct ListeningSocket: Sendable {
     /// Binds and listens on `address` (port 0: a free one). A port in use is an
     /// `invalidConfiguration` error whose cause is `posix(EADDRINUSE)` (``isAddressInUse(_:)``).
     public static func bind(_ address: LoopbackAddress) throws -> ListeningSocket {
+        // (Never another address: an unparsed one would be 0.0.0.0, every interface.)
+        guard LoopbackAddress.isLoopback(address.host) else {
+            throw PortalAuthError(.invalidArgument, "'\(address.host)' is not a loopback address: not listened on")
+        }
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw posixError("open a socket") }

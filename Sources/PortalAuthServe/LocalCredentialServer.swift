@@ -12,23 +12,30 @@ public import Foundation
 /// for each URL, and only where a credential covers it.
 ///
 /// Every request must carry the secret and nothing only a web page sends (an `Origin`, a
-/// `Sec-Fetch-Site` other than `none`, a `Referer` holding the secret) and name a loopback `Host`;
+/// `Sec-Fetch-Site` other than `none`, a `Referer` holding the secret), and a `Host` it names must
+/// be loopback;
 /// every answer carries a policy under which a browser runs nothing in the server's origin.
 public final class LocalCredentialServer: Sendable {
     private let server: LoopbackHTTPServer
     private let router: ServeRouter
 
-    /// The address it listens on (for a Unix socket, loopback port 0).
+    /// The address it listens on (for a Unix socket, `localhost` port 80: the authority its clients name).
     public var address: LoopbackAddress { server.address }
 
     /// A server on `socket` (which it takes) for the base URL's `secret`, answering with
     /// `managers`' credentials. At most `maximumConnections` clients at once; an answer whose client
     /// takes nothing, or whose server sends nothing, for `stallTimeout` seconds ends.
-    /// `describe` words an error for the client (its message, by default).
+    /// `describe` words an error for the client (its message and remedy, by default). A secret that
+    /// is not at least 128 bits of base64url text (``ServeSecret/current(in:renew:)`` makes 256) is
+    /// an `invalidArgument` error: it is all that keeps other local programs out.
     public init(
         socket: ListeningSocket, secret: String, managers: ServeManagers, maximumConnections: Int,
-        stallTimeout: Int, describe: @escaping @Sendable (PortalAuthError) -> String = { $0.message }
+        stallTimeout: Int, describe: @escaping @Sendable (PortalAuthError) -> String = { $0.description }
     ) throws {
+        guard ServeSecret.isWellFormed(secret) else {
+            throw PortalAuthError(
+                .invalidArgument, "the secret of a local server must be 22 to 128 base64url characters")
+        }
         server = try LoopbackHTTPServer(
             socket: socket, maximumConnections: maximumConnections, writeTimeout: stallTimeout,
             limits: ServeProxy.requestLimits)

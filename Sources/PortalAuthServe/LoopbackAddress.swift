@@ -14,9 +14,9 @@ import Glibc
 /// the network.
 public struct LoopbackAddress: Sendable, Equatable, CustomStringConvertible {
     /// The address literal, without brackets (`127.0.0.1`, `::1`).
-    public var host: String
+    public private(set) var host: String
     /// The port; 0 picks a free one when bound.
-    public var port: Int
+    public private(set) var port: Int
 
     /// Whether the address is IPv6 (`::1`).
     public var isIPv6: Bool { host.contains(":") }
@@ -27,8 +27,9 @@ public struct LoopbackAddress: Sendable, Equatable, CustomStringConvertible {
     /// `HOST:PORT` with an IPv6 host in brackets.
     public func authority(port: Int) -> String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    /// The address `host` (a loopback literal or `localhost`) and `port`.
-    public init(host: String, port: Int) {
+    /// The address `host` and `port`, unchecked (``parse(_:defaultPort:)`` checks that the host is
+    /// loopback: a program's way in).
+    package init(host: String, port: Int) {
         self.host = host
         self.port = port
     }

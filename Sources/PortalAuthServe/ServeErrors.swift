@@ -15,7 +15,7 @@ enum ServeErrors {
         } else if let challenge = error as? TransportChallengeError {
             failure = challenge.error
         } else {
-            return body(status: 500, code: 500, message: "portal-auth serve failed: \(error)")
+            return body(status: 500, code: 500, message: "the local server failed: \(error)")
         }
         let message = describe(failure)
         switch failure.cause {

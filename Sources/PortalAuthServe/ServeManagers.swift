@@ -22,8 +22,8 @@ public final class ServeManagers: Sendable {
     /// The environment's credential, then the stored ones.
     private let chain: CredentialSourceChain
 
-    /// The managers of `stored` (made to follow the stores' changes: serve outlives them) and, when
-    /// the environment supplies a credential, `environment`'s, signed in already.
+    /// The managers of `stored` (serve makes it follow the stores' changes: it outlives them) and,
+    /// when the environment supplies a credential, `environment`'s, signed in already.
     public init(stored: StoredCredentialSource, environment: EnvironmentCredentialSource?) {
         self.stored = stored
         chain = CredentialSourceChain(environment.map { [$0, stored] } ?? [stored])

@@ -1,0 +1,68 @@
+import Foundation
+import PortalAuth
+import PortalAuthServe
+import PortalEmulator
+import TestSupport
+import Testing
+
+/// `portal-auth serve` as a library (`PortalAuthServe`): docs/serve.md's program, compiled
+/// (ServeLibraryExample.swift) and run, with curl as the local client.
+@Suite struct ServeLibraryTests {
+    @Test("docs/serve.md prints the program this target compiles, character for character")
+    func theGuideShowsTheCompiledProgram() throws {
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let root = tests.deletingLastPathComponent().deletingLastPathComponent()
+        let guide = try String(contentsOf: root.appending(path: "docs/serve.md"), encoding: .utf8)
+        let example = try String(contentsOf: tests.appending(path: "ServeLibraryExample.swift"), encoding: .utf8)
+        let block = try #require(guide.firstRange(of: "```swift\n").map { guide[$0.upperBound...] })
+        let code = try #require(block.firstRange(of: "```").map { String(block[..<$0.lowerBound]) })
+        let compiled = try #require(
+            example.firstRange(of: "import PortalAuth\n").map { String(example[$0.lowerBound...]) })
+        #expect(code == compiled)
+    }
+
+    @Test("the program serves the layer to curl, and nothing without its secret")
+    func theProgramServesTheLayer() async throws {
+        try await withEmulator { emulator in
+            let (bases, continuation) = AsyncStream.makeStream(of: String.self)
+            let serving = Task {
+                try await serveSignedIn(
+                    portal: URL(string: emulator.portalURL)!, username: "alice", password: "alice-pass-123",
+                    caBundlePath: emulator.caCertificatePath, started: { continuation.yield($0) })
+            }
+            defer { serving.cancel() }
+            var iterator = bases.makeAsyncIterator()
+            let base = try #require(await iterator.next())
+            let layer = emulator.serverURL.dropFirst("https://".count) + "/rest/services/Parcels/FeatureServer/0"
+            let query = "\(base)https/\(layer)/query?where=1%3D1&returnCountOnly=true&f=json"
+            let counted = try await Subprocess.run("/usr/bin/curl", ["-sS", query])
+            #expect(counted.status == 0, "\(counted.stderr)")
+            #expect(counted.stdout.contains("\"count\""), "\(counted.stdout)")
+            let secret = base.split(separator: "/").last.map(String.init) ?? ""
+            let refused = try await Subprocess.run(
+                "/usr/bin/curl",
+                ["-sS", "-o", "/dev/null", "-w", "%{http_code}", query.replacingOccurrences(of: secret, with: "x")])
+            #expect(refused.stdout == "403")
+            serving.cancel()
+            _ = await serving.result
+        }
+    }
+
+    @Test func aGuessableSecretOrAnAddressOffLoopbackIsRefused() async throws {
+        let manager = AuthenticationManager(
+            backend: MemoryCredentialBackend(), transport: CurlTransport(configuration: TransportConfiguration()))
+        let managers = ServeManagers(
+            stored: StoredCredentialSource(manager: manager, followingChanges: false), environment: nil)
+        for secret in ["", "a", String(repeating: "x", count: 21), "not base64url: but 22+ characters long"] {
+            let socket = try ListeningSocket.bind(LoopbackAddress.parse("127.0.0.1:0", defaultPort: 0))
+            #expect(throws: PortalAuthError.self) {
+                try LocalCredentialServer(
+                    socket: socket, secret: secret, managers: managers, maximumConnections: 1, stallTimeout: 1)
+            }
+            close(socket.fd)
+        }
+        for host in ["0.0.0.0", "localhost", "192.0.2.1", "::", "not an address"] {
+            #expect(throws: PortalAuthError.self) { try ListeningSocket.bind(LoopbackAddress(host: host, port: 0)) }
+        }
+    }
+}
