@@ -7,16 +7,8 @@ import Testing
 @Suite struct GettingStartedTests {
     @Test("the article prints the program this target compiles, character for character")
     func theArticleShowsTheCompiledProgram() throws {
-        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        let root = tests.deletingLastPathComponent().deletingLastPathComponent()
-        let article = try String(
-            contentsOf: root.appending(path: "Sources/PortalAuth/PortalAuth.docc/GettingStarted.md"), encoding: .utf8)
-        let example = try String(contentsOf: tests.appending(path: "GettingStartedExample.swift"), encoding: .utf8)
-        let block = try #require(article.firstRange(of: "```swift\n").map { article[$0.upperBound...] })
-        let code = try #require(block.firstRange(of: "```").map { String(block[..<$0.lowerBound]) })
-        let compiled = try #require(
-            example.firstRange(of: "import PortalAuth\n").map { String(example[$0.lowerBound...]) })
-        #expect(code == compiled)
+        try expectDocumentPrints(
+            "GettingStartedExample.swift", document: "Sources/PortalAuth/PortalAuth.docc/GettingStarted.md")
     }
 
     @Test("the program signs in through the portal and counts the layer's government parcels")

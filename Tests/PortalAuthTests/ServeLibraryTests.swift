@@ -10,15 +10,7 @@ import Testing
 @Suite struct ServeLibraryTests {
     @Test("docs/serve.md prints the program this target compiles, character for character")
     func theGuideShowsTheCompiledProgram() throws {
-        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        let root = tests.deletingLastPathComponent().deletingLastPathComponent()
-        let guide = try String(contentsOf: root.appending(path: "docs/serve.md"), encoding: .utf8)
-        let example = try String(contentsOf: tests.appending(path: "ServeLibraryExample.swift"), encoding: .utf8)
-        let block = try #require(guide.firstRange(of: "```swift\n").map { guide[$0.upperBound...] })
-        let code = try #require(block.firstRange(of: "```").map { String(block[..<$0.lowerBound]) })
-        let compiled = try #require(
-            example.firstRange(of: "import PortalAuth\n").map { String(example[$0.lowerBound...]) })
-        #expect(code == compiled)
+        try expectDocumentPrints("ServeLibraryExample.swift", document: "docs/serve.md")
     }
 
     @Test("the program serves the layer to curl, and nothing without its secret")

@@ -99,3 +99,19 @@ func withRotatingServer<T>(_ body: () async throws -> T) async throws -> T {
     await rotatingServerTurn.acquire()
     return try await withResource(rotatingServerTurn, release: { $0.release() }) { _ in try await body() }
 }
+
+/// Expects the first ```swift block of the document at `document` (a path from the repository's
+/// root) to be, character for character, the file `example` of this target from its
+/// `import PortalAuth` line on: a program a page prints is the program this target compiles.
+func expectDocumentPrints(
+    _ example: String, document: String, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    let root = tests.deletingLastPathComponent().deletingLastPathComponent()
+    let page = try String(contentsOf: root.appending(path: document), encoding: .utf8)
+    let program = try String(contentsOf: tests.appending(path: example), encoding: .utf8)
+    let block = try #require(page.firstRange(of: "```swift\n").map { page[$0.upperBound...] })
+    let code = try #require(block.firstRange(of: "```").map { String(block[..<$0.lowerBound]) })
+    let compiled = try #require(program.firstRange(of: "import PortalAuth\n").map { String(program[$0.lowerBound...]) })
+    #expect(code == compiled, sourceLocation: sourceLocation)
+}
