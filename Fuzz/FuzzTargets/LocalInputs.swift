@@ -50,27 +50,27 @@ extension FuzzTargets {
         precondition(decoded == configuration, "the configuration does not survive the keyring's JSON")
     }
 
-    /// The loopback listener's request head: the request line it answers, the verdict (a
-    /// redirect only on the path, and only with this sign-in's state), the query's form
-    /// encoding (decode ∘ encode ∘ decode = decode), and the HTML escaping of its pages.
+    /// The OAuth redirect listener's request, as the local server it runs on reads it
+    /// (``LoopbackHTTPRequest/parse(_:limits:)`` with the listener's limits): the verdict (a redirect
+    /// only for a GET of the path, and only with this sign-in's state), the query's form encoding
+    /// (decode ∘ encode ∘ decode = decode), and the HTML escaping of its pages.
     public static func loopbackRequest(_ bytes: [UInt8]) {
-        guard let line = LoopbackRedirectRequest.requestLine(bytes) else {
-            let head = String(decoding: bytes.prefix(LoopbackRedirectRequest.maximumRequestSize), as: UTF8.self)
-            precondition(!head.contains("\r\n\r\n") && !head.contains("\n\n"), "a complete head was not read")
-            return
-        }
-        precondition(!line.contains("\n"), "the request line runs into the headers")
+        let limits = LoopbackHTTPRequest.Limits(headBytes: LoopbackRedirectRequest.maximumRequestSize, bodyBytes: 0)
+        guard let request = try? LoopbackHTTPRequest.parse(bytes, limits: limits) else { return }
         let path = "/oauth/callback"
         for state in ["fuzz-state", nil] as [String?] {
-            let verdict = LoopbackRedirectRequest.verdict(requestLine: line, path: path, expectedState: state)
+            let verdict = LoopbackRedirectRequest.verdict(
+                method: request.method, target: request.target, path: path, expectedState: state)
             guard case .redirect(let parameters) = verdict else { continue }
-            precondition(line.contains("GET") && line.contains(path), "a redirect that is no GET of the path")
+            precondition(
+                request.method == "GET" && LoopbackRedirectRequest.split(request.target).path == path,
+                "a redirect that is no GET of the path")
             if let state { precondition(parameters["state"] == state, "a redirect with a foreign state") }
         }
-        let target = line.split(whereSeparator: { $0 == " " || $0 == "\r" }).dropFirst().first.map(String.init) ?? ""
-        let pairs = FormEncoding.decode(LoopbackRedirectRequest.split(target).query)
+        let pairs = FormEncoding.decode(LoopbackRedirectRequest.split(request.target).query)
         let again = FormEncoding.decode(FormEncoding.encode(pairs))
         precondition(again.map(\.0) == pairs.map(\.0) && again.map(\.1) == pairs.map(\.1), "the query round trip")
+        let line = request.method + " " + request.target
         let html = LoopbackRedirectRequest.escapeHTML(line)
         precondition(!html.contains("<") && !html.contains(">") && !html.contains("\""), "unescaped HTML")
         let unescaped = html.replacing("&lt;", with: "<").replacing("&gt;", with: ">").replacing("&quot;", with: "\"")

@@ -1,4 +1,4 @@
-import PortalAuth
+public import PortalAuth
 
 #if canImport(Glibc)
 import Glibc

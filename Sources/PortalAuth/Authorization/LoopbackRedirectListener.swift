@@ -5,164 +5,88 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// The loopback end of an authorization-code redirect (RFC 8252 §7.3): a tiny HTTP listener on
-/// 127.0.0.1 only, that waits for the browser to arrive at the redirect path, answers it with a
-/// short page, and hands back the query parameters.
+/// The loopback end of an authorization-code redirect (RFC 8252 §7.3): a listener on 127.0.0.1
+/// only, that waits for the browser to arrive at the redirect path, answers it with a short page,
+/// and hands back the query parameters.
 ///
-/// Plain POSIX sockets on a thread of its own: nothing is loaded that a token lookup would pay
-/// for, and the wait never blocks Swift's cooperative pool.
+/// It runs on the local server `portal-auth serve` runs on (``LoopbackHTTPServer``: plain POSIX
+/// sockets and a thread of its own, so nothing is loaded that a token lookup would pay for, and
+/// the wait never blocks Swift's cooperative pool), which bounds what a connection may send and
+/// how long it may take. Every request is answered on its head alone, and the first redirect of
+/// this sign-in ends the wait: the server stops, and a request that comes in the same moment is
+/// told the sign-in is over.
 final class LoopbackRedirectListener: Sendable {
     /// The port it listens on.
     let port: Int
     /// How long one connection may take to send its request before it is closed.
     let readDeadline: Duration
-    private let socketFD: Int32
-    private let cancelled = Locked(false)
+    private let server: LoopbackHTTPServer
+
+    /// At most this many connections are read at once (the rest wait in the kernel's queue; one
+    /// that holds a place without sending its request is closed for a new one after a second).
+    static let maximumConnections = 16
 
     /// Binds 127.0.0.1 on `port`, or on a free port when nil; each connection has `readDeadline`
     /// to send its request.
     init(port requested: Int?, readDeadline: Duration = .seconds(2)) throws {
         self.readDeadline = readDeadline
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Self.posixError("open a socket for the sign-in redirect") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(requested ?? 0).bigEndian)
-        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        let socket: ListeningSocket
+        do {
+            socket = try ListeningSocket.bind(LoopbackAddress(host: "127.0.0.1", port: requested ?? 0))
+        } catch let error as PortalAuthError where ListeningSocket.isAddressInUse(error) && requested != nil {
+            throw PortalAuthError(
+                .invalidConfiguration,
+                "port \(requested ?? 0) on 127.0.0.1 is already in use, so the sign-in redirect cannot come back to it",
+                remedy: .freePort(requested ?? 0), cause: error.cause)
         }
-        if bound != 0 {
-            let code = errno
-            close(fd)
-            if code == EADDRINUSE, let requested {
-                throw PortalAuthError(
-                    .invalidConfiguration,
-                    "port \(requested) on 127.0.0.1 is already in use, so the sign-in redirect cannot come back to it",
-                    remedy: .freePort(requested), cause: .posix(code: code, message: String(cString: strerror(code))))
-            }
-            throw Self.posixError("listen on 127.0.0.1:\(requested ?? 0) for the sign-in redirect", code: code)
-        }
-        guard listen(fd, 16) == 0 else {
-            let code = errno; close(fd); throw Self.posixError("listen for the sign-in redirect", code: code)
-        }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: actual.sin_port))
-        socketFD = fd
+        port = socket.address.port
+        server = try LoopbackHTTPServer(
+            socket: socket, maximumConnections: Self.maximumConnections, readDeadline: readDeadline, writeTimeout: 5,
+            evictAfter: .seconds(1),
+            limits: LoopbackHTTPRequest.Limits(headBytes: LoopbackRedirectRequest.maximumRequestSize, bodyBytes: 0))
     }
 
-    deinit { close(socketFD) }
-
-    private static func posixError(_ what: String, code: Int32 = errno) -> PortalAuthError {
-        let text = String(cString: strerror(code))
-        return PortalAuthError(.connectionFailed, "cannot \(what): \(text)", cause: .posix(code: code, message: text))
-    }
-
-    /// Waits (on a thread of its own) for the browser to request `path` with `expectedState`
-    /// (when not nil); returns its query parameters. A request with another state is shown an
-    /// error page and the wait goes on: anyone on this machine can reach the port. Throws
-    /// ``PortalAuthError/Code/timedOut`` after `timeout` seconds and ``PortalAuthError/Code/cancelled``
-    /// when the task is cancelled.
+    /// Waits for the browser to request `path` with `expectedState` (when not nil); returns its
+    /// query parameters. A request with another state is shown an error page and the wait goes on:
+    /// anyone on this machine can reach the port. Throws ``PortalAuthError/Code/timedOut`` after
+    /// `timeout` seconds and ``PortalAuthError/Code/cancelled`` when the task is cancelled.
     func waitForRedirect(path: String, expectedState: String?, timeout: TimeInterval) async throws -> [String: String] {
+        let wait = RedirectWait()
+        let server = server
+        let port = port
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation {
-                (continuation: CheckedContinuation<[String: String], any Error>) in
-                BlockingIO.detached { [self] in
-                    continuation.resume(
-                        with: Result { try self.acceptLoop(path: path, expectedState: expectedState, timeout: timeout) }
-                    )
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                wait.start(continuation)
+                Task {
+                    await server.run(headFilter: { request in
+                        Self.answer(request, path: path, expectedState: expectedState, wait: wait, server: server)
+                    }) { _ in .text(404, "not found") }
+                }
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                    let turnedAway = wait.turnedAway
+                    if wait.finish(
+                        .failure(Self.timedOut(port: port, path: path, timeout: timeout, turnedAway: turnedAway)))
+                    {
+                        server.stop()
+                    }
                 }
             }
         } onCancel: {
-            cancelled.withLock { $0 = true }
-        }
-    }
-
-    /// One browser connection: what it has sent so far, and until when it may take to send it.
-    private struct Connection {
-        let fd: Int32
-        var received: [UInt8] = []
-        let deadline: ContinuousClock.Instant
-    }
-
-    /// What serving a connection came to.
-    private enum Served {
-        /// The request is not complete yet.
-        case waiting
-        /// Answered (or dropped); the sign-in goes on.
-        case done
-        /// Answered, and turned away: its state does not belong to this sign-in.
-        case turnedAway
-        /// The redirect of this sign-in: its parameters.
-        case redirect([String: String])
-    }
-
-    /// At most this many connections are read at once (the oldest is dropped for a new one).
-    static let maximumConnections = 16
-
-    /// Serves every connection at once (one `poll` over the listening socket and each open
-    /// connection), each with its own read deadline, so idle or slow connections cannot hold up
-    /// the browser's redirect. A request whose state does not match `expectedState` gets an
-    /// error page and the wait goes on.
-    private func acceptLoop(path: String, expectedState: String?, timeout: TimeInterval) throws -> [String: String] {
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        var connections: [Connection] = []
-        var turnedAway = 0
-        defer { connections.forEach { close($0.fd) } }
-        while true {
-            try checkStillWaiting(deadline: deadline, path: path, timeout: timeout, turnedAway: turnedAway)
-            var entries = [pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)]
-            entries += connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            guard poll(&entries, nfds_t(entries.count), 100) >= 0 else { continue }
-            let now = ContinuousClock.now
-            var open: [Connection] = []
-            for (index, var connection) in connections.enumerated() {
-                let ready = entries[index + 1].revents != 0
-                switch ready ? serve(&connection, path: path, expectedState: expectedState) : .waiting {
-                case .waiting where now < connection.deadline: open.append(connection)
-                case .waiting, .done: close(connection.fd)
-                case .turnedAway: close(connection.fd); turnedAway += 1
-                case .redirect(let parameters):
-                    close(connection.fd)
-                    // The deferred close is the only owner of the rest: never the one just closed
-                    // (its number may already be another thread's socket).
-                    connections = open + connections[(index + 1)...]
-                    return parameters
-                }
-            }
-            connections = open
-            if entries[0].revents & Int16(POLLIN) != 0, let fd = acceptConnection() {
-                if connections.count >= Self.maximumConnections { close(connections.removeFirst().fd) }
-                connections.append(Connection(fd: fd, deadline: now + readDeadline))
-            }
-        }
-    }
-
-    private func checkStillWaiting(
-        deadline: ContinuousClock.Instant, path: String, timeout: TimeInterval, turnedAway: Int
-    ) throws {
-        if cancelled.withLock({ $0 }) {
-            throw PortalAuthError(
+            let cancelled = PortalAuthError(
                 .cancelled, "the sign-in was cancelled before the browser came back; nothing was stored")
+            if wait.finish(.failure(cancelled)) { server.stop() }
         }
-        guard ContinuousClock.now >= deadline else { return }
+        return wait.parameters ?? [:]
+    }
+
+    /// The error of a wait that ran out of time.
+    private static func timedOut(port: Int, path: String, timeout: TimeInterval, turnedAway: Int) -> PortalAuthError {
         let foreign =
             turnedAway == 0
             ? ""
             : " (\(turnedAway) answer\(turnedAway == 1 ? "" : "s") with a state that does not belong to this sign-in came and \(turnedAway == 1 ? "was" : "were") turned away)"
-        throw PortalAuthError(
+        return PortalAuthError(
             .timedOut,
             "the browser did not come back to http://127.0.0.1:\(port)\(path) within \(Int(timeout)) seconds\(foreign) "
                 + "(or the portal showed an error page: an unknown client ID, or a redirect URL not registered for "
@@ -170,92 +94,102 @@ final class LoopbackRedirectListener: Sendable {
             remedy: .raiseLimit(.signInTimeout, value: Int(timeout)))
     }
 
-    /// A new connection, non-blocking, or nil.
-    private func acceptConnection() -> Int32? {
-        let fd = accept(socketFD, nil, nil)
-        guard fd >= 0 else { return nil }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        return fd
-    }
-
-    /// Reads what the connection has sent; once its request head is complete, answers it.
-    private func serve(_ connection: inout Connection, path: String, expectedState: String?) -> Served {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = read(connection.fd, &buffer, buffer.count)
-        if count < 0 { return errno == EAGAIN || errno == EINTR ? .waiting : .done }
-        if count == 0 { return .done }
-        connection.received.append(contentsOf: buffer[0..<count])
-        guard let head = LoopbackRedirectRequest.requestLine(connection.received) else {
-            if connection.received.count <= LoopbackRedirectRequest.maximumRequestSize { return .waiting }
-            Self.respond(
-                connection.fd, status: "431 Request Header Fields Too Large", title: "Request too large",
-                message: "This address only receives the portal-auth sign-in.")
-            return .done
-        }
-        return answer(connection.fd, requestLine: head, path: path, expectedState: expectedState)
-    }
-
-    /// Answers one complete request (``LoopbackRedirectRequest/verdict(requestLine:path:expectedState:)``).
-    private func answer(_ fd: Int32, requestLine: String, path: String, expectedState: String?) -> Served {
+    /// The answer to one request, on its head (``LoopbackRedirectRequest/verdict(method:target:path:expectedState:)``):
+    /// the first redirect of this sign-in ends the wait and stops the server.
+    private static func answer(
+        _ request: LoopbackHTTPRequest, path: String, expectedState: String?, wait: RedirectWait,
+        server: LoopbackHTTPServer
+    ) -> LoopbackHTTPServer.Response {
         let notHere = "This address only receives the portal-auth sign-in."
-        switch LoopbackRedirectRequest.verdict(requestLine: requestLine, path: path, expectedState: expectedState) {
-        case .badRequest:
-            Self.respond(fd, status: "400 Bad Request", title: "Bad request", message: notHere)
-            return .done
-        case .notFound:
-            Self.respond(fd, status: "404 Not Found", title: "Not found", message: notHere)
-            return .done
+        switch LoopbackRedirectRequest.verdict(
+            method: request.method, target: request.target, path: path, expectedState: expectedState)
+        {
+        case .badRequest: return page(400, title: "Bad request", message: notHere)
+        case .notFound: return page(404, title: "Not found", message: notHere)
         case .turnedAway:
-            Self.respond(
-                fd, status: "400 Bad Request", title: "Sign-in failed",
+            wait.turnAway()
+            return page(
+                400, title: "Sign-in failed",
                 message:
                     "This answer does not belong to the sign-in in progress, which goes on. Return to the terminal if "
-                    + "you started one."
-            )
-            return .turnedAway
+                    + "you started one.")
         case .redirect(let parameters):
-            answerRedirect(fd, parameters)
-            return .redirect(parameters)
+            guard wait.finish(.success(parameters)) else {
+                return page(
+                    400, title: "Sign-in over",
+                    message: "The sign-in this address waited for is over. Return to the terminal.")
+            }
+            server.stop()
+            return redirectPage(parameters)
         }
     }
 
     /// The page the browser shows once the redirect of this sign-in has arrived.
-    private func answerRedirect(_ fd: Int32, _ parameters: [String: String]) {
+    private static func redirectPage(_ parameters: [String: String]) -> LoopbackHTTPServer.Response {
         if let error = parameters["error"] {
             let detail = parameters["error_description"].map { ": \($0)" } ?? ""
-            Self.respond(
-                fd, status: "200 OK", title: "Sign-in failed",
+            return page(
+                200, title: "Sign-in failed",
                 message:
                     "The sign-in did not complete (\(error)\(detail)). You can close this tab and return to the "
-                    + "terminal."
-            )
-        } else if parameters["code"] == nil {
-            Self.respond(
-                fd, status: "400 Bad Request", title: "Sign-in failed",
-                message: "The answer carried no authorization code. Return to the terminal.")
-        } else {
-            Self.respond(
-                fd, status: "200 OK", title: "Signed in", message: "Signed in with portal-auth. You can close this tab."
-            )
+                    + "terminal.")
         }
+        guard parameters["code"] != nil else {
+            return page(
+                400, title: "Sign-in failed",
+                message: "The answer carried no authorization code. Return to the terminal.")
+        }
+        return page(200, title: "Signed in", message: "Signed in with portal-auth. You can close this tab.")
     }
 
-    private static func respond(_ fd: Int32, status: String, title: String, message: String) {
+    /// A short HTML page, never cached.
+    private static func page(_ status: Int, title: String, message: String) -> LoopbackHTTPServer.Response {
         let body = """
             <!doctype html><html><head><meta charset="utf-8"><title>\(title)</title></head>\
             <body style="font-family:sans-serif;margin:3em"><h1>\(title)</h1><p>\(LoopbackRedirectRequest.escapeHTML(message))</p></body></html>
             """
-        let response =
-            "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: "
-            + "\(body.utf8.count)\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
-            + body
-        let bytes = Array(response.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written <= 0 { break }
-            offset += written
+        return LoopbackHTTPServer.Response(
+            status: status, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
+            body: Array(body.utf8))
+    }
+}
+
+/// One sign-in's wait for its redirect: ended once, by the redirect, the time limit or a
+/// cancellation, whichever comes first; and how many answers were turned away meanwhile.
+private final class RedirectWait: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Void, any Error>?
+        var result: Result<[String: String], any Error>?
+        var turnedAway = 0
+    }
+    private let state = Locked(State())
+
+    /// How many answers with another sign-in's state came.
+    var turnedAway: Int { state.withLock { $0.turnedAway } }
+    /// The redirect's parameters, once it came.
+    var parameters: [String: String]? { state.withLock { try? $0.result?.get() } }
+
+    /// Counts an answer turned away.
+    func turnAway() { state.withLock { $0.turnedAway += 1 } }
+
+    /// Waits with `continuation` (resumed at once when the wait already ended).
+    func start(_ continuation: CheckedContinuation<Void, any Error>) {
+        let ended = state.withLock { state -> Result<[String: String], any Error>? in
+            if state.result == nil { state.continuation = continuation }
+            return state.result
         }
+        if let ended { continuation.resume(with: ended.map { _ in () }) }
+    }
+
+    /// Ends the wait with `result`; false when it had ended already (the first end wins).
+    func finish(_ result: Result<[String: String], any Error>) -> Bool {
+        let (first, continuation) = state.withLock { state -> (Bool, CheckedContinuation<Void, any Error>?) in
+            guard state.result == nil else { return (false, nil) }
+            state.result = result
+            defer { state.continuation = nil }
+            return (true, state.continuation)
+        }
+        continuation?.resume(with: result.map { _ in () })
+        return first
     }
 }

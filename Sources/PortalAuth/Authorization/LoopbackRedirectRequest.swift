@@ -9,8 +9,8 @@ import Foundation
 import Glibc
 #endif
 
-/// What the loopback listener reads from a connection, apart from the socket: the request line
-/// of a complete request head, and what to do with it. Pure functions, so that the fuzz target
+/// What the OAuth redirect's listener does with a request the local server read: its verdict,
+/// and the query and pages around it. Pure functions, so that the fuzz target
 /// (Fuzz/FuzzLoopbackRequest) exercises exactly what the listener runs.
 package enum LoopbackRedirectRequest {
     /// The largest request head read (request line and headers).
@@ -28,22 +28,12 @@ package enum LoopbackRedirectRequest {
         case redirect([String: String])
     }
 
-    /// The request line, once the whole head (up to the blank line) has arrived within
-    /// ``maximumRequestSize`` bytes; nil while it has not.
-    package static func requestLine(_ received: [UInt8]) -> String? {
-        let text = String(decoding: received.prefix(maximumRequestSize), as: UTF8.self)
-        guard text.contains("\r\n\r\n") || text.contains("\n\n") else { return nil }
-        return text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).first
-            .map(String.init)
-    }
-
-    /// What to do with a complete request whose request line is `requestLine`, when the
-    /// redirect comes to `path` with `expectedState` (when not nil): the state is checked before
-    /// anything else is read from the query.
-    package static func verdict(requestLine: String, path: String, expectedState: String?) -> Verdict {
-        let parts = requestLine.split(whereSeparator: { $0 == " " || $0 == "\r" })
-        guard parts.count >= 2, parts[0] == "GET" else { return .badRequest }
-        let (requestPath, query) = split(String(parts[1]))
+    /// What to do with a complete request for `target` with `method` (the local server's reading of
+    /// its request line), when the redirect comes to `path` with `expectedState` (when not nil): the
+    /// state is checked before anything else is read from the query.
+    package static func verdict(method: String, target: String, path: String, expectedState: String?) -> Verdict {
+        guard method == "GET", !target.isEmpty else { return .badRequest }
+        let (requestPath, query) = split(target)
         guard requestPath == path else { return .notFound }
         let parameters = parseQuery(query)
         if let expectedState, parameters["state"] != expectedState { return .turnedAway }

@@ -1,5 +1,4 @@
 import Dispatch
-package import PortalAuth
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -11,8 +10,9 @@ import Glibc
 #endif
 
 /// A small HTTP/1.1 server on a loopback address, for local programs: plain POSIX sockets and
-/// one thread that reads every connection with one `poll` (as ``LoopbackRedirectListener`` does),
-/// so that nothing is loaded that `portal-auth token` would pay for.
+/// one thread that reads every connection with one `poll`, so that nothing is loaded that
+/// `portal-auth token` would pay for. `portal-auth serve` runs on it, and so does the OAuth
+/// redirect's listener (``LoopbackRedirectListener``).
 ///
 /// Bounded against a slow or hostile client: at most ``maximumConnections`` connections are open
 /// at once (reading or being answered; at the limit the server stops accepting, and the rest wait
@@ -149,8 +149,12 @@ package final class LoopbackHTTPServer: Sendable {
         }
     }
 
-    /// Ends ``run(_:)`` within a tenth of a second (answers under way still go out).
-    package func stop() { stopped.withLock { $0 = true } }
+    /// Ends ``run(headFilter:_:)`` at once: its loop is woken (answers under way still go out).
+    package func stop() {
+        stopped.withLock { $0 = true }
+        var byte: UInt8 = 1
+        _ = Glibc.write(wake.write, &byte, 1)
+    }
 
     /// One connection being read: what it sent so far, how far the head was looked for, and
     /// until when it may send the rest.

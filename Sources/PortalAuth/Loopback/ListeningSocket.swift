@@ -1,10 +1,8 @@
-public import PortalAuth
-
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A listening socket for a local server (``LocalCredentialServer``): a TCP socket on a loopback address this process
+/// A listening socket for a local server (`portal-auth serve`'s, the OAuth redirect's): a TCP socket on a loopback address this process
 /// binds (``bind(_:)``) or systemd bound and handed over (``systemdActivated(listenPID:listenFDs:)``,
 /// socket activation), on 127.0.0.0/8 or ::1 so that a local server is never reachable from the
 /// network; or a Unix socket (``unix(path:)``), 0600 in a folder only its owner may enter.

@@ -1,5 +1,3 @@
-package import PortalAuth
-
 /// One HTTP/1.1 request as a local client sends it to ``LoopbackHTTPServer``: read from untrusted
 /// bytes (any program on the machine can connect), within fixed bounds and in linear time. Pure
 /// functions, so that the fuzz target (Fuzz/FuzzLoopbackHTTPRequest) exercises exactly what the

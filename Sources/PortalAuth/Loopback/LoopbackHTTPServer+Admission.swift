@@ -1,5 +1,3 @@
-import PortalAuth
-
 extension LoopbackHTTPServer {
     /// Whether the accept loop takes a new connection, without I/O: below the connection limit it
     /// accepts; at the limit it stops accepting (new connections wait in the kernel's queue, whose

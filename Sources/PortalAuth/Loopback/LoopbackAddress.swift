@@ -1,5 +1,3 @@
-import PortalAuth
-
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
