@@ -50,10 +50,10 @@ extension FuzzTargets {
         precondition(decoded == configuration, "the configuration does not survive the keyring's JSON")
     }
 
-    /// The OAuth redirect listener's request, as the local server it runs on reads it
-    /// (``LoopbackHTTPRequest/parse(_:limits:)`` with the listener's limits): the verdict (a redirect
+    /// The OAuth redirect listener's request, read by the local server's request reader
+    /// (``LoopbackHTTPRequest/parse(_:limits:)``, with the listener's limits): the verdict (a redirect
     /// only for a GET of the path, and only with this sign-in's state), the query's form encoding
-    /// (decode ∘ encode ∘ decode = decode), and the HTML escaping of its pages.
+    /// (decode ∘ encode ∘ decode = decode), and the HTML escaping of the decoded text its pages show.
     public static func loopbackRequest(_ bytes: [UInt8]) {
         let limits = LoopbackHTTPRequest.Limits(headBytes: LoopbackRedirectRequest.maximumRequestSize, bodyBytes: 0)
         guard let request = try? LoopbackHTTPRequest.parse(bytes, limits: limits) else { return }
@@ -70,12 +70,14 @@ extension FuzzTargets {
         let pairs = FormEncoding.decode(LoopbackRedirectRequest.split(request.target).query)
         let again = FormEncoding.decode(FormEncoding.encode(pairs))
         precondition(again.map(\.0) == pairs.map(\.0) && again.map(\.1) == pairs.map(\.1), "the query round trip")
-        let line = request.method + " " + request.target
-        let html = LoopbackRedirectRequest.escapeHTML(line)
-        precondition(!html.contains("<") && !html.contains(">") && !html.contains("\""), "unescaped HTML")
-        let unescaped = html.replacing("&lt;", with: "<").replacing("&gt;", with: ">").replacing("&quot;", with: "\"")
-            .replacing("&amp;", with: "&")
-        precondition(unescaped == line, "the HTML escaping loses text")
+        // What reaches a page is the decoded text (an `error_description`, say), not the target.
+        for text in pairs.flatMap({ [$0.0, $0.1] }) {
+            let html = LoopbackRedirectRequest.escapeHTML(text)
+            precondition(!html.contains("<") && !html.contains(">") && !html.contains("\""), "unescaped HTML")
+            let unescaped = html.replacing("&lt;", with: "<").replacing("&gt;", with: ">")
+                .replacing("&quot;", with: "\"").replacing("&amp;", with: "&")
+            precondition(unescaped == text, "the HTML escaping loses text")
+        }
     }
 
     /// One engine that reads every credential kind portal-auth stores (the core's and each plugin's).

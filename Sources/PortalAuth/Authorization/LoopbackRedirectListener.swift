@@ -13,27 +13,32 @@ import Foundation
 /// It runs on the local server `portal-auth serve` runs on (``LoopbackHTTPServer``: plain POSIX
 /// sockets and a thread of its own, so nothing is loaded that a token lookup would pay for, and
 /// the wait never blocks Swift's cooperative pool), which bounds what a connection may send and
-/// how long it may take. Every request is answered on its head alone, and the first redirect of
-/// this sign-in ends the wait: the server stops, and a request that comes in the same moment is
-/// told the sign-in is over.
+/// how long it may take. Every request is answered on its head alone. The first redirect of this
+/// sign-in stops the server (a request read in the same pass of its loop is told the sign-in is
+/// over; later ones are never read) and ends the wait once its page has gone out.
 final class LoopbackRedirectListener: Sendable {
     /// The port it listens on.
     let port: Int
     /// How long one connection may take to send its request before it is closed.
     let readDeadline: Duration
     private let server: LoopbackHTTPServer
+    /// Whether ``waitForRedirect(path:expectedState:timeout:)`` was called (it is, once).
+    private let waited = Locked(false)
 
     /// At most this many connections are read at once (the rest wait in the kernel's queue; one
     /// that holds a place without sending its request is closed for a new one after a second).
     static let maximumConnections = 16
 
     /// Binds 127.0.0.1 on `port`, or on a free port when nil; each connection has `readDeadline`
-    /// to send its request.
+    /// to send its request. The kernel queues at most 16 connections (a flood of them cannot keep
+    /// the browser waiting long), and one that holds a place without sending its request makes
+    /// way for a new one after a quarter of a second.
     init(port requested: Int?, readDeadline: Duration = .seconds(2)) throws {
         self.readDeadline = readDeadline
         let socket: ListeningSocket
         do {
-            socket = try ListeningSocket.bind(LoopbackAddress(host: "127.0.0.1", port: requested ?? 0))
+            socket = try ListeningSocket.bind(
+                LoopbackAddress(host: "127.0.0.1", port: requested ?? 0), backlog: Int32(Self.maximumConnections))
         } catch let error as PortalAuthError where ListeningSocket.isAddressInUse(error) && requested != nil {
             throw PortalAuthError(
                 .invalidConfiguration,
@@ -43,15 +48,21 @@ final class LoopbackRedirectListener: Sendable {
         port = socket.address.port
         server = try LoopbackHTTPServer(
             socket: socket, maximumConnections: Self.maximumConnections, readDeadline: readDeadline, writeTimeout: 5,
-            evictAfter: .seconds(1),
+            evictAfter: .milliseconds(250),
             limits: LoopbackHTTPRequest.Limits(headBytes: LoopbackRedirectRequest.maximumRequestSize, bodyBytes: 0))
     }
 
     /// Waits for the browser to request `path` with `expectedState` (when not nil); returns its
-    /// query parameters. A request with another state is shown an error page and the wait goes on:
-    /// anyone on this machine can reach the port. Throws ``PortalAuthError/Code/timedOut`` after
-    /// `timeout` seconds and ``PortalAuthError/Code/cancelled`` when the task is cancelled.
+    /// query parameters once the browser has been sent its page. A request with another state is
+    /// shown an error page and the wait goes on: anyone on this machine can reach the port. Throws
+    /// ``PortalAuthError/Code/timedOut`` after `timeout` seconds (of wall time: a suspended machine's
+    /// too) and ``PortalAuthError/Code/cancelled`` when the task is cancelled. A listener waits once.
     func waitForRedirect(path: String, expectedState: String?, timeout: TimeInterval) async throws -> [String: String] {
+        let waitedBefore = waited.withLock { waited in
+            defer { waited = true }
+            return waited
+        }
+        precondition(!waitedBefore, "a redirect listener waits once")
         let wait = RedirectWait()
         let server = server
         let port = port
@@ -62,14 +73,13 @@ final class LoopbackRedirectListener: Sendable {
                     await server.run(headFilter: { request in
                         Self.answer(request, path: path, expectedState: expectedState, wait: wait, server: server)
                     }) { _ in .text(404, "not found") }
+                    // The loop has ended: the redirect's page went out (or could not) before the caller goes on.
+                    wait.finishWithTheRedirect()
                 }
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-                    let turnedAway = wait.turnedAway
-                    if wait.finish(
-                        .failure(Self.timedOut(port: port, path: path, timeout: timeout, turnedAway: turnedAway)))
-                    {
-                        server.stop()
-                    }
+                // (The server weakly: a wait that ended otherwise keeps nothing open until the time is up.)
+                DispatchQueue.global().asyncAfter(wallDeadline: .now() + timeout) { [weak server] in
+                    let timedOut = Self.timedOut(port: port, path: path, timeout: timeout, turnedAway: wait.turnedAway)
+                    if wait.finish(.failure(timedOut)) { server?.stop() }
                 }
             }
         } onCancel: {
@@ -114,7 +124,7 @@ final class LoopbackRedirectListener: Sendable {
                     "This answer does not belong to the sign-in in progress, which goes on. Return to the terminal if "
                     + "you started one.")
         case .redirect(let parameters):
-            guard wait.finish(.success(parameters)) else {
+            guard wait.record(parameters) else {
                 return page(
                     400, title: "Sign-in over",
                     message: "The sign-in this address waited for is over. Return to the terminal.")
@@ -160,6 +170,8 @@ private final class RedirectWait: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Void, any Error>?
         var result: Result<[String: String], any Error>?
+        /// The redirect, once it came (the wait ends with it when the server's loop has ended).
+        var redirect: [String: String]?
         var turnedAway = 0
     }
     private let state = Locked(State())
@@ -181,10 +193,26 @@ private final class RedirectWait: Sendable {
         if let ended { continuation.resume(with: ended.map { _ in () }) }
     }
 
-    /// Ends the wait with `result`; false when it had ended already (the first end wins).
-    func finish(_ result: Result<[String: String], any Error>) -> Bool {
+    /// Records the redirect of this sign-in; false when one came already, or the wait ended.
+    func record(_ parameters: [String: String]) -> Bool {
+        state.withLock { state in
+            guard state.redirect == nil, state.result == nil else { return false }
+            state.redirect = parameters
+            return true
+        }
+    }
+
+    /// Ends the wait with the recorded redirect, if one came.
+    func finishWithTheRedirect() {
+        guard let redirect = state.withLock({ $0.redirect }) else { return }
+        _ = finish(.success(redirect), evenAfterTheRedirect: true)
+    }
+
+    /// Ends the wait with `result`; false when it had ended already, or a redirect came (the first
+    /// end wins, and a redirect over a time limit or a cancellation).
+    func finish(_ result: Result<[String: String], any Error>, evenAfterTheRedirect: Bool = false) -> Bool {
         let (first, continuation) = state.withLock { state -> (Bool, CheckedContinuation<Void, any Error>?) in
-            guard state.result == nil else { return (false, nil) }
+            guard state.result == nil, evenAfterTheRedirect || state.redirect == nil else { return (false, nil) }
             state.result = result
             defer { state.continuation = nil }
             return (true, state.continuation)

@@ -11,7 +11,7 @@ import Glibc
 
 /// What the OAuth redirect's listener does with a request the local server read: its verdict,
 /// and the query and pages around it. Pure functions, so that the fuzz target
-/// (Fuzz/FuzzLoopbackRequest) exercises exactly what the listener runs.
+/// (Fuzz/FuzzLoopbackRequest) exercises the verdict the listener runs, on the server's reading.
 package enum LoopbackRedirectRequest {
     /// The largest request head read (request line and headers).
     package static let maximumRequestSize = 16_384

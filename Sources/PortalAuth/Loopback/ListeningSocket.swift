@@ -21,6 +21,11 @@ public struct ListeningSocket: Sendable {
     /// Binds and listens on `address` (port 0: a free one). A port in use is an
     /// `invalidConfiguration` error whose cause is `posix(EADDRINUSE)` (``isAddressInUse(_:)``).
     public static func bind(_ address: LoopbackAddress) throws -> ListeningSocket {
+        try bind(address, backlog: LoopbackHTTPServer.backlog)
+    }
+
+    /// ``bind(_:)`` with the kernel queueing at most `backlog` connections not yet accepted.
+    package static func bind(_ address: LoopbackAddress, backlog: Int32) throws -> ListeningSocket {
         // (Never another address: an unparsed one would be 0.0.0.0, every interface.)
         guard LoopbackAddress.isLoopback(address.host) else {
             throw PortalAuthError(.invalidArgument, "'\(address.host)' is not a loopback address: not listened on")
@@ -50,7 +55,7 @@ public struct ListeningSocket: Sendable {
         let bound = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, length) }
         }
-        guard bound == 0, listen(fd, LoopbackHTTPServer.backlog) == 0 else {
+        guard bound == 0, listen(fd, backlog) == 0 else {
             let code = errno
             close(fd)
             if code == EADDRINUSE {
