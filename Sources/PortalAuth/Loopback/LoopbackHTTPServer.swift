@@ -250,10 +250,12 @@ package final class LoopbackHTTPServer: Sendable {
     private func answer(_ fd: Int32, _ request: LoopbackHTTPRequest, _ handler: @escaping Handler) {
         admission.withLock { $0.startAnswering() }
         let timeout = writeTimeout
-        Task { [admission, returned, wake] in
+        // (The server itself, not its parts: the wake pipe it writes to at the end is closed only
+        // with the server, so a server let go of while an answer is under way lives until it ends.)
+        Task { [self] in
             let response = await handler(request)
             // Done with the connection: kept for the client's next request, or closed.
-            let finish: @Sendable (Bool) -> Void = { written in
+            let finish: @Sendable (Bool) -> Void = { [self] written in
                 // A streamed body is read no further (and the connection not kept) once answered.
                 request.bodyStream?.stop()
                 if request.keepsAlive, written, request.bodyStream == nil {
