@@ -2,6 +2,7 @@
 the first send, on every redirect hop, on a retry after a 498 and its redirects; against hostile
 HTTPS servers on loopback (conftest.HostileServer) and a real keyring."""
 
+import json
 from urllib.parse import urlencode
 
 import pytest
@@ -79,7 +80,15 @@ def test_redirects_after_a_498_retry_are_checked(session, hostile):
         "/arcgis/rest/services/reject-once", "/arcgis/rest/services/reject-once", "/arcgis/rest/services/inside",
     ]
     assert esri_headers(inside.requests_seen()) == ["Bearer " + PREGENERATED] * 3
-    assert len(session.calls()) == calls + 2  # the first answer, then once more after the 498
+    # The first answer, once more after the 498, then where the token may go next, asked of
+    # portal-auth for each hop that still carries it: inside (yes), the third host (no, so the hop
+    # after it carries nothing to ask about).
+    assert session.calls()[calls:] == [
+        "token %s/reject-once --format json" % services,
+        "token %s/reject-once --format json" % services,
+        "token %s/inside --format json" % services,
+        "token %s/away --format json" % third.base,
+    ]
     assert esri_headers(third.requests_seen()) == [None]
     assert esri_headers(outside.requests_seen()) == [None]
 
@@ -155,3 +164,36 @@ def test_a_url_read_two_ways_gets_nothing(session, hostile):
     assert not answer.covers(inside.base + "/arcgis/..;/portal/sharing/rest")
     assert not answer.covers(inside.base + "/arcgis/rest/%2e%2e/x")
     assert answer.covers(inside.base + "/arcgis/rest/services;jsessionid=1")
+
+
+def test_where_a_token_goes_is_portal_auths_answer_not_the_adapters_reading(session, hostile, tmp_path, monkeypatch):
+    """The adapter never matches a URL against the printed scope itself: a token goes to a hop only
+    when portal-auth's answer for that hop names the same credential. A stand-in portal-auth whose
+    printed scope covers the hop by any prefix reading, but which names no credential for it, has the
+    token taken off there."""
+    inside, _, _ = hostile
+    answer = {
+        "version": 1, "token": "stand-in-token", "kind": "token", "scope": [inside.base + "/"],
+        "expires_epoch": None, "ssl": True, "server": inside.base, "referer": None,
+        "headers": {"Authorization": "Bearer stand-in-token"},
+    }
+    refusal = json.dumps({"error": {"code": "noCredential", "exit": 3, "message": "no credential"}})
+    fake = tmp_path / "portal-auth"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'case "$2" in *denied*) echo \'%s\' >&2; exit 3;; esac\n'
+        "cat <<'EOF'\n%s\nEOF\n" % (refusal, json.dumps(answer))
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PORTAL_AUTH_BIN", str(fake))
+    portal_auth.clear_cache()
+    auth = portal_auth.Auth()
+
+    url = chain([inside.base + "/start", inside.base + "/denied/here", inside.base + "/allowed"])
+    assert requests.get(url, auth=auth).json() == {"ok": True}
+    # Same host, inside the printed prefix: the stand-in names no credential for /denied, so the
+    # token is taken off there, and nothing is added on the hop after it.
+    assert esri_headers(inside.requests_seen()) == ["Bearer stand-in-token", None, None]
+    answer = portal_auth.credential(inside.base + "/start")
+    assert answer.covers(inside.base + "/elsewhere")
+    assert not answer.covers(inside.base + "/denied/there")

@@ -11,11 +11,12 @@ Sign in once with the CLI (``portal-auth login ...``); then::
 
 Every answer comes from ``portal-auth token URL --format json`` (the ``portal-auth`` on ``PATH``,
 or the program ``PORTAL_AUTH_BIN`` names), which renews tokens, gets a federated server's token
-from its portal and adds an identity-aware proxy's token. The CLI also says exactly where each
-token may go (``scope``: normalised URL prefixes, docs/security.md); the adapter caches an answer
-under that scope and the credential it names, until shortly before it expires (5 minutes before,
-or half the remaining lifetime when that is shorter), and attaches a token to a request, a
-redirect hop or a retry only when its scope covers that URL. Errors are :class:`PortalAuthError`,
+from its portal and adds an identity-aware proxy's token. Where a token may go is the CLI's to
+say, never the adapter's: the adapter caches an answer under the credential it names (its kind
+and ``scope``, docs/security.md) until shortly before it expires (5 minutes before, or half the
+remaining lifetime when that is shorter), and attaches a token to a request, a redirect hop or a
+retry only when the CLI's answer for that URL names the same credential (what "its scope covers
+the URL" means below). Errors are :class:`PortalAuthError`,
 with the CLI's exit code and its one-line message; no token is ever part of an error's text, and
 no secret is ever passed in a command line.
 """
@@ -94,12 +95,21 @@ class Credential:
         return (self.kind, self.scope, self.proxy_scope)
 
     def covers(self, url: str) -> bool:
-        """Whether the ArcGIS token may go to url (its scope covers url)."""
-        return bool(self.token) and _covers(url, self.scope)
+        """Whether the ArcGIS token may go to url: portal-auth's own answer for url names this
+        credential (the same kind and scope). The adapter never reads a URL against the scope
+        itself: portal-auth decides, once per URL without its query."""
+        if not self.token:
+            return False
+        other = _answer_for(url)
+        return other is not None and bool(other.token) and (other.kind, other.scope) == (self.kind, self.scope)
 
     def proxy_covers(self, url: str) -> bool:
-        """Whether the proxy's token may go to url."""
-        return bool(self.proxy_token) and _covers(url, self.proxy_scope)
+        """Whether the proxy's token may go to url: portal-auth's answer for url carries the
+        proxy's token with the same scope."""
+        if not self.proxy_token:
+            return False
+        other = _answer_for(url)
+        return other is not None and bool(other.proxy_token) and other.proxy_scope == self.proxy_scope
 
     def is_proxy_header(self, value: str) -> bool:
         """Whether a header's value is the proxy's token (the ArcGIS token goes in ``Authorization``
@@ -186,46 +196,6 @@ def _ask(url: str) -> dict:
     return answer
 
 
-def _origin(parts) -> tuple:
-    port = parts.port or {"https": 443, "http": 80}.get(parts.scheme)
-    return (parts.scheme.lower(), (parts.hostname or "").lower(), port)
-
-
-def _plain_path(path: str) -> bool:
-    """A path with nothing a server or client could read two ways (dot segments, also with a
-    ``;`` parameter as Tomcat reads ``..;``, encoded separators)."""
-    lowered = path.lower()
-    if "\\" in path or "%2e" in lowered or "%2f" in lowered or "%5c" in lowered or "%00" in lowered:
-        return False
-    return all(segment.split(";")[0] not in (".", "..") for segment in path.split("/"))
-
-
-def _normalized(url: str) -> Optional[str]:
-    """url as the CLI writes scope prefixes: ``scheme://host:port/path`` (lower-case scheme and
-    host, the port always written, no trailing "/", no query), or None for a URL read strictly
-    two ways (userinfo, backslashes, dot segments, encoded separators, a bad port)."""
-    try:
-        parts = urlsplit(url)
-        if parts.username is not None or parts.password is not None or "\\" in url:
-            return None
-        if parts.scheme.lower() not in ("http", "https") or not parts.hostname or not _plain_path(parts.path):
-            return None
-        scheme, host, port = _origin(parts)
-    except ValueError:
-        return None
-    if ":" in host:
-        host = "[%s]" % host
-    return "%s://%s:%d%s" % (scheme, host, port, parts.path.rstrip("/"))
-
-
-def _covers(url: str, prefixes) -> bool:
-    """Whether url is inside one of the scope's prefixes (docs/security.md, "The scope of a token")."""
-    normalized = _normalized(url)
-    if normalized is None:
-        return False
-    return any((normalized + "/").startswith(prefix) for prefix in prefixes)
-
-
 def _bare(url: str) -> str:
     """url without its query and fragment: what chooses the credential."""
     return urlsplit(url)._replace(query="", fragment="").geturl()
@@ -280,6 +250,16 @@ class _Cache:
 _cache = _Cache()
 
 
+def _answer_for(url: str) -> Optional[Credential]:
+    """portal-auth's answer for url (cached like any other), or None where it gives none: nothing
+    covers url, or it refuses to read url, or it fails. Where a token may go is asked this way,
+    so that None takes a token off rather than letting it go on."""
+    try:
+        return _cache.get(url)
+    except (PortalAuthError, ValueError):
+        return None
+
+
 def credential(url: str) -> Credential:
     """The credential for url (cached under its kind and scope): raises :class:`PortalAuthError` when
     there is none (exit code 3) or portal-auth refuses the URL (exit code 2)."""
@@ -315,14 +295,14 @@ class Auth(requests.auth.AuthBase):
 
     - The headers of ``portal-auth token URL --format json`` for that very URL: a service on a
       federated server gets the server's token, an API key's service the key, a host behind an
-      identity-aware proxy the proxy's token. Each token goes only to URLs inside the ``scope``
-      the CLI printed for it (https only for a token that requires it).
+      identity-aware proxy the proxy's token. Each token goes only to URLs for which portal-auth
+      names its credential (so https only for a token that requires it).
     - A URL with no credential (portal-auth's exit code 3: nothing signed in covers it) is sent
       as it is, with nothing added. A URL portal-auth refuses to read (exit code 2: userinfo,
       encoded separators, ...) raises :class:`PortalAuthError`, as do a locked or missing
       keyring (5) and a failed renewal (3 or 4 when a credential exists but cannot be used).
-    - Every redirect hop is checked, however many there are: a token whose scope does not cover
-      the next URL is taken off (its headers, and ``token=`` with a token portal-auth gave in the
+    - Every redirect hop is checked, however many there are: a token that portal-auth does not
+      name for the next URL is taken off (its headers, and ``token=`` with a token portal-auth gave in the
       next URL's query); a 307 or 308 out of scope goes on without its body. Nothing is added on
       a redirect.
     - An ArcGIS 498 (invalid token; HTTP status or JSON error) drops the cached answer, asks
