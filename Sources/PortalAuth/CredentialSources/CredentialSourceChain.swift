@@ -31,4 +31,22 @@ public struct CredentialSourceChain: Sendable {
     public func manager(for url: URL, askingTheServer: Bool) async throws -> AuthenticationManager? {
         try await source(for: url, askingTheServer: askingTheServer)?.manager
     }
+
+    /// The decision for `url` of the first source that answers for it
+    /// (``AuthenticationManager/decision(for:includingProxy:renewingFirst:interactive:)`` of its
+    /// manager), naming that source (``CredentialDecision/source``).
+    ///
+    /// - Throws: ``PortalAuthError/Code/noCredential`` when no source answers for `url`; as the
+    ///   decision does otherwise.
+    public func decision(
+        for url: URL, askingTheServer: Bool, includingProxy: Bool, interactive: Bool = false
+    ) async throws -> CredentialDecision {
+        guard let source = try await source(for: url, askingTheServer: askingTheServer) else {
+            throw PortalAuthError(.noCredential, "no credential source answers for \(ServerContext.describe(url))")
+        }
+        var decision = try await source.manager.decision(
+            for: url, includingProxy: includingProxy, interactive: interactive)
+        decision.source = source
+        return decision
+    }
 }

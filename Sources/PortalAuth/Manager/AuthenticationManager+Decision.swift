@@ -32,7 +32,8 @@ extension AuthenticationManager {
         }
         do {
             let scoped = try await scopedCredential(for: url, interactive: interactive && proxy == nil)
-            return CredentialDecision(scoped: scoped, proxy: proxy)
+            let unattended = scoped.credential.renewal == .needsUnattendedSignIn && hasUnattendedRenewal
+            return CredentialDecision(scoped: scoped, proxy: proxy, signsInUnattended: unattended)
         } catch let error as PortalAuthError where error.code == .noCredential || error.code == .authenticationRequired
         {
             var usable = proxy

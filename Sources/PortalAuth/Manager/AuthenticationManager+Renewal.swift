@@ -43,4 +43,9 @@ extension AuthenticationManager {
     public func setUnattendedRenewal(_ renewal: (any UnattendedRenewal)?) {
         arcGIS.renewals.unattended.withLock { $0 = renewal }
     }
+
+    /// Whether an ``UnattendedRenewal`` is registered (``setUnattendedRenewal(_:)``).
+    public var hasUnattendedRenewal: Bool {
+        arcGIS.renewals.unattended.withLock { $0 != nil }
+    }
 }

@@ -1,8 +1,16 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
 /// What the core decides for one URL, for a program that hands a credential on (a command that
 /// prints a token, a local server that answers for one, a child process's environment): the
-/// ArcGIS credential and exactly where it may go, and the identity-aware proxy's credential for
-/// the URL's host. ``AuthenticationManager/decision(for:includingProxy:renewingFirst:interactive:)``
-/// makes it; a surface obeys it and never decides on its own.
+/// ArcGIS credential and exactly where it may go, the identity-aware proxy's credential for the
+/// URL's host, until when the credential can be renewed, and where it came from.
+/// ``AuthenticationManager/decision(for:includingProxy:renewingFirst:interactive:)`` makes it (and
+/// ``CredentialSourceChain/decision(for:askingTheServer:includingProxy:interactive:)`` with the
+/// source named); a surface obeys it and never decides on its own.
 public struct CredentialDecision: Sendable {
     /// The ArcGIS credential (the user's, a federated server's token from its portal, or an API
     /// key) with the URL prefixes it may go to; nil when only the proxy's credential applies.
@@ -10,14 +18,38 @@ public struct CredentialDecision: Sendable {
     /// The identity-aware proxy's credential for the URL's host, when it was asked for and one
     /// is stored.
     public let proxy: (any IAPAuthorizationCredential)?
+    /// Whether the deciding manager had an ``UnattendedRenewal`` (a way to sign in again without
+    /// anyone, such as a kept password) for a credential that needs one.
+    public let signsInUnattended: Bool
+    /// The ``CredentialSource`` the decision came from, when a ``CredentialSourceChain`` made it;
+    /// nil when a manager was asked directly (its own stores and keys).
+    public internal(set) var source: (any CredentialSource)?
 
     /// The decision: at least one of the two is present (only the manager decides).
-    package init(scoped: ScopedCredential?, proxy: (any IAPAuthorizationCredential)?) {
+    package init(
+        scoped: ScopedCredential?, proxy: (any IAPAuthorizationCredential)?, signsInUnattended: Bool = false
+    ) {
         precondition(scoped != nil || proxy != nil, "a decision gives a credential")
         self.scoped = scoped
         self.proxy = proxy
+        self.signsInUnattended = signsInUnattended
     }
 
     /// The ArcGIS credential (``scoped``'s).
     public var credential: (any ArcGISCredential)? { scoped?.credential }
+
+    /// Whether and how the ArcGIS credential renews, as it answers itself
+    /// (``StoredCredential/renewal``); nil when only the proxy's credential applies.
+    public var renewal: CredentialRenewal? { scoped?.credential.renewal }
+
+    /// When the ArcGIS credential stops working for good unless someone signs in again
+    /// (``CredentialRenewal/lapse(tokenExpires:signsInUnattended:)`` with ``signsInUnattended``): the
+    /// end of its refresh token, or its token's expiry for one that cannot renew. Nil when it renews
+    /// without end, follows its portal (a federated server's token: ask for the portal's URL),
+    /// never expires, or only the proxy's credential applies.
+    public var renewableUntil: Date? {
+        guard let credential else { return nil }
+        return credential.renewal.lapse(
+            tokenExpires: credential.tokenInfo.expirationDate, signsInUnattended: signsInUnattended)
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PortalAuth
 import PortalAuthPregeneratedToken
+import PortalAuthToken
 import Testing
 
 /// The core's one decision for a URL (``AuthenticationManager/decision(for:includingProxy:renewingFirst:interactive:)``),
@@ -87,5 +88,59 @@ import Testing
             #expect(error.code == .noCredential || error.code == .authenticationRequired)
             #expect(error.remedy != .none)
         }
+    }
+
+    /// A token that cannot renew stops working with its token; one that needs an unattended
+    /// sign-in does too, unless the manager has a way to sign in again without anyone.
+    @Test func theDecisionSaysUntilWhenTheCredentialCanBeRenewed() async throws {
+        let pregenerated = try await manager(user: true, key: false).decision(for: search, includingProxy: false)
+        #expect(pregenerated.renewal == .cannotRenew(endsAt: token.expirationDate))
+        #expect(pregenerated.renewableUntil == token.expirationDate)
+        #expect(pregenerated.source == nil)
+
+        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: NoNetworkTransport())
+        manager.arcGISCredentialStore.register(TokenCredential.self)
+        try await manager.arcGISCredentialStore.commit(
+            TokenCredential(
+                serverContext: portal, tokenServiceURL: URL(string: portal.url + "/sharing/rest/generateToken")!,
+                username: "alice", tokenInfo: token, referer: nil, tokenExpirationMinutes: 60),
+            origin: .signIn)
+        let stored = try await manager.decision(for: search, includingProxy: false)
+        #expect(stored.renewal == .needsUnattendedSignIn)
+        #expect(!stored.signsInUnattended && stored.renewableUntil == token.expirationDate)
+        manager.setUnattendedRenewal(NoRenewal())
+        let kept = try await manager.decision(for: search, includingProxy: false)
+        #expect(kept.signsInUnattended && kept.renewableUntil == nil)
+    }
+
+    /// A chain's decision is its answering source's manager's, and names that source.
+    @Test func aChainsDecisionNamesTheSourceItCameFrom() async throws {
+        let stored = StoredCredentialSource(manager: try await manager(user: true, key: false), followingChanges: false)
+        let chain = CredentialSourceChain([NamedSource(answering: false), stored])
+        let decision = try await chain.decision(for: search, askingTheServer: false, includingProxy: false)
+        #expect(decision.credential?.tokenInfo.accessToken == "user-token")
+        #expect(decision.source?.description == stored.description)
+        do {
+            _ = try await CredentialSourceChain([NamedSource(answering: false)]).decision(
+                for: search, askingTheServer: false, includingProxy: false)
+            Issue.record("a decision from a chain with no source for the URL")
+        } catch let error as PortalAuthError {
+            #expect(error.code == .noCredential)
+        }
+    }
+
+    /// An unattended renewal that never has a fresh credential.
+    struct NoRenewal: UnattendedRenewal {
+        func renewed(
+            _ credential: any ArcGISCredential, services: AuthenticationServices
+        ) async throws -> (any ArcGISCredential)? { nil }
+    }
+
+    /// A source that answers for every URL or for none.
+    struct NamedSource: CredentialSource {
+        let answering: Bool
+        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: NoNetworkTransport())
+        var description: String { "a source that answers \(answering ? "every" : "no") URL" }
+        func answers(for url: URL, askingTheServer: Bool) async throws -> Bool { answering }
     }
 }
