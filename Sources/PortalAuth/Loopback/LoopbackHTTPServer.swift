@@ -156,32 +156,10 @@ package final class LoopbackHTTPServer: Sendable {
         _ = Glibc.write(wake.write, &byte, 1)
     }
 
-    /// One connection being read: what it sent so far, how far the head was looked for, and
-    /// until when it may send the rest.
-    private struct Connection {
-        let fd: Int32
-        let since: ContinuousClock.Instant
-        let deadline: ContinuousClock.Instant
-        /// Kept open by its client after an answer (not a new connection).
-        var kept = false
-        var received: [UInt8] = []
-        var scanned = 0
-        var headEnd: Int?
-        var head: LoopbackHTTPRequest.Head?
-    }
-
-    /// What reading a connection came to.
-    private enum Read {
-        case waiting, closed
-        case refused(LoopbackHTTPRequest.Refusal)
-        case filtered(Response)
-        case complete(LoopbackHTTPRequest)
-    }
-
     private func serveLoop(_ headFilter: HeadFilter?, _ handler: @escaping Handler) {
         var connections: [Connection] = []
         defer { connections.forEach { close($0.fd) } }
-        // What each read lands in before it is added to its connection's bytes.
+        // What each read lands in before it is handed to its connection.
         var scratch = [UInt8](repeating: 0, count: 16_384)
         while !stopped.withLock({ $0 }) {
             let now = ContinuousClock.now
@@ -200,23 +178,10 @@ package final class LoopbackHTTPServer: Sendable {
             }
             var open: [Connection] = []
             for (index, var connection) in connections.enumerated() {
-                switch entries[index].revents != 0 ? read(&connection, headFilter, into: &scratch) : .waiting {
-                case .waiting where now < connection.deadline: open.append(connection)
-                case .waiting:
-                    // (A connection kept open that sent nothing more is closed without a word.)
-                    if !connection.received.isEmpty {
-                        Self.write(connection.fd, Response.text(408, "request timeout"))
-                    }
-                    close(connection.fd)
-                case .closed: close(connection.fd)
-                case .refused(let refusal):
-                    Self.write(connection.fd, Response.text(refusal.status, refusal.reason))
-                    close(connection.fd)
-                case .filtered(let response):
-                    Self.write(connection.fd, response)
-                    close(connection.fd)
-                case .complete(let request): answer(connection.fd, request, handler)
-                }
+                let action =
+                    entries[index].revents != 0
+                    ? read(&connection, headFilter, into: &scratch) : connection.waited(now: now)
+                if perform(action, on: connection, handler) { open.append(connection) }
             }
             connections = open
             if room, (entries.last?.revents ?? 0) & Int16(POLLIN) != 0, let fd = acceptConnection() {
@@ -225,15 +190,40 @@ package final class LoopbackHTTPServer: Sendable {
         }
     }
 
+    /// Reads what the socket has for `connection` (through `buffer`) and hands it over.
+    private func read(
+        _ connection: inout Connection, _ headFilter: HeadFilter?, into buffer: inout [UInt8]
+    ) -> Connection.Action {
+        let count = Glibc.read(connection.fd, &buffer, buffer.count)
+        if count < 0 { return errno == EAGAIN || errno == EINTR ? connection.waited(now: .now) : connection.closed() }
+        if count == 0 { return connection.closed() }
+        return connection.received(buffer[0..<count], at: .now, limits: limits, headFilter: headFilter)
+    }
+
+    /// Does what a connection's state machine answered; whether the loop reads it on.
+    private func perform(_ action: Connection.Action, on connection: Connection, _ handler: @escaping Handler) -> Bool {
+        switch action {
+        case .read: return true
+        case .close: close(connection.fd)
+        case .answerAndClose(let response):
+            Self.write(connection.fd, response)
+            close(connection.fd)
+        case .answer(let request): answer(connection.fd, request, handler)
+        case .answerStreaming(var request, let received, let length):
+            request.bodyStream = RequestBodyStream(
+                fd: connection.fd, received: received, length: length,
+                idleSeconds: Int(readDeadline.components.seconds))
+            answer(connection.fd, request, handler)
+        }
+        return false
+    }
+
     /// Whether a new connection may be accepted: below the limit, or once a connection that holds
     /// a place without using it is closed (see ``Admission``); otherwise new connections wait in
     /// the kernel's queue.
     private func makeRoom(_ connections: inout [Connection], now: ContinuousClock.Instant) -> Bool {
         while true {
-            let reading = connections.map {
-                Admission.Reading(
-                    idle: $0.kept && $0.received.isEmpty, headComplete: $0.headEnd != nil, since: $0.since)
-            }
+            let reading = connections.map(\.reading)
             let pending = reading.count + admission.withLock({ $0.answering }) >= maximumConnections && isPending()
             switch admission.withLock({ $0.action(reading: reading, pending: pending, now: now) }) {
             case .accept: return true
@@ -258,7 +248,7 @@ package final class LoopbackHTTPServer: Sendable {
             let finish: @Sendable (Bool) -> Void = { [self] written in
                 // A streamed body is read no further (and the connection not kept) once answered.
                 request.bodyStream?.stop()
-                if request.keepsAlive, written, request.bodyStream == nil {
+                if Connection.keptAfterAnswer(request, written: written) {
                     returned.withLock { $0.append(fd) }
                 } else {
                     close(fd)
@@ -324,61 +314,6 @@ package final class LoopbackHTTPServer: Sendable {
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         return fd
-    }
-
-    /// Reads what the connection has sent (through `buffer`); the request once it is complete.
-    private func read(_ connection: inout Connection, _ headFilter: HeadFilter?, into buffer: inout [UInt8]) -> Read {
-        let count = Glibc.read(connection.fd, &buffer, buffer.count)
-        if count < 0 { return errno == EAGAIN || errno == EINTR ? .waiting : .closed }
-        if count == 0 { return .closed }
-        connection.received.append(contentsOf: buffer[0..<count])
-        do {
-            if connection.headEnd == nil {
-                connection.headEnd = LoopbackHTTPRequest.headEnd(connection.received, from: connection.scanned - 3)
-                connection.scanned = connection.received.count
-                guard let end = connection.headEnd else {
-                    if connection.received.count > limits.headBytes {
-                        return .refused(.init(status: 431, reason: "request head too large"))
-                    }
-                    return .waiting
-                }
-                let head = try LoopbackHTTPRequest.parseHead(connection.received[..<end], limits: limits)
-                connection.head = head
-                let headOnly = LoopbackHTTPRequest(
-                    method: head.method, target: head.target, headers: head.headers, body: [],
-                    keepsAlive: head.keepsAlive)
-                if let refusal = headFilter?(headOnly) { return .filtered(refusal) }
-                if head.contentLength > limits.bodyBytes { return streamed(connection, head, end) }
-            }
-            guard let end = connection.headEnd, let head = connection.head else { return .waiting }
-            if connection.received.count - end > head.contentLength {
-                return .refused(.init(status: 400, reason: "more bytes than Content-Length"))
-            }
-            guard connection.received.count - end == head.contentLength else { return .waiting }
-            return .complete(
-                LoopbackHTTPRequest(
-                    method: head.method, target: head.target, headers: head.headers,
-                    body: Array(connection.received[end...]), keepsAlive: head.keepsAlive,
-                    isHTTP11: head.isHTTP11))
-        } catch {
-            return .refused(error)
-        }
-    }
-
-    /// A request whose body is longer than what is read whole: handed over on its head, its body
-    /// read from the connection as the handler takes it (the connection is closed after the answer).
-    private func streamed(_ connection: Connection, _ head: LoopbackHTTPRequest.Head, _ end: Int) -> Read {
-        let received = Array(connection.received[end...])
-        guard received.count <= head.contentLength else {
-            return .refused(.init(status: 400, reason: "more bytes than Content-Length"))
-        }
-        var request = LoopbackHTTPRequest(
-            method: head.method, target: head.target, headers: head.headers, body: [], keepsAlive: false,
-            isHTTP11: head.isHTTP11)
-        request.bodyStream = RequestBodyStream(
-            fd: connection.fd, received: received, length: head.contentLength,
-            idleSeconds: Int(readDeadline.components.seconds))
-        return .complete(request)
     }
 
     private static func setBlocking(_ fd: Int32, _ blocking: Bool, sendTimeout seconds: Int) {
