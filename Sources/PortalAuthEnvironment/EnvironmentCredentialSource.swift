@@ -7,7 +7,7 @@ public import Foundation
 #endif
 
 /// The environment's credential as a ``CredentialSource``: its manager (memory only) answers for
-/// the URLs ``EnvironmentCredentials/answers(for:in:askingTheServer:)`` gives it. Put it before
+/// the URLs ``EnvironmentCredentials/answers(for:in:askedBy:)`` gives it. Put it before
 /// the stored credentials in a ``CredentialSourceChain``: within its scope, the environment wins.
 public struct EnvironmentCredentialSource: CredentialSource {
     /// The environment's credential.
@@ -27,8 +27,8 @@ public struct EnvironmentCredentialSource: CredentialSource {
         "the environment (\(credentials.variables.joined(separator: ", "))) for \(credentials.portal)"
     }
 
-    /// Whether `url` is the environment's (``EnvironmentCredentials/answers(for:in:askingTheServer:)``).
-    public func answers(for url: URL, askingTheServer: Bool) async throws -> Bool {
-        try await credentials.answers(for: url, in: manager, askingTheServer: askingTheServer)
+    /// Whether `url` is the environment's (``EnvironmentCredentials/answers(for:in:askedBy:)``).
+    public func answers(for url: URL, askedBy caller: CredentialSourceCaller) async throws -> Bool {
+        try await credentials.answers(for: url, in: manager, askedBy: caller)
     }
 }

@@ -35,17 +35,17 @@ extension EnvironmentCredentials {
     /// - An API key (presented with ``present(in:)``): its own scope, the portal and the helper
     ///   services `portals/self` lists.
     /// - Otherwise an https URL of the portal, or of an ArcGIS Server the portal answers for:
-    ///   - with `askingTheServer`, a server whose `rest/info` names the portal as its owner (the
+    ///   - asked by a program, a server whose `rest/info` names the portal as its owner (the
     ///     manager then federates by the portal's word: a server token the portal issues, its list
     ///     of servers, ArcGIS Online's hosting; or says the server is not federated), or one the
     ///     portal lists once the manager has signed in. Nothing signs in to decide. For a program
     ///     working on a URL it was given, which it contacts anyway.
-    ///   - without, only a server the portal lists among its servers (`portals/self/servers`) or
+    ///   - asked by a proxy, only a server the portal lists among its servers (`portals/self/servers`) or
     ///     one whose token the manager holds: no host but the portal is contacted. For a proxy,
     ///     whose clients must not make it contact hosts the portal does not know. Sign the manager
     ///     in first (``signIn(in:)``): before, the portal lists nothing.
     public func answers(
-        for url: URL, in manager: AuthenticationManager, askingTheServer: Bool
+        for url: URL, in manager: AuthenticationManager, askedBy caller: CredentialSourceCaller
     ) async throws -> Bool {
         // (A rotated key keeps the first key's scope.)
         if let key = manager.apiKeySource { return ScopedCredential(key.credential).covers(url) }
@@ -54,7 +54,7 @@ extension EnvironmentCredentials {
             guard let context = try? ServerContext(url: url) else { return false }
             return isPortal(context) || portal.contains(url)
         }
-        guard askingTheServer else { return try await manager.isWithinKnownScope(url) }
+        guard caller == .program else { return try await manager.isWithinKnownScope(url) }
         if await namesThePortal(root, services: manager.services) { return true }
         // (The list of a portal signed in already: no sign-in for a server that does not name it.)
         return try await manager.isWithinKnownScope(url)

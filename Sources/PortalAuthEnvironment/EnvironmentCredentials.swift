@@ -13,7 +13,7 @@ public import Foundation
 ///
 /// Read it with ``read(from:readingHost:)``, hand it to a manager whose store is memory with
 /// ``EnvironmentSignInHandler`` and ``EnvironmentRenewal``, present it with ``present(in:)`` and
-/// ``signIn(in:)``, and ask ``answers(for:in:askingTheServer:)`` which URLs are its own: the rest
+/// ``signIn(in:)``, and ask ``answers(for:in:askedBy:)`` which URLs are its own: the rest
 /// are the stored credentials'.
 public struct EnvironmentCredentials: Sendable {
     /// What the environment signs in with. The secrets are never printed, logged or stored; one

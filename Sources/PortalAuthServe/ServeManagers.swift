@@ -32,6 +32,6 @@ public final class ServeManagers: Sendable {
     /// The manager for `url`: the environment's when it answers for the URL, else the stored
     /// credentials' as they are now. Contacts nothing but the environment's portal.
     public func manager(for url: URL) async throws -> AuthenticationManager {
-        try await chain.manager(for: url, askingTheServer: false) ?? stored.manager
+        try await chain.manager(for: url, askedBy: .proxy) ?? stored.manager
     }
 }

@@ -35,7 +35,7 @@ extension GlobalOptions {
             // (The first source of the chain serve builds; the stored manager is made only when it declines,
             // so that a command the environment answers never chooses, or announces, a store.)
             let source = EnvironmentCredentialSource(credentials: environment, manager: manager)
-            if try await source.answers(for: target, askingTheServer: true) {
+            if try await source.answers(for: target, askedBy: .program) {
                 if manager.apiKeySource != nil { environmentAPIKeyInUse.store(true, ordering: .relaxed) }
                 // Signed in at the start, as a stored credential would be there: the commands that
                 // never prompt without a terminal find it, and federate or renew from it.

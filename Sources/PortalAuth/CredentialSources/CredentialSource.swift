@@ -16,9 +16,10 @@ public protocol CredentialSource: Sendable, CustomStringConvertible {
     /// The manager that answers for the source's URLs.
     var manager: AuthenticationManager { get }
 
-    /// Whether `url` is this source's to answer. With `askingTheServer`, the source may read
-    /// what the URL's own server says of itself (for a program working on a URL it was given,
-    /// which it contacts anyway); without, it contacts no host but its own portal (for a proxy,
-    /// whose clients must not make it contact hosts nobody vouched for).
-    func answers(for url: URL, askingTheServer: Bool) async throws -> Bool
+    /// Whether `url` is this source's to answer. Asked by a ``CredentialSourceCaller/program``
+    /// (working on a URL it was given, which it contacts anyway), the source may read what the
+    /// URL's own server says of itself; asked by a ``CredentialSourceCaller/proxy``, it contacts no
+    /// host but its own portal, so that the proxy's clients cannot make it contact hosts nobody
+    /// vouched for.
+    func answers(for url: URL, askedBy caller: CredentialSourceCaller) async throws -> Bool
 }

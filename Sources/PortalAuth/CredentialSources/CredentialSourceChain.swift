@@ -18,18 +18,18 @@ public struct CredentialSourceChain: Sendable {
         self.sources = sources
     }
 
-    /// The first source that answers for `url` (``CredentialSource/answers(for:askingTheServer:)``);
+    /// The first source that answers for `url` (``CredentialSource/answers(for:askedBy:)``);
     /// nil when none does.
-    public func source(for url: URL, askingTheServer: Bool) async throws -> (any CredentialSource)? {
-        for source in sources where try await source.answers(for: url, askingTheServer: askingTheServer) {
+    public func source(for url: URL, askedBy caller: CredentialSourceCaller) async throws -> (any CredentialSource)? {
+        for source in sources where try await source.answers(for: url, askedBy: caller) {
             return source
         }
         return nil
     }
 
     /// The manager of the first source that answers for `url`; nil when none does.
-    public func manager(for url: URL, askingTheServer: Bool) async throws -> AuthenticationManager? {
-        try await source(for: url, askingTheServer: askingTheServer)?.manager
+    public func manager(for url: URL, askedBy caller: CredentialSourceCaller) async throws -> AuthenticationManager? {
+        try await source(for: url, askedBy: caller)?.manager
     }
 
     /// The decision for `url` of the first source that answers for it
@@ -39,9 +39,9 @@ public struct CredentialSourceChain: Sendable {
     /// - Throws: ``PortalAuthError/Code/noCredential`` when no source answers for `url`; as the
     ///   decision does otherwise.
     public func decision(
-        for url: URL, askingTheServer: Bool, includingProxy: Bool, interactive: Bool = false
+        for url: URL, askedBy caller: CredentialSourceCaller, includingProxy: Bool, interactive: Bool = false
     ) async throws -> CredentialDecision {
-        guard let source = try await source(for: url, askingTheServer: askingTheServer) else {
+        guard let source = try await source(for: url, askedBy: caller) else {
             throw PortalAuthError(.noCredential, "no credential source answers for \(ServerContext.describe(url))")
         }
         var decision = try await source.manager.decision(

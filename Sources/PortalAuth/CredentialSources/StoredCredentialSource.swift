@@ -38,7 +38,7 @@ public final class StoredCredentialSource: CredentialSource {
     }
 
     /// Every URL (after seeing the stores as they are now, when following changes).
-    public func answers(for url: URL, askingTheServer: Bool) async throws -> Bool {
+    public func answers(for url: URL, askedBy caller: CredentialSourceCaller) async throws -> Bool {
         if followsChanges { try await reread() }
         return true
     }

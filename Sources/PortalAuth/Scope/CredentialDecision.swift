@@ -9,7 +9,7 @@ public import Foundation
 /// ArcGIS credential and exactly where it may go, the identity-aware proxy's credential for the
 /// URL's host, until when the credential can be renewed, and where it came from.
 /// ``AuthenticationManager/decision(for:includingProxy:renewingFirst:interactive:)`` makes it (and
-/// ``CredentialSourceChain/decision(for:askingTheServer:includingProxy:interactive:)`` with the
+/// ``CredentialSourceChain/decision(for:askedBy:includingProxy:interactive:)`` with the
 /// source named); a surface obeys it and never decides on its own.
 public struct CredentialDecision: Sendable {
     /// The ArcGIS credential (the user's, a federated server's token from its portal, or an API

@@ -40,7 +40,7 @@ import Testing
             try await environment.signIn(in: manager)
             #expect(emulator.counters().generateTokenRequests == 1)
             func answers(_ url: String) async throws -> Bool {
-                try await environment.answers(for: URL(string: url)!, in: manager, askingTheServer: false)
+                try await environment.answers(for: URL(string: url)!, in: manager, askedBy: .proxy)
             }
             let layer = "/rest/services/Parcels/FeatureServer/0/query"
             #expect(try await answers(emulator.portalURL + "/sharing/rest/portals/self"))
@@ -60,7 +60,7 @@ import Testing
                 emulator, ["ARCGIS_USER": "alice", "ARCGIS_PASSWORD": "alice-pass-123"])
             try await environment.present(in: manager)
             func answers(_ url: String) async throws -> Bool {
-                try await environment.answers(for: URL(string: url)!, in: manager, askingTheServer: true)
+                try await environment.answers(for: URL(string: url)!, in: manager, askedBy: .program)
             }
             let layer = "/rest/services/Parcels/FeatureServer/0/query"
             // A standalone server does not name the portal: no sign-in to answer for it.
@@ -89,9 +89,9 @@ import Testing
             let (environment, manager) = try Self.environmentManager(emulator, ["ARCGIS_API_KEY": key.key])
             try await environment.present(in: manager)
             #expect(manager.apiKeySource != nil)
-            for askingTheServer in [false, true] {
+            for caller in [CredentialSourceCaller.proxy, .program] {
                 func answers(_ url: String) async throws -> Bool {
-                    try await environment.answers(for: URL(string: url)!, in: manager, askingTheServer: askingTheServer)
+                    try await environment.answers(for: URL(string: url)!, in: manager, askedBy: caller)
                 }
                 #expect(try await answers(emulator.portalURL + "/sharing/rest/portals/self"))
                 // A federated server is outside a key's scope, whatever it says of itself.

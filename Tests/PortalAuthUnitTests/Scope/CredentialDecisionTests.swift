@@ -117,12 +117,12 @@ import Testing
     @Test func aChainsDecisionNamesTheSourceItCameFrom() async throws {
         let stored = StoredCredentialSource(manager: try await manager(user: true, key: false), followingChanges: false)
         let chain = CredentialSourceChain([NamedSource(answering: false), stored])
-        let decision = try await chain.decision(for: search, askingTheServer: false, includingProxy: false)
+        let decision = try await chain.decision(for: search, askedBy: .proxy, includingProxy: false)
         #expect(decision.credential?.tokenInfo.accessToken == "user-token")
         #expect(decision.source?.description == stored.description)
         do {
             _ = try await CredentialSourceChain([NamedSource(answering: false)]).decision(
-                for: search, askingTheServer: false, includingProxy: false)
+                for: search, askedBy: .proxy, includingProxy: false)
             Issue.record("a decision from a chain with no source for the URL")
         } catch let error as PortalAuthError {
             #expect(error.code == .noCredential)
@@ -141,6 +141,6 @@ import Testing
         let answering: Bool
         let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: NoNetworkTransport())
         var description: String { "a source that answers \(answering ? "every" : "no") URL" }
-        func answers(for url: URL, askingTheServer: Bool) async throws -> Bool { answering }
+        func answers(for url: URL, askedBy caller: CredentialSourceCaller) async throws -> Bool { answering }
     }
 }
