@@ -11,6 +11,8 @@ swift format lint --strict --recursive --parallel Sources Plugins Tests Benchmar
 # A function longer than a screen (60 lines) is two: Sources (the library, the programs, the emulator)
 # and the plugins hold none (it lists any).
 scripts/checks/long-functions.sh Sources Plugins
+# docs/development/architecture.md's trace of a 499 names functions in files: they must be there.
+scripts/checks/architecture-trace.py
 # This package's own warnings are errors here (Package.swift), so the build stays quiet.
 export PORTAL_AUTH_WARNINGS_AS_ERRORS=1
 swift build --build-tests
