@@ -22,7 +22,7 @@ public final class LocalCredentialServer: Sendable {
     /// The address it listens on (for a Unix socket, `localhost` port 80: the authority its clients name).
     public var address: LoopbackAddress { server.address }
 
-    /// A server on `socket` (which it takes) for the base URL's `secret`, answering with
+    /// A server on `socket` (which it keeps) for the base URL's `secret`, answering with
     /// `managers`' credentials. At most `maximumConnections` clients at once; an answer whose client
     /// takes nothing, or whose server sends nothing, for `stallTimeout` seconds ends.
     /// `describe` words an error for the client (its message and remedy, by default). A secret that

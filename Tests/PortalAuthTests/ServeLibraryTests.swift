@@ -52,10 +52,40 @@ import Testing
                 try LocalCredentialServer(
                     socket: socket, secret: secret, managers: managers, maximumConnections: 1, stallTimeout: 1)
             }
-            close(socket.fd)
+            // (The socket is closed when the refused server's copy and this one go.)
         }
         for host in ["0.0.0.0", "localhost", "192.0.2.1", "::", "not an address"] {
             #expect(throws: PortalAuthError.self) { try ListeningSocket.bind(LoopbackAddress(host: host, port: 0)) }
         }
+    }
+
+    /// A listening socket is closed when its last copy goes, and only then: never by whoever serves
+    /// on it (a copy given to a refused server, or to two, is not closed twice), and never left
+    /// open. A Unix socket in a private folder shows it without racing other tests for a port: its
+    /// path answers while the socket is open, and is taken again once it is closed.
+    @Test func aListeningSocketIsClosedWhenItsLastCopyGoes() throws {
+        var template = Array((FileManager.default.temporaryDirectory.path + "/listening-XXXXXX").utf8CString)
+        let folder = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/s"
+        func inUse() -> Bool {
+            do {
+                _ = try ListeningSocket.unix(path: path)
+                return false
+            } catch let error as PortalAuthError {
+                return ListeningSocket.isAddressInUse(error)
+            } catch {
+                return false
+            }
+        }
+        func twoCopies() throws -> [ListeningSocket] {
+            let socket = try ListeningSocket.unix(path: path)
+            return [socket, socket]
+        }
+        var copies = try twoCopies()
+        copies.removeFirst()
+        #expect(inUse())
+        copies.removeAll()
+        #expect(!inUse())
     }
 }

@@ -6,14 +6,32 @@ import Glibc
 /// binds (``bind(_:)``) or systemd bound and handed over (``systemdActivated(listenPID:listenFDs:)``,
 /// socket activation), on 127.0.0.0/8 or ::1 so that a local server is never reachable from the
 /// network; or a Unix socket (``unix(path:)``), 0600 in a folder only its owner may enter.
+///
+/// The socket is closed when the last copy of the value is released (a server keeps its own), never
+/// by whoever uses it: a copy handed to two servers is not closed twice, and one never served on is
+/// not left open.
 public struct ListeningSocket: Sendable {
-    /// The socket (close-on-exec); whoever takes it closes it.
-    package let fd: Int32
+    /// Owns the descriptor: closes it once, when the last copy of the socket goes.
+    private final class Descriptor: Sendable {
+        let fd: Int32
+        init(_ fd: Int32) { self.fd = fd }
+        deinit { close(fd) }
+    }
+
+    private let descriptor: Descriptor
+    /// The socket (close-on-exec), open while this value (or a copy) is kept; never closed by its user.
+    package var fd: Int32 { descriptor.fd }
     /// Where it listens, with its actual port (a Unix socket: `localhost`, port 80, the authority
     /// its clients name).
     public let address: LoopbackAddress
     /// The Unix socket's path, or nil (TCP).
-    public private(set) var path: String? = nil
+    public let path: String?
+
+    private init(fd: Int32, address: LoopbackAddress, path: String? = nil) {
+        descriptor = Descriptor(fd)
+        self.address = address
+        self.path = path
+    }
 
     /// The first socket systemd passes (`SD_LISTEN_FDS_START`).
     package static let systemdFirstFD: Int32 = 3

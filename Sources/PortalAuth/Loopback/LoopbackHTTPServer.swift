@@ -80,7 +80,9 @@ package final class LoopbackHTTPServer: Sendable {
     package static let backlog: Int32 = 4096
     /// The bounds of a request.
     package let limits: LoopbackHTTPRequest.Limits
-    private let socketFD: Int32
+    /// The listening socket, kept (and so open) as long as the server.
+    private let socket: ListeningSocket
+    private var socketFD: Int32 { socket.fd }
     private let stopped = Locked(false)
     /// Whether a new connection is accepted, and how many are being answered.
     private let admission: Locked<Admission>
@@ -99,7 +101,8 @@ package final class LoopbackHTTPServer: Sendable {
             writeTimeout: writeTimeout, evictAfter: evictAfter, limits: limits)
     }
 
-    /// Serves on `socket` (bound here, or passed by systemd), which it takes: closed with the server.
+    /// Serves on `socket` (bound here, or passed by systemd), which it keeps: closed with the server
+    /// unless a copy of it is kept elsewhere.
     package init(
         socket: ListeningSocket, maximumConnections: Int = 64, readDeadline: Duration = .seconds(30),
         writeTimeout: Int = 60, evictAfter: Duration = .seconds(10), limits: LoopbackHTTPRequest.Limits = .init()
@@ -111,22 +114,17 @@ package final class LoopbackHTTPServer: Sendable {
         admission = Locked(Admission(maximum: maximumConnections, evictAfter: evictAfter))
         self.limits = limits
         var pipeFDs: [Int32] = [-1, -1]
-        guard pipe(&pipeFDs) == 0 else {
-            let code = errno
-            close(socket.fd)
-            throw Self.posixError("make a pipe", code: code)
-        }
+        guard pipe(&pipeFDs) == 0 else { throw Self.posixError("make a pipe") }
         for end in pipeFDs {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
         }
         wake = (pipeFDs[0], pipeFDs[1])
-        socketFD = socket.fd
+        self.socket = socket
         self.address = socket.address
     }
 
     deinit {
-        close(socketFD)
         close(wake.read)
         close(wake.write)
         returned.withLock { $0.forEach { close($0) } }
