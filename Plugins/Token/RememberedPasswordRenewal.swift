@@ -35,4 +35,14 @@ public struct RememberedPasswordRenewal: UnattendedRenewal {
             referer: token.referer, tokenExpirationMinutes: token.tokenExpirationMinutes,
             services: services)
     }
+
+    /// Whether a password is remembered for `credential`'s server context and user (a token without
+    /// its password, in a persistent store); the password itself is not read.
+    public func canRenew(_ credential: any ArcGISCredential) -> Bool {
+        guard backend.isPersistent, let token = credential as? TokenCredential, !token.hasPassword,
+            let user = token.username,
+            let kept = try? RememberedPasswords(backend: backend).kept()
+        else { return false }
+        return kept.contains { $0.server == token.serverContext.url && $0.username == user }
+    }
 }

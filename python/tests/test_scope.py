@@ -197,3 +197,64 @@ def test_where_a_token_goes_is_portal_auths_answer_not_the_adapters_reading(sess
     answer = portal_auth.credential(inside.base + "/start")
     assert answer.covers(inside.base + "/elsewhere")
     assert not answer.covers(inside.base + "/denied/there")
+
+
+def stand_in(tmp_path, monkeypatch, base):
+    """A stand-in portal-auth that names one token for every https URL, answers insecureTransport
+    for plain http, noCredential for a path with "denied" and a locked keyring for one with
+    "locked"; it logs each URL it is asked about. Returns the log's path."""
+    answer = {
+        "version": 1, "token": "stand-in-token", "kind": "token", "scope": [base + "/"],
+        "expires_epoch": None, "ssl": True, "server": base, "referer": None,
+        "headers": {"Authorization": "Bearer stand-in-token"},
+    }
+
+    def error(code, exit_code):
+        return json.dumps({"error": {"code": code, "exit": exit_code, "message": code}})
+
+    log = tmp_path / "asked.log"
+    fake = tmp_path / "portal-auth"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'echo "$2" >> %s\n' % log
+        + 'case "$2" in\n'
+        + "  http://*) echo '%s' >&2; exit 4;;\n" % error("insecureTransport", 4)
+        + "  *locked*) echo '%s' >&2; exit 5;;\n" % error("keyringLocked", 5)
+        + "  *denied*) echo '%s' >&2; exit 3;;\n" % error("noCredential", 3)
+        + "esac\n"
+        + "cat <<'EOF'\n%s\nEOF\n" % json.dumps(answer)
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PORTAL_AUTH_BIN", str(fake))
+    portal_auth.clear_cache()
+    return log
+
+
+def test_plain_http_gets_nothing_and_a_failure_on_a_hop_raises(session, hostile, outside_server, tmp_path,
+                                                                monkeypatch):
+    """portal-auth's insecureTransport (a token that requires https, for an http URL) means nothing
+    goes there, on a first send or a hop, and the request goes on; a hop portal-auth cannot answer
+    for (a locked keyring) raises instead of being followed; a "no" is asked once per hop however
+    many tokens the hop carries."""
+    inside, _, _ = hostile
+    plain, seen = outside_server
+    log = stand_in(tmp_path, monkeypatch, inside.base)
+    auth = portal_auth.Auth()
+
+    assert requests.get(plain + "/direct", auth=auth).json() == {"ok": True}
+    requests.get(chain([inside.base + "/start", plain + "/landing"]), auth=auth)
+    assert [r["path"] for r in seen] == ["/direct", "/landing"]
+    assert all(r["headers"].get("Authorization") is None for r in seen)
+    assert esri_headers(inside.requests_seen()) == ["Bearer stand-in-token"]
+
+    # The header and a token= in the query: one question about the hop.
+    denied = inside.base + "/denied/a?" + urlencode({"token": "stand-in-token"})
+    requests.get(chain([inside.base + "/start", denied]), auth=auth)
+    assert log.read_text().splitlines().count(inside.base + "/denied/a") == 1
+    assert esri_headers(inside.requests_seen())[-1] is None
+    assert "stand-in-token" not in inside.requests_seen()[-1]["path"]
+
+    with pytest.raises(portal_auth.PortalAuthError) as raised:
+        requests.get(chain([inside.base + "/start", inside.base + "/locked/b"]), auth=auth)
+    assert raised.value.exit_code == 5
+    assert not any(r["path"].startswith("/locked") for r in inside.requests_seen())

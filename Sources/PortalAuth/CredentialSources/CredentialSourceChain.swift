@@ -32,20 +32,27 @@ public struct CredentialSourceChain: Sendable {
         try await source(for: url, askedBy: caller)?.manager
     }
 
-    /// The decision for `url` of the first source that answers for it
-    /// (``AuthenticationManager/decision(for:includingProxy:renewingFirst:interactive:)`` of its
-    /// manager), naming that source (``CredentialDecision/source``).
+    /// The decision for `url` of the first source that answers for it, naming that source
+    /// (``CredentialDecision/source``). Asked by a ``CredentialSourceCaller/program``, its manager's
+    /// ``AuthenticationManager/decision(for:includingProxy:renewingFirst:interactive:)``; by a
+    /// ``CredentialSourceCaller/proxy``, its ``AuthenticationManager/forwardingDecision(for:)``, which
+    /// contacts no host outside every known credential's reach, never prompts and always looks for
+    /// the identity-aware proxy's credential (`includingProxy` and `interactive` are the program's).
     ///
     /// - Throws: ``PortalAuthError/Code/noCredential`` when no source answers for `url`; as the
     ///   decision does otherwise.
     public func decision(
-        for url: URL, askedBy caller: CredentialSourceCaller, includingProxy: Bool, interactive: Bool = false
+        for url: URL, askedBy caller: CredentialSourceCaller, includingProxy: Bool = true, interactive: Bool = false
     ) async throws -> CredentialDecision {
         guard let source = try await source(for: url, askedBy: caller) else {
             throw PortalAuthError(.noCredential, "no credential source answers for \(ServerContext.describe(url))")
         }
-        var decision = try await source.manager.decision(
-            for: url, includingProxy: includingProxy, interactive: interactive)
+        var decision =
+            switch caller {
+            case .program:
+                try await source.manager.decision(for: url, includingProxy: includingProxy, interactive: interactive)
+            case .proxy: try await source.manager.forwardingDecision(for: url)
+            }
         decision.source = source
         return decision
     }

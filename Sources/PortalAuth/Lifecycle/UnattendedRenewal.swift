@@ -13,4 +13,14 @@ public protocol UnattendedRenewal: Sendable {
     func renewed(
         _ credential: any ArcGISCredential, services: AuthenticationServices
     ) async throws -> (any ArcGISCredential)?
+
+    /// Whether ``renewed(_:services:)`` has a way to a fresh `credential` now, found without
+    /// signing in or reading a secret (a password kept for its user). Asked to tell until when a
+    /// credential can be renewed (``CredentialDecision/renewableUntil``); it renews nothing.
+    func canRenew(_ credential: any ArcGISCredential) -> Bool
+}
+
+extension UnattendedRenewal {
+    /// Not known: taken as no, so that a credential is never said to last longer than it may.
+    public func canRenew(_ credential: any ArcGISCredential) -> Bool { false }
 }

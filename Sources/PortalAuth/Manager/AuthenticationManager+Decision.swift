@@ -32,8 +32,8 @@ extension AuthenticationManager {
         }
         do {
             let scoped = try await scopedCredential(for: url, interactive: interactive && proxy == nil)
-            let unattended = scoped.credential.renewal == .needsUnattendedSignIn && hasUnattendedRenewal
-            return CredentialDecision(scoped: scoped, proxy: proxy, signsInUnattended: unattended)
+            return CredentialDecision(
+                scoped: scoped, proxy: proxy, unattended: arcGIS.renewals.unattended.withLock { $0 })
         } catch let error as PortalAuthError where error.code == .noCredential || error.code == .authenticationRequired
         {
             var usable = proxy

@@ -44,8 +44,9 @@ extension AuthenticationManager {
         arcGIS.renewals.unattended.withLock { $0 = renewal }
     }
 
-    /// Whether an ``UnattendedRenewal`` is registered (``setUnattendedRenewal(_:)``).
-    public var hasUnattendedRenewal: Bool {
-        arcGIS.renewals.unattended.withLock { $0 != nil }
+    /// Whether the registered ``UnattendedRenewal`` (``setUnattendedRenewal(_:)``) says it can renew
+    /// `credential` unattended now (``UnattendedRenewal/canRenew(_:)``); false without one.
+    public func signsInUnattended(for credential: any ArcGISCredential) -> Bool {
+        arcGIS.renewals.unattended.withLock { $0 }?.canRenew(credential) ?? false
     }
 }

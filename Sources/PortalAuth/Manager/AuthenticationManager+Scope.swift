@@ -15,11 +15,34 @@ extension AuthenticationManager {
     /// federated server's token from its portal, never another account's; else the ``apiKey``
     /// when its scope covers `url`), with its kind and the exact URL prefixes it may go to.
     ///
+    /// Only a credential whose scope covers `url` (``ScopedCredential/covers(_:)``) is given: what
+    /// a program hands on for `url` may go to `url`.
+    ///
     /// - Parameter interactive: missing or expired credentials are asked of the plugins; without,
     ///   they are errors whose remedy says how to sign in.
-    /// - Throws: as ``credential(for:interactive:)``.
+    /// - Throws: as ``credential(for:interactive:)``; ``PortalAuthError/Code/insecureTransport`` for a
+    ///   token that requires https and a plain http `url` (a federated server's portal token, say),
+    ///   ``PortalAuthError/Code/noCredential`` for any other credential whose scope does not cover `url`.
     public func scopedCredential(for url: URL, interactive: Bool) async throws -> ScopedCredential {
-        ScopedCredential(try await credential(for: url, interactive: interactive))
+        let scoped = ScopedCredential(try await credential(for: url, interactive: interactive))
+        guard scoped.covers(url) else { throw Self.outOfScope(scoped, url) }
+        return scoped
+    }
+
+    /// Why `scoped` is not given for `url`, a URL outside its scope.
+    static func outOfScope(_ scoped: ScopedCredential, _ url: URL) -> PortalAuthError {
+        let credential = scoped.credential
+        if credential.tokenInfo.isSSLRequired, url.scheme?.lowercased() != "https" {
+            return PortalAuthError(
+                .insecureTransport,
+                "refusing to hand on the token of \(credential.serverContext) for plain http "
+                    + "(\(ServerContext.describe(url))): the token requires https",
+                remedy: .useHTTPS(url: url))
+        }
+        return PortalAuthError(
+            .noCredential,
+            "the credential of \(credential.serverContext) does not cover \(ServerContext.describe(url))",
+            remedy: (try? ServerContext(url: url)).map { signInRemedy(for: $0, credential: nil) } ?? .checkURL)
     }
 
     /// The credential a request to `url` carries: the stored one of its server context (renewed,

@@ -18,21 +18,30 @@ public struct CredentialDecision: Sendable {
     /// The identity-aware proxy's credential for the URL's host, when it was asked for and one
     /// is stored.
     public let proxy: (any IAPAuthorizationCredential)?
-    /// Whether the deciding manager had an ``UnattendedRenewal`` (a way to sign in again without
-    /// anyone, such as a kept password) for a credential that needs one.
-    public let signsInUnattended: Bool
+    /// The deciding manager's ``UnattendedRenewal``, asked only when ``signsInUnattended`` is read
+    /// (a decision is made for every request a proxy forwards; whether a password is kept is not).
+    private let unattended: (any UnattendedRenewal)?
     /// The ``CredentialSource`` the decision came from, when a ``CredentialSourceChain`` made it;
     /// nil when a manager was asked directly (its own stores and keys).
     public internal(set) var source: (any CredentialSource)?
 
     /// The decision: at least one of the two is present (only the manager decides).
     package init(
-        scoped: ScopedCredential?, proxy: (any IAPAuthorizationCredential)?, signsInUnattended: Bool = false
+        scoped: ScopedCredential?, proxy: (any IAPAuthorizationCredential)?, unattended: (any UnattendedRenewal)? = nil
     ) {
         precondition(scoped != nil || proxy != nil, "a decision gives a credential")
         self.scoped = scoped
         self.proxy = proxy
-        self.signsInUnattended = signsInUnattended
+        self.unattended = unattended
+    }
+
+    /// Whether the credential needs an unattended sign-in to renew
+    /// (``CredentialRenewal/needsUnattendedSignIn``) and the deciding manager's ``UnattendedRenewal``
+    /// says it has one now (``UnattendedRenewal/canRenew(_:)``: a password kept for its user).
+    /// Read when asked, not when the decision is made.
+    public var signsInUnattended: Bool {
+        guard let credential, credential.renewal == .needsUnattendedSignIn, let unattended else { return false }
+        return unattended.canRenew(credential)
     }
 
     /// The ArcGIS credential (``scoped``'s).

@@ -13,7 +13,8 @@ extension CredentialStore where Credential == any ArcGISCredential {
     /// `url`, or what is stored is a federated server token that is not the token of the
     /// principal now active on its portal (it was obtained for an account switched away from, or
     /// before an application or another user's token took the portal over), or one without a user,
-    /// whose principal the store cannot tell (an application's, a pregenerated token's).
+    /// whose principal the store cannot tell (an application's, a pregenerated token's), or one whose
+    /// scope does not cover `url` (a token that requires https, for an http URL).
     ///
     /// Whether the token is close to expiry is the caller's to check (``TokenInfo/expires(within:of:)``
     /// with the credential's ``StoredCredential/renewalLeeway``). API keys are not looked for.
@@ -26,6 +27,9 @@ extension CredentialStore where Credential == any ArcGISCredential {
             let active = found.flatMap { $0.serverContext == portal ? $0 : nil }
             guard ArcGISResolver.isOwnFederatedToken(stored, portal: active) else { return nil }
         }
-        return ScopedCredential(stored)
+        // (What the decision would refuse, such as a token that requires https for an http URL: the
+        // full decision says why.)
+        let scoped = ScopedCredential(stored)
+        return scoped.covers(url) ? scoped : nil
     }
 }

@@ -11,13 +11,6 @@ import Glibc
 
 /// What `token` prints in each format, and what must go with a token: the headers.
 extension Token {
-    /// The headers to send with the tokens (the library's ``TokenJSON/headers(_:proxy:)``).
-    static func headers(
-        _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?
-    ) -> [(name: String, value: String)] {
-        TokenJSON.headers(credential, proxy: proxy)
-    }
-
     /// Prints the token in `format`; for a token bound to a referer in the plain format, says on
     /// stderr (when it is a terminal: scripts read stdout alone) that the Referer must go with it.
     static func print(
@@ -47,22 +40,18 @@ extension Token {
     ) -> String {
         switch format {
         case .plain: return credential?.tokenInfo.accessToken ?? proxy?.tokenInfo.accessToken ?? ""
-        case .json: return json(credential, proxy: proxy, url: url).description
-        case .header: return headers(credential, proxy: proxy).map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+        // The library's TokenJSON: serve's token endpoint answers the same object and headers.
+        case .json: return TokenJSON.object(credential, proxy: proxy, url: url).description
+        case .header:
+            return TokenJSON.headers(credential, proxy: proxy).map { "\($0.name): \($0.value)" }.joined(separator: "\n")
         case .gdal:
             // GDAL_HTTP_HEADERS: several headers separated by CRLF (GDAL 3.6 and later).
-            return headers(credential, proxy: proxy).map { "\($0.name): \($0.value)" }.joined(separator: "\r\n")
+            return TokenJSON.headers(credential, proxy: proxy).map { "\($0.name): \($0.value)" }.joined(
+                separator: "\r\n")
         case .env:
             return environment(credential, proxy: proxy).map { "export \($0)=\(shellQuote($1))" }
                 .joined(separator: "\n")
         }
-    }
-
-    /// The `--format json` object (the library's ``TokenJSON``, which serve's token endpoint answers too).
-    static func json(
-        _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, url: URL? = nil
-    ) -> JSONValue {
-        TokenJSON.object(credential, proxy: proxy, url: url)
     }
 
     /// The variables `--format env` exports (and `exec` sets), in order.

@@ -2,6 +2,7 @@ import Foundation
 import PortalAuth
 import PortalAuthPregeneratedToken
 import PortalAuthToken
+import Synchronization
 import Testing
 
 /// The core's one decision for a URL (``AuthenticationManager/decision(for:includingProxy:renewingFirst:interactive:)``),
@@ -108,32 +109,62 @@ import Testing
         let stored = try await manager.decision(for: search, includingProxy: false)
         #expect(stored.renewal == .needsUnattendedSignIn)
         #expect(!stored.signsInUnattended && stored.renewableUntil == token.expirationDate)
-        manager.setUnattendedRenewal(NoRenewal())
+        // An unattended renewal that cannot tell (or has no password for this user) changes nothing;
+        // one that says it can renew this credential makes it last.
+        manager.setUnattendedRenewal(Renewal(can: false))
+        let unknown = try await manager.decision(for: search, includingProxy: false)
+        #expect(!unknown.signsInUnattended && unknown.renewableUntil == token.expirationDate)
+        manager.setUnattendedRenewal(Renewal(can: true))
         let kept = try await manager.decision(for: search, includingProxy: false)
         #expect(kept.signsInUnattended && kept.renewableUntil == nil)
+    }
+
+    /// What a program hands on for a URL may go to that URL: a stored token that requires https is
+    /// not given for plain http, by the store's own answer (the fast path) or by the decision.
+    @Test func aTokenThatRequiresHTTPSIsNotGivenForHTTP() async throws {
+        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: NoNetworkTransport())
+        manager.arcGISCredentialStore.register(TokenCredential.self)
+        try await manager.arcGISCredentialStore.commit(
+            TokenCredential(
+                serverContext: portal, tokenServiceURL: URL(string: portal.url + "/sharing/rest/generateToken")!,
+                username: "alice", tokenInfo: token, referer: nil, tokenExpirationMinutes: 60),
+            origin: .signIn)
+        // The portal's own token, for a server it lists at an http address (as federation gives it).
+        let server = try ServerContext("http://host.example.com/server")
+        try await manager.arcGISCredentialStore.commit(
+            FederatedTokenCredential(
+                serverContext: server, portal: portal, tokenInfo: token, username: "alice", referer: nil),
+            origin: .federation)
+        let https = URL(string: "https://host.example.com/server/rest/services/Parcels/MapServer")!
+        #expect(try manager.arcGISCredentialStore.storedScopedCredential(for: https) == nil)
+        let plain = URL(string: server.url + "/rest/services/Parcels/MapServer")!
+        #expect(try manager.arcGISCredentialStore.storedScopedCredential(for: plain) == nil)
+        await #expect(throws: PortalAuthError.self) { try await manager.decision(for: plain, includingProxy: false) }
     }
 
     /// A chain's decision is its answering source's manager's, and names that source.
     @Test func aChainsDecisionNamesTheSourceItCameFrom() async throws {
         let stored = StoredCredentialSource(manager: try await manager(user: true, key: false), followingChanges: false)
         let chain = CredentialSourceChain([NamedSource(answering: false), stored])
-        let decision = try await chain.decision(for: search, askedBy: .proxy, includingProxy: false)
+        let decision = try await chain.decision(for: search, askedBy: .proxy)
         #expect(decision.credential?.tokenInfo.accessToken == "user-token")
         #expect(decision.source?.description == stored.description)
         do {
             _ = try await CredentialSourceChain([NamedSource(answering: false)]).decision(
-                for: search, askedBy: .proxy, includingProxy: false)
+                for: search, askedBy: .proxy)
             Issue.record("a decision from a chain with no source for the URL")
         } catch let error as PortalAuthError {
             #expect(error.code == .noCredential)
         }
     }
 
-    /// An unattended renewal that never has a fresh credential.
-    struct NoRenewal: UnattendedRenewal {
+    /// An unattended renewal that renews nothing, and says it can (`can`) or cannot tell (the default).
+    struct Renewal: UnattendedRenewal {
+        let can: Bool
         func renewed(
             _ credential: any ArcGISCredential, services: AuthenticationServices
         ) async throws -> (any ArcGISCredential)? { nil }
+        func canRenew(_ credential: any ArcGISCredential) -> Bool { can }
     }
 
     /// A source that answers for every URL or for none.
@@ -142,5 +173,31 @@ import Testing
         let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: NoNetworkTransport())
         var description: String { "a source that answers \(answering ? "every" : "no") URL" }
         func answers(for url: URL, askedBy caller: CredentialSourceCaller) async throws -> Bool { answering }
+    }
+
+    /// Asked by a proxy, a chain's decision contacts no host outside every known credential's
+    /// reach: a server nobody vouched for is not asked what it is (a program's decision would
+    /// read its `rest/info`).
+    @Test func aProxysDecisionContactsNoUnknownHost() async throws {
+        let recording = RecordingTransport()
+        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: recording)
+        manager.arcGISCredentialStore.register(PregeneratedTokenCredential.self)
+        try await manager.arcGISCredentialStore.commit(
+            PregeneratedTokenCredential(serverContext: portal, tokenInfo: token), origin: .signIn)
+        let chain = CredentialSourceChain([StoredCredentialSource(manager: manager, followingChanges: false)])
+        let unknown = URL(string: "https://unknown.example.com/server/rest/services/X/MapServer")!
+        await #expect(throws: PortalAuthError.self) { try await chain.decision(for: unknown, askedBy: .proxy) }
+        #expect(recording.hosts.withLock { $0 }.isEmpty)
+        _ = try? await chain.decision(for: unknown, askedBy: .program)
+        #expect(recording.hosts.withLock { $0 }.contains("unknown.example.com"))
+    }
+
+    /// A transport that records the hosts it is asked to reach, and reaches none.
+    final class RecordingTransport: HTTPTransport {
+        let hosts = Mutex<[String]>([])
+        func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+            hosts.withLock { $0.append(request.url.host ?? "") }
+            throw PortalAuthError(.connectionFailed, "no network in unit tests", remedy: .none)
+        }
     }
 }

@@ -250,13 +250,35 @@ class _Cache:
 _cache = _Cache()
 
 
+# How long portal-auth's "nothing may go there" for a URL is kept by the scope checks (seconds).
+_REFUSAL_KEPT = 30.0
+_refusals: Dict[str, float] = {}  # URL without query -> when its refusal lapses
+_refusals_lock = threading.Lock()
+
+
 def _answer_for(url: str) -> Optional[Credential]:
-    """portal-auth's answer for url (cached like any other), or None where it gives none: nothing
-    covers url, or it refuses to read url, or it fails. Where a token may go is asked this way,
-    so that None takes a token off rather than letting it go on."""
+    """portal-auth's answer for url (cached like any other), or None where it says no credential
+    may go there: nothing covers url, the token there would go over plain http, or it refuses to
+    read url. Where a token may go is asked this way, so that None takes a token off rather than
+    letting it go on. A no is kept for a while (a hop asked about per header and per ``token=``
+    runs portal-auth once); any other failure (a locked keyring, the network) raises."""
+    try:
+        bare = _bare(url)
+    except ValueError:
+        return None
+    now = time.monotonic()
+    with _refusals_lock:
+        if _refusals.get(bare, 0.0) > now:
+            return None
     try:
         return _cache.get(url)
-    except (PortalAuthError, ValueError):
+    except PortalAuthError as error:
+        if not _nothing_may_go(error):
+            raise
+        with _refusals_lock:
+            if len(_refusals) > 1000:
+                _refusals.clear()
+            _refusals[bare] = now + _REFUSAL_KEPT
         return None
 
 
@@ -287,6 +309,8 @@ def headers(url: str) -> Dict[str, str]:
 def clear_cache() -> None:
     """Forgets every cached answer (the next call asks portal-auth again)."""
     _cache.clear()
+    with _refusals_lock:
+        _refusals.clear()
 
 
 class Auth(requests.auth.AuthBase):
@@ -297,7 +321,8 @@ class Auth(requests.auth.AuthBase):
       federated server gets the server's token, an API key's service the key, a host behind an
       identity-aware proxy the proxy's token. Each token goes only to URLs for which portal-auth
       names its credential (so https only for a token that requires it).
-    - A URL with no credential (portal-auth's exit code 3: nothing signed in covers it) is sent
+    - A URL with no credential (portal-auth's ``noCredential``: nothing signed in covers it; or
+      ``insecureTransport``: plain http, where the token requires https) is sent
       as it is, with nothing added. A URL portal-auth refuses to read (exit code 2: userinfo,
       encoded separators, ...) raises :class:`PortalAuthError`, as do a locked or missing
       keyring (5) and a failed renewal (3 or 4 when a credential exists but cannot be used).
@@ -323,7 +348,7 @@ class Auth(requests.auth.AuthBase):
         try:
             return _cache.get(url, fresh=fresh)
         except PortalAuthError as error:
-            if error.exit_code == EXIT_SIGN_IN and _no_credential(error):
+            if _no_credential(error):
                 return None
             raise
 
@@ -483,9 +508,16 @@ def _failure(stderr: str, exit_code: int) -> PortalAuthError:
 
 
 def _no_credential(error: PortalAuthError) -> bool:
-    """Whether portal-auth said that nothing is stored for the URL (rather than that a stored
-    credential could not be used, which is an error to report): its error code, not its words."""
-    return error.code == "noCredential"
+    """Whether portal-auth said that no credential goes to the URL (rather than that a stored
+    credential could not be used, which is an error to report): nothing stored covers it, or the
+    token would go over plain http. Its error code, not its words."""
+    return error.code in ("noCredential", "insecureTransport")
+
+
+def _nothing_may_go(error: PortalAuthError) -> bool:
+    """Whether the error says that no token may go to the URL: :func:`_no_credential`, or a URL
+    portal-auth refuses to read (exit code 2)."""
+    return _no_credential(error) or error.exit_code == EXIT_USAGE
 
 
 def _is_invalid_token(response, streaming: bool) -> bool:
