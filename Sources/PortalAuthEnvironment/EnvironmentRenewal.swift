@@ -30,6 +30,17 @@ public struct EnvironmentRenewal: UnattendedRenewal {
         }
     }
 
+    /// Whether `credential` is the environment portal's and the environment signs it in again with a
+    /// password or an app's secret (an API key renews nothing).
+    public func canRenew(_ credential: any ArcGISCredential) -> Bool {
+        guard credentials.isPortal(credential.serverContext) else { return false }
+        switch credentials.source {
+        case .password: return credential is TokenCredential
+        case .clientCredentials: return true
+        case .apiKey: return false
+        }
+    }
+
     /// A fresh credential for `credential` signed in with the secret as last read.
     private func signIn(
         renewing credential: any ArcGISCredential, services: AuthenticationServices

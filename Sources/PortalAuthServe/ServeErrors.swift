@@ -4,7 +4,8 @@ import PortalAuth
 /// error body (`{"error":{"code":...,"message":...}}`, which QGIS, GDAL and the ArcGIS API for
 /// Python read) with an HTTP status that says who refused.
 enum ServeErrors {
-    /// The answer for `error`: 403 when no credential covers the URL (nothing was contacted), the
+    /// The answer for `error`: 403 when no credential covers the URL or its token would go over plain
+    /// http (nothing was contacted), the
     /// remote status or ArcGIS error when the server refused, 502 or 504 when it could not be reached.
     static func response(
         for error: any Error, describe: (PortalAuthError) -> String
@@ -26,7 +27,9 @@ enum ServeErrors {
         default:
             break
         }
-        if failure.meansNoCredentialCovers || failure.code == .invalidToken || failure.code == .authenticationFailed {
+        if failure.meansNoCredentialCovers || failure.code == .invalidToken || failure.code == .authenticationFailed
+            || failure.code == .insecureTransport
+        {
             return body(status: 403, code: 403, message: message)
         }
         switch failure.code {

@@ -201,8 +201,9 @@ def test_where_a_token_goes_is_portal_auths_answer_not_the_adapters_reading(sess
 
 def stand_in(tmp_path, monkeypatch, base):
     """A stand-in portal-auth that names one token for every https URL, answers insecureTransport
-    for plain http, noCredential for a path with "denied" and a locked keyring for one with
-    "locked"; it logs each URL it is asked about. Returns the log's path."""
+    for plain http, noCredential for a path with "denied" (until a file "allow" is made in tmp_path)
+    and a locked keyring for one with "locked"; it logs each URL it is asked about. Returns the
+    log's path."""
     answer = {
         "version": 1, "token": "stand-in-token", "kind": "token", "scope": [base + "/"],
         "expires_epoch": None, "ssl": True, "server": base, "referer": None,
@@ -220,7 +221,7 @@ def stand_in(tmp_path, monkeypatch, base):
         + 'case "$2" in\n'
         + "  http://*) echo '%s' >&2; exit 4;;\n" % error("insecureTransport", 4)
         + "  *locked*) echo '%s' >&2; exit 5;;\n" % error("keyringLocked", 5)
-        + "  *denied*) echo '%s' >&2; exit 3;;\n" % error("noCredential", 3)
+        + "  *denied*) [ -e %s ] || { echo '%s' >&2; exit 3; };;\n" % (tmp_path / "allow", error("noCredential", 3))
         + "esac\n"
         + "cat <<'EOF'\n%s\nEOF\n" % json.dumps(answer)
     )
@@ -253,6 +254,10 @@ def test_plain_http_gets_nothing_and_a_failure_on_a_hop_raises(session, hostile,
     assert log.read_text().splitlines().count(inside.base + "/denied/a") == 1
     assert esri_headers(inside.requests_seen())[-1] is None
     assert "stand-in-token" not in inside.requests_seen()[-1]["path"]
+
+    # Signed in meanwhile (the stand-in answers now): portal-auth's yes wins over the "no" kept.
+    (tmp_path / "allow").touch()
+    assert portal_auth.headers(inside.base + "/denied/a") == {"Authorization": "Bearer stand-in-token"}
 
     with pytest.raises(portal_auth.PortalAuthError) as raised:
         requests.get(chain([inside.base + "/start", inside.base + "/locked/b"]), auth=auth)

@@ -13,7 +13,7 @@ extension AuthenticationManager {
     /// user credential is stored for `url` and the manager holds no key (as ``adoptStoredAPIKey(for:)``
     /// would give it, without keeping it: the manager is not changed), then the scope decision
     /// (``scopedCredential(for:interactive:)``) and, when `includingProxy`, the identity-aware
-    /// proxy's credential for the host. With no ArcGIS credential for `url`, the proxy's alone
+    /// proxy's credential for the host (for an https URL only: it never goes over plain http). With no ArcGIS credential for `url`, the proxy's alone
     /// (looked up then even without `includingProxy`).
     ///
     /// - Parameter interactive: a missing credential is asked of the plugins (never when a proxy
@@ -24,7 +24,9 @@ extension AuthenticationManager {
         for url: URL, includingProxy: Bool, renewingFirst: Bool = true, interactive: Bool = false
     ) async throws -> CredentialDecision {
         if renewingFirst { try await renewIfExpiring(url) }
-        let proxy = includingProxy ? try await iapCredential(for: url) : nil
+        // (The proxy's token goes over https only, as the transport sends it.)
+        let https = url.scheme?.lowercased() == "https"
+        let proxy = includingProxy && https ? try await iapCredential(for: url) : nil
         if let key = try await storedAPIKeyToAdopt(for: url) {
             // (As the manager's own key would be: used only when it has not expired.)
             if key.tokenInfo.isExpired() { throw key.expiredError }
@@ -37,7 +39,7 @@ extension AuthenticationManager {
         } catch let error as PortalAuthError where error.code == .noCredential || error.code == .authenticationRequired
         {
             var usable = proxy
-            if usable == nil, !includingProxy { usable = try await iapCredential(for: url) }
+            if usable == nil, !includingProxy, https { usable = try await iapCredential(for: url) }
             guard let usable else { throw error }
             return CredentialDecision(scoped: nil, proxy: usable)
         }

@@ -29,15 +29,20 @@ extension AuthenticationManager {
         return scoped
     }
 
+    /// Why a token that requires https is not sent (or handed on) for the plain http `url`.
+    static func plainHTTPRefusal(of credential: any ArcGISCredential, for url: URL) -> PortalAuthError {
+        PortalAuthError(
+            .insecureTransport,
+            "refusing to send the token of \(credential.serverContext) over plain http to "
+                + "\(ServerContext.describe(url)): the token requires https",
+            remedy: .useHTTPS(url: url))
+    }
+
     /// Why `scoped` is not given for `url`, a URL outside its scope.
     static func outOfScope(_ scoped: ScopedCredential, _ url: URL) -> PortalAuthError {
         let credential = scoped.credential
         if credential.tokenInfo.isSSLRequired, url.scheme?.lowercased() != "https" {
-            return PortalAuthError(
-                .insecureTransport,
-                "refusing to hand on the token of \(credential.serverContext) for plain http "
-                    + "(\(ServerContext.describe(url))): the token requires https",
-                remedy: .useHTTPS(url: url))
+            return plainHTTPRefusal(of: credential, for: url)
         }
         return PortalAuthError(
             .noCredential,

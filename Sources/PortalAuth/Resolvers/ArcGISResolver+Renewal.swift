@@ -15,11 +15,7 @@ extension ArcGISResolver {
         guard let credential = try await arcGISCredentialStore.credential(for: url) else { return nil }
         guard try await isOwnFederatedToken(credential) else { return nil }
         if credential.tokenInfo.isSSLRequired, url.scheme?.lowercased() != "https" {
-            throw PortalAuthError(
-                .insecureTransport,
-                "refusing to send the token of \(credential.serverContext) over plain http to "
-                    + "\(ServerContext.describe(url)): the token requires https",
-                remedy: .useHTTPS(url: url))
+            throw AuthenticationManager.plainHTTPRefusal(of: credential, for: url)
         }
         guard credential.tokenInfo.expires(within: credential.renewalLeeway) else { return credential }
         return try await renew(credential)

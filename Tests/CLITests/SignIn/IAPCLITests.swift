@@ -85,6 +85,11 @@ func withIAPConfig<T>(
                     let object = try #require(
                         try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
                     #expect(object["proxyToken"] is String && object["token"] is String)
+                    // Over plain http neither token is handed on (the transport never sends the proxy's there).
+                    let plain = proxied.replacingOccurrences(of: "https://", with: "http://")
+                    let overHTTP = try await CLI.portalAuth(
+                        ["token", plain, "--format", "json"], emulator: emulator, environment: env)
+                    #expect(overHTTP.status != 0 && !overHTTP.stdout.contains("Bearer"), "\(overHTTP.stdout)")
                     // exec behind the proxy: COMMAND gets both tokens, and its header file carries both headers
                     // (curl reads it as it is, through the proxy).
                     let script = """

@@ -100,12 +100,7 @@ import Testing
         #expect(pregenerated.source == nil)
 
         let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: NoNetworkTransport())
-        manager.arcGISCredentialStore.register(TokenCredential.self)
-        try await manager.arcGISCredentialStore.commit(
-            TokenCredential(
-                serverContext: portal, tokenServiceURL: URL(string: portal.url + "/sharing/rest/generateToken")!,
-                username: "alice", tokenInfo: token, referer: nil, tokenExpirationMinutes: 60),
-            origin: .signIn)
+        try await storeAlicesToken(in: manager)
         let stored = try await manager.decision(for: search, includingProxy: false)
         #expect(stored.renewal == .needsUnattendedSignIn)
         #expect(!stored.signsInUnattended && stored.renewableUntil == token.expirationDate)
@@ -123,12 +118,7 @@ import Testing
     /// not given for plain http, by the store's own answer (the fast path) or by the decision.
     @Test func aTokenThatRequiresHTTPSIsNotGivenForHTTP() async throws {
         let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: NoNetworkTransport())
-        manager.arcGISCredentialStore.register(TokenCredential.self)
-        try await manager.arcGISCredentialStore.commit(
-            TokenCredential(
-                serverContext: portal, tokenServiceURL: URL(string: portal.url + "/sharing/rest/generateToken")!,
-                username: "alice", tokenInfo: token, referer: nil, tokenExpirationMinutes: 60),
-            origin: .signIn)
+        try await storeAlicesToken(in: manager)
         // The portal's own token, for a server it lists at an http address (as federation gives it).
         let server = try ServerContext("http://host.example.com/server")
         try await manager.arcGISCredentialStore.commit(
@@ -156,6 +146,16 @@ import Testing
         } catch let error as PortalAuthError {
             #expect(error.code == .noCredential)
         }
+    }
+
+    /// Stores alice's portal token (a password sign-in whose password is not kept).
+    func storeAlicesToken(in manager: AuthenticationManager) async throws {
+        manager.arcGISCredentialStore.register(TokenCredential.self)
+        try await manager.arcGISCredentialStore.commit(
+            TokenCredential(
+                serverContext: portal, tokenServiceURL: URL(string: portal.url + "/sharing/rest/generateToken")!,
+                username: "alice", tokenInfo: token, referer: nil, tokenExpirationMinutes: 60),
+            origin: .signIn)
     }
 
     /// An unattended renewal that renews nothing, and says it can (`can`) or cannot tell (the default).

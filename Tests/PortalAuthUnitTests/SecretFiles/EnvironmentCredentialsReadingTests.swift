@@ -1,6 +1,7 @@
 import Foundation
 import PortalAuth
 import PortalAuthEnvironment
+import PortalAuthToken
 import Testing
 
 /// How `EnvironmentCredentials.read(from:readingHost:)` reads the variables: the first complete
@@ -75,5 +76,25 @@ import Testing
     struct Unexpected: Error {
         let source: EnvironmentCredentials.Source
         init(_ source: EnvironmentCredentials.Source) { self.source = source }
+    }
+
+    /// The environment's renewal says it can renew its own portal's sign-in (a password's token; an
+    /// app's), and nothing else: another portal's, or anything with an API key.
+    @Test func theEnvironmentsRenewalCanRenewItsOwnPortalsSignIn() throws {
+        let portal = try ServerContext("https://portal.example.com/portal")
+        func token(_ context: ServerContext) -> TokenCredential {
+            TokenCredential(
+                serverContext: context, tokenServiceURL: URL(string: context.url + "/sharing/rest/generateToken")!,
+                username: "alice", tokenInfo: TokenInfo(accessToken: "t", expirationDate: nil, isSSLRequired: true),
+                referer: nil, tokenExpirationMinutes: 60)
+        }
+        let password = try #require(
+            try Self.read(Self.host.merging(["ARCGIS_USER": "alice", "ARCGIS_PASSWORD": "p"]) { $1 }))
+        #expect(EnvironmentRenewal(credentials: password).canRenew(token(portal)))
+        #expect(
+            !EnvironmentRenewal(credentials: password).canRenew(
+                token(try ServerContext("https://other.example.com/portal"))))
+        let key = try #require(try Self.read(Self.host.merging(["ARCGIS_API_KEY": "k"]) { $1 }))
+        #expect(!EnvironmentRenewal(credentials: key).canRenew(token(portal)))
     }
 }

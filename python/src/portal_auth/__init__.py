@@ -221,6 +221,8 @@ class _Cache:
                 if entry is not None and (entry.use_until is None or now < entry.use_until):
                     return entry
         answer = Credential(_ask(url), now)
+        with _refusals_lock:
+            _refusals.pop(bare, None)  # (a "no" kept by the scope checks: portal-auth says yes now)
         with self._lock:
             self._answers[answer.key] = answer
             self._keys[bare] = answer.key
@@ -273,7 +275,7 @@ def _answer_for(url: str) -> Optional[Credential]:
     try:
         return _cache.get(url)
     except PortalAuthError as error:
-        if not _nothing_may_go(error):
+        if not _nothing_may_go(error, url):
             raise
         with _refusals_lock:
             if len(_refusals) > 1000:
@@ -348,7 +350,7 @@ class Auth(requests.auth.AuthBase):
         try:
             return _cache.get(url, fresh=fresh)
         except PortalAuthError as error:
-            if _no_credential(error):
+            if _no_credential(error, url):
                 return None
             raise
 
@@ -415,7 +417,11 @@ class Auth(requests.auth.AuthBase):
         if response.is_redirect:
             # requests follows it with a copy of this request (which keeps no mark of ours): every
             # hop comes here, with the copy's response.
-            self._check_redirect(response, request)
+            try:
+                self._check_redirect(response, request)
+            except PortalAuthError:
+                response.close()  # (the hop is not followed: its connection goes back to the pool)
+                raise
             return response
         carried = [a for _, a, is_proxy in self._carried(request) if not is_proxy]
         if not carried or not self.retry_on_498 or getattr(request, self._RETRIED, False):
@@ -443,7 +449,11 @@ class Auth(requests.auth.AuthBase):
                     request.headers[name] = retry.headers[name]
             request.url = retry.url
             setattr(request, self._RETRIED, True)
-            self._check_redirect(second, request)
+            try:
+                self._check_redirect(second, request)
+            except PortalAuthError:
+                second.close()
+                raise
         return second
 
 
@@ -507,17 +517,20 @@ def _failure(stderr: str, exit_code: int) -> PortalAuthError:
     return PortalAuthError(lines[-1], exit_code)
 
 
-def _no_credential(error: PortalAuthError) -> bool:
-    """Whether portal-auth said that no credential goes to the URL (rather than that a stored
-    credential could not be used, which is an error to report): nothing stored covers it, or the
-    token would go over plain http. Its error code, not its words."""
-    return error.code in ("noCredential", "insecureTransport")
+def _no_credential(error: PortalAuthError, url: str) -> bool:
+    """Whether portal-auth said that no credential goes to url (rather than that a stored
+    credential could not be used, which is an error to report): nothing stored covers it, or,
+    for a plain http url, the token would go over http (elsewhere ``insecureTransport`` is a
+    failure: a token service at an http address, say). Its error code, not its words."""
+    if error.code == "noCredential":
+        return True
+    return error.code == "insecureTransport" and url.lower().startswith("http:")
 
 
-def _nothing_may_go(error: PortalAuthError) -> bool:
-    """Whether the error says that no token may go to the URL: :func:`_no_credential`, or a URL
+def _nothing_may_go(error: PortalAuthError, url: str) -> bool:
+    """Whether the error says that no token may go to url: :func:`_no_credential`, or a URL
     portal-auth refuses to read (exit code 2)."""
-    return _no_credential(error) or error.exit_code == EXIT_USAGE
+    return _no_credential(error, url) or error.exit_code == EXIT_USAGE
 
 
 def _is_invalid_token(response, streaming: bool) -> bool:
