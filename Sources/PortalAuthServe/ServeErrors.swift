@@ -5,8 +5,8 @@ import PortalAuth
 /// Python read) with an HTTP status that says who refused.
 enum ServeErrors {
     /// The answer for `error`: 403 when no credential covers the URL or its token would go over plain
-    /// http (nothing was contacted), the
-    /// remote status or ArcGIS error when the server refused, 502 or 504 when it could not be reached.
+    /// http (nothing was contacted), the remote status or ArcGIS error when the server refused, 502 or
+    /// 504 when it could not be reached (`ServeErrorsTests`).
     static func response(
         for error: any Error, describe: (PortalAuthError) -> String
     ) -> LoopbackHTTPServer.Response {
