@@ -209,25 +209,28 @@ extension AuthenticationManager {
             }
             return
         }
+        let sent = "\(error.code) \(error.message)"
         guard ledger.answer(.arcGIS) else {
-            let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: url)
-            throw PortalAuthError(
-                .invalidToken,
-                "\(ServerContext.describe(url)) refused the credential it was just given (\(error.code) "
-                    + "\(error.message)): not valid for this server",
-                remedy: remedy, cause: error.cause)
+            let message = "refused the credential it was just given (\(sent)): not valid for this server"
+            throw try await challengeRefusal(.invalidToken, message, error, attempt)
         }
         logger.debug(
             "ArcGIS challenge",
             metadata: ["code": "\(error.code)", "url": "\(URLRedaction.redact(url.absoluteString))"])
         guard try await arcGIS.resolveArcGISChallenge(url: url, error: error, sent: attempt.credential) != nil else {
-            let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: url)
-            throw PortalAuthError(
-                .authenticationRequired,
-                "\(ServerContext.describe(url)) requires sign-in (\(error.code) \(error.message)) and no credential "
-                    + "was given",
-                remedy: remedy, cause: error.cause)
+            let message = "requires sign-in (\(sent)) and no credential was given"
+            throw try await challengeRefusal(.authenticationRequired, message, error, attempt)
         }
+    }
+
+    /// The error of an ArcGIS challenge the request cannot answer: the URL, then `message`, with the
+    /// remedy of signing in again as the refused credential was made.
+    private func challengeRefusal(
+        _ code: PortalAuthError.Code, _ message: String, _ error: ArcGISError, _ attempt: RequestAttempt
+    ) async throws -> PortalAuthError {
+        let remedy = try await signInRemedy(afterRefusing: attempt.credential, at: attempt.url)
+        return PortalAuthError(
+            code, "\(ServerContext.describe(attempt.url)) \(message)", remedy: remedy, cause: error.cause)
     }
 
     /// How to sign in again after the server refused `credential` (or wanted one for `url`): as
