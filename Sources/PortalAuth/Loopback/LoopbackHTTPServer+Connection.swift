@@ -48,7 +48,7 @@ extension LoopbackHTTPServer {
 
         /// The socket gave `bytes` (at least one) at `now`. A request still incomplete past the
         /// deadline is told it took too long, however its bytes trickle in.
-        mutating func received(
+        mutating func receive(
             _ bytes: ArraySlice<UInt8>, at now: ContinuousClock.Instant, limits: LoopbackHTTPRequest.Limits,
             headFilter: HeadFilter?
         ) -> Action {

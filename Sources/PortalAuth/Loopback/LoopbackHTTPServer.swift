@@ -195,7 +195,7 @@ package final class LoopbackHTTPServer: Sendable {
         let count = Glibc.read(connection.fd, &buffer, buffer.count)
         if count < 0 { return errno == EAGAIN || errno == EINTR ? connection.waited(now: .now) : connection.closed() }
         if count == 0 { return connection.closed() }
-        return connection.received(buffer[0..<count], at: .now, limits: limits, headFilter: headFilter)
+        return connection.receive(buffer[0..<count], at: .now, limits: limits, headFilter: headFilter)
     }
 
     /// Does what a connection's state machine answered; whether the loop reads it on.

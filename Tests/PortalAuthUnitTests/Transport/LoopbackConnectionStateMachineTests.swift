@@ -37,10 +37,10 @@ import Testing
         var machine = connection()
         let parts = ["POST /x HT", "TP/1.1\r\nHost: a\r", "\nContent-Length: 4\r\n\r\nab", "cd"]
         for part in parts.dropLast() {
-            #expect(isRead(machine.received(bytes(part), at: start, limits: limits, headFilter: nil)))
+            #expect(isRead(machine.receive(bytes(part), at: start, limits: limits, headFilter: nil)))
         }
         #expect(machine.reading.headComplete)
-        let whole = request(machine.received(bytes(parts.last!), at: start, limits: limits, headFilter: nil))
+        let whole = request(machine.receive(bytes(parts.last!), at: start, limits: limits, headFilter: nil))
         #expect(whole?.method == "POST" && whole?.target == "/x" && whole?.body == Array("abcd".utf8))
         #expect(whole?.keepsAlive == true)
     }
@@ -48,14 +48,14 @@ import Testing
     @Test func refusalsAnswerAndClose() {
         var long = connection()
         #expect(
-            status(long.received(bytes(String(repeating: "a", count: 65)), at: start, limits: limits, headFilter: nil))
+            status(long.receive(bytes(String(repeating: "a", count: 65)), at: start, limits: limits, headFilter: nil))
                 == 431)
         var extra = connection()
         let tooMuch = "POST / HTTP/1.1\r\nContent-Length: 1\r\n\r\nab"
-        #expect(status(extra.received(bytes(tooMuch), at: start, limits: limits, headFilter: nil)) == 400)
+        #expect(status(extra.receive(bytes(tooMuch), at: start, limits: limits, headFilter: nil)) == 400)
         var malformed = connection()
         #expect(
-            status(malformed.received(bytes("GET\r\n\r\n"), at: start, limits: limits, headFilter: nil))
+            status(malformed.receive(bytes("GET\r\n\r\n"), at: start, limits: limits, headFilter: nil))
                 == 400)
     }
 
@@ -65,7 +65,7 @@ import Testing
             #expect(head.body.isEmpty)
             return head.target == "/forbidden" ? .text(403, "no") : nil
         }
-        let action = machine.received(
+        let action = machine.receive(
             bytes("POST /forbidden HTTP/1.1\r\nContent-Length: 5\r\n\r\n"), at: start, limits: limits,
             headFilter: filter)
         #expect(status(action) == 403)
@@ -73,7 +73,7 @@ import Testing
 
     @Test func aLongBodyIsHandedOverAsAStream() {
         var machine = connection()
-        let action = machine.received(
+        let action = machine.receive(
             bytes("PUT /up HTTP/1.1\r\nContent-Length: 50\r\n\r\n0123"), at: start, limits: limits, headFilter: nil)
         guard case .answerStreaming(let request, let received, let length) = action else {
             Issue.record("not streamed: \(action)")
@@ -89,10 +89,10 @@ import Testing
         #expect(isRead(machine.waited(now: start + .seconds(29))))
         #expect(
             isRead(
-                machine.received(bytes("GET / HTTP/1.1\r\n"), at: start + .seconds(29), limits: limits, headFilter: nil)
+                machine.receive(bytes("GET / HTTP/1.1\r\n"), at: start + .seconds(29), limits: limits, headFilter: nil)
             ))
         // A byte more, past the deadline: too late, though bytes still come.
-        #expect(status(machine.received(bytes("H"), at: late, limits: limits, headFilter: nil)) == 408)
+        #expect(status(machine.receive(bytes("H"), at: late, limits: limits, headFilter: nil)) == 408)
         #expect(status(machine.waited(now: late)) == 408)
         // A connection kept open that sent nothing is closed without a word.
         let idle = connection(kept: true)

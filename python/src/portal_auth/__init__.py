@@ -280,7 +280,8 @@ def _answer_for(url: str) -> Optional[Credential]:
         with _refusals_lock:
             if len(_refusals) > 1000:
                 _refusals.clear()
-            _refusals[bare] = now + _REFUSAL_KEPT
+            # (From now, not from before portal-auth ran: a slow "no" is still kept its time.)
+            _refusals[bare] = time.monotonic() + _REFUSAL_KEPT
         return None
 
 
