@@ -49,4 +49,16 @@ extension AuthenticationManager {
     public func signsInUnattended(for credential: any ArcGISCredential) -> Bool {
         arcGIS.renewals.unattended.withLock { $0 }?.canRenew(credential) ?? false
     }
+
+    /// ``signsInUnattended(for:)`` of the stored sign-in `summary` names, the active account's or an
+    /// inactive one's, as stored now: what `renew` and an expiry check ask, so that a credential a
+    /// plugin or program renews unattended is treated as the bundled ones are. False when it is gone,
+    /// unreadable, of another kind now, or has no user.
+    public func signsInUnattended(for summary: CredentialSummary) async throws -> Bool {
+        guard let user = summary.username, let context = try? ServerContext(summary.server),
+            let credential = try await arcGISCredentialStore.credential(for: context, username: user),
+            type(of: credential).kind == summary.kind
+        else { return false }
+        return signsInUnattended(for: credential)
+    }
 }

@@ -10,7 +10,7 @@ import Foundation
 /// themselves, so that someone has to sign in again. Each credential answers for itself
 /// (``CredentialSummary/renewal``): one that renews itself without end (an app with its secret),
 /// follows its portal's (a federated server token) or never expires is not listed; a password
-/// sign-in counts unless its password is remembered.
+/// sign-in counts unless the manager says it renews unattended (a remembered password).
 struct ExpiryCheck: Sendable {
     /// A credential that stops working within the window (or has).
     struct Lapse: Sendable {
@@ -24,28 +24,20 @@ struct ExpiryCheck: Sendable {
     ) async throws -> [Lapse] {
         var lapses: [Lapse] = []
         for summary in summaries {
-            guard let expires = try lapse(of: summary, manager: manager), expires < deadline else { continue }
+            guard let expires = try await lapse(of: summary, manager: manager), expires < deadline else { continue }
             lapses.append(Lapse(summary: summary, expires: expires))
         }
         return lapses.sorted { $0.expires < $1.expires }
     }
 
     /// When the credential `summary` names stops working for good, as it answers
-    /// (``CredentialRenewal/lapse(tokenExpires:signsInUnattended:)``); nil for an unreadable item.
-    static func lapse(of summary: CredentialSummary, manager: AuthenticationManager) throws -> Date? {
+    /// (``CredentialRenewal/lapse(tokenExpires:signsInUnattended:)``), with the manager's answer to
+    /// whether it renews unattended; nil for an unreadable item.
+    static func lapse(of summary: CredentialSummary, manager: AuthenticationManager) async throws -> Date? {
         guard let renewal = summary.renewal else { return nil }
-        let kept = try renewal == .needsUnattendedSignIn && isPasswordKept(for: summary, manager: manager)
-        return renewal.lapse(tokenExpires: summary.expirationDate, signsInUnattended: kept)
-    }
-
-    /// Whether a password is remembered for the sign-in `summary` names (a store that cannot keep
-    /// one, memory, keeps none).
-    static func isPasswordKept(for summary: CredentialSummary, manager: AuthenticationManager) throws -> Bool {
-        let backend = manager.arcGISCredentialStore.backend
-        guard backend.isPersistent else { return false }
-        return try RememberedPassword.kept(in: backend).contains {
-            $0.server == summary.server && $0.username == summary.username
-        }
+        var unattended = false
+        if renewal == .needsUnattendedSignIn { unattended = try await manager.signsInUnattended(for: summary) }
+        return renewal.lapse(tokenExpires: summary.expirationDate, signsInUnattended: unattended)
     }
 
     /// One line on stderr for a lapse: kind, server, user, when.

@@ -14,13 +14,6 @@ enum RememberedPassword {
         try await RememberedPasswords(backend: backend).save(password, for: context, username: username)
     }
 
-    /// The password kept for `username` at `context` (never another user's).
-    static func read(
-        for context: ServerContext, username: String, in backend: any CredentialStorageBackend
-    ) throws -> (username: String, password: String)? {
-        try RememberedPasswords(backend: backend).password(for: context, username: username).map { (username, $0) }
-    }
-
     /// Removes the password kept for `username` at `context` (every user's when nil; every kept
     /// password when `context` is nil); how many were removed.
     @discardableResult

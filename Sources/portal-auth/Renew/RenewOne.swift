@@ -71,16 +71,13 @@ struct RenewOne {
 
     /// When the sign-in stops working for good unless renewed (an OAuth sign-in's refresh token;
     /// any other's token), and whether it renews unattended, as it answers
-    /// (``CredentialRenewal/lasting(tokenExpires:signsInUnattended:now:)``): with a kept password,
-    /// or by a rotation when `renew` rotates (`--rotate-api-keys`).
+    /// (``CredentialRenewal/lasting(tokenExpires:signsInUnattended:now:)``): when the manager says
+    /// it signs in unattended (a remembered password), or by a rotation when `renew` rotates
+    /// (`--rotate-api-keys`).
     func lasting() async throws -> (Date?, Bool) {
         var unattended = false
         switch renewal {
-        case .needsUnattendedSignIn:
-            if let context = try? ServerContext(summary.server), let user = summary.username {
-                let backend = manager.arcGISCredentialStore.backend
-                unattended = try RememberedPassword.read(for: context, username: user, in: backend) != nil
-            }
+        case .needsUnattendedSignIn: unattended = try await manager.signsInUnattended(for: summary)
         case .rotates: unattended = apiKeyLifetime != nil
         default: break
         }

@@ -25,6 +25,7 @@ import Testing
         let manager = AuthenticationManager(backend: backend, transport: NoNetworkTransport())
         manager.arcGISCredentialStore.register(TokenCredential.self)
         manager.arcGISCredentialStore.register(OAuthApplicationCredential.self)
+        manager.setUnattendedRenewal(RememberedPasswordRenewal(backend: backend, logger: Logger(label: "test")))
         return manager
     }
 
@@ -51,6 +52,45 @@ import Testing
         // Another user's remembered password is not alice's.
         try await manager.arcGISCredentialStore.commit(token("bob"), origin: .replacement)
         #expect(try await lapses(manager).map(\.summary.username) == ["bob"])
+    }
+
+    @Test func anInactiveAccountsRememberedPasswordRenewsItUnattended() async throws {
+        let backend = SharedMemoryBackend()
+        let manager = manager(backend)
+        let store = manager.arcGISCredentialStore
+        try await store.addAccount(token("alice"))
+        try await store.addAccount(token("bob"))
+        try await RememberedPassword.save("pw", for: portal, username: "bob", in: backend)
+        let bobs = try await store.accountStore(username: "bob").summaries()
+        #expect(bobs.map(\.username) == ["bob"])
+        #expect(try await manager.signsInUnattended(for: bobs[0]))
+        let alices = try await store.summaries()
+        #expect(alices.map(\.username) == ["alice"])
+        #expect(try await !manager.signsInUnattended(for: alices[0]))
+    }
+
+    /// A program's own renewal, not the CLI's reading of kept passwords, says what renews unattended.
+    @Test func theManagersUnattendedRenewalIsAskedNotTheKeptPasswords() async throws {
+        struct RenewsEveryToken: UnattendedRenewal {
+            func renewed(
+                _ credential: any ArcGISCredential, services: AuthenticationServices
+            ) async throws -> (any ArcGISCredential)? { nil }
+            func canRenew(_ credential: any ArcGISCredential) -> Bool { credential is TokenCredential }
+        }
+        let backend = SharedMemoryBackend()
+        let manager = manager(backend)
+        try await manager.arcGISCredentialStore.commit(token("alice"), origin: .signIn)
+        manager.setUnattendedRenewal(RenewsEveryToken())
+        #expect(try await lapses(manager).isEmpty)
+        let renew = RenewOne(
+            summary: try await manager.arcGISCredentialStore.summaries()[0], manager: manager, window: 86400)
+        #expect(try await renew.lasting().1)
+        // None registered: a remembered password alone renews nothing.
+        try await RememberedPassword.save("pw", for: portal, username: "alice", in: backend)
+        manager.setUnattendedRenewal(nil)
+        #expect(try await lapses(manager).map(\.summary.username) == ["alice"])
+        let (until, renewable) = try await renew.lasting()
+        #expect(!renewable && abs(until?.timeIntervalSince(inAnHour) ?? 99) < 1)
     }
 
     @Test func serverTokensAndAppsRenewThemselvesAndAreNotListed() async throws {
