@@ -9,7 +9,7 @@ import Foundation
 /// `BASE/https/HOST[:PORT]/PATH[?QUERY]`: the authenticating reverse proxy. The request goes to
 /// `https://HOST[:PORT]/PATH[?QUERY]` through the manager, which attaches the credential the core
 /// decides for that URL (and renews it, once for every client at once), only when
-/// ``AuthenticationManager/mayForward(_:)`` says a stored or environment credential covers it: anything
+/// ``AuthenticationManager/forwardingPermission(for:)`` says a stored or environment credential covers it: anything
 /// else is refused with 403 and never contacted.
 ///
 /// GET, and POST with a form body (the ArcGIS REST way). Whatever authorization the client sent
@@ -93,7 +93,8 @@ struct ServeProxy {
                 }
             }
             let manager = try await managers.manager(for: url)
-            guard try await manager.mayForward(url) else {
+            let permission = try await manager.forwardingPermission(for: url)
+            if case .refused = permission {
                 return ServeErrors.body(
                     status: 403, code: 403,
                     message: "no stored or environment credential covers \(ServerContext.describe(url)): not forwarded")
@@ -103,11 +104,7 @@ struct ServeProxy {
             forwarded.bodyStream = request.bodyStream
             let stream = ResponseBodyStream(streamAfter: Self.streamAfter, capacity: Self.streamBuffer)
             forwarded.responseStream = stream
-            let response: ArcGISResponse
-            do { response = try await manager.send(forwarded) } catch {
-                stream.abort()
-                throw error
-            }
+            let response = try await Self.send(forwarded, permission, with: manager)
             let headers = response.http.headers.filter { !Self.dropsResponseHeader($0.name) }
             if stream.isCommitted {
                 return LoopbackHTTPServer.Response(
@@ -120,6 +117,21 @@ struct ServeProxy {
             return LoopbackHTTPServer.Response(status: response.http.status, headers: headers, body: response.http.body)
         } catch {
             return ServeErrors.response(for: error, describe: describe)
+        }
+    }
+
+    /// Sends `forwarded` with `manager` on the decision `permission` holds, so that the request loop
+    /// does not decide it again (else as the manager sends any request); its response stream is
+    /// aborted when it fails.
+    private static func send(
+        _ forwarded: ArcGISRequest, _ permission: ForwardingPermission, with manager: AuthenticationManager
+    ) async throws -> ArcGISResponse {
+        do {
+            if case .decided(let decision) = permission { return try await manager.send(forwarded, as: decision) }
+            return try await manager.send(forwarded)
+        } catch {
+            forwarded.responseStream?.abort()
+            throw error
         }
     }
 

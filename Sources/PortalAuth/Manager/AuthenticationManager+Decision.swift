@@ -30,18 +30,18 @@ extension AuthenticationManager {
         if let key = try await storedAPIKeyToAdopt(for: url) {
             // (As the manager's own key would be: used only when it has not expired.)
             if key.tokenInfo.isExpired() { throw key.expiredError }
-            return CredentialDecision(scoped: ScopedCredential(key), proxy: proxy)
+            return CredentialDecision(url: url, scoped: ScopedCredential(key), proxy: proxy)
         }
         do {
             let scoped = try await scopedCredential(for: url, interactive: interactive && proxy == nil)
             return CredentialDecision(
-                scoped: scoped, proxy: proxy, unattended: arcGIS.renewals.unattended.withLock { $0 })
+                url: url, scoped: scoped, proxy: proxy, unattended: arcGIS.renewals.unattended.withLock { $0 })
         } catch let error as PortalAuthError where error.code == .noCredential || error.code == .authenticationRequired
         {
             var usable = proxy
             if usable == nil, !includingProxy, https { usable = try await iapCredential(for: url) }
             guard let usable else { throw error }
-            return CredentialDecision(scoped: nil, proxy: usable)
+            return CredentialDecision(url: url, scoped: nil, proxy: usable)
         }
     }
 

@@ -24,30 +24,37 @@ extension AuthenticationManager {
         return try await decision(for: url, includingProxy: true)
     }
 
-    /// Whether a request to `url` may be forwarded: ``forwardingDecision(for:)`` gives a credential,
-    /// or the host has a stored network credential (an HTTP password, a client certificate). Never
-    /// contacts `url`'s host unless a credential is known for it.
+    /// What a program that forwards a request for someone else may do for `url`: send it with
+    /// ``forwardingDecision(for:)``'s credentials when that gives one (``send(_:as:)``), or as it is
+    /// when the host has a stored network credential (an HTTP password, a client certificate); else
+    /// nothing. Never contacts `url`'s host unless a credential is known for it.
     ///
     /// The decision is made for every call (with the stores as they are now), so that a sign-out in
     /// another process counts at once. Only a host's network credential is kept, by this manager,
-    /// for ``forwardedHostLifetime`` (at most ``forwardedHostLimit`` hosts); a no is never kept.
-    public func mayForward(_ url: URL) async throws -> Bool {
+    /// for ``forwardedHostLifetime`` (at most ``forwardedHostLimit`` hosts); a refusal is never kept.
+    public func forwardingPermission(for url: URL) async throws -> ForwardingPermission {
         let host = try ServerContext.host(of: url)
         do {
-            _ = try await forwardingDecision(for: url)
-            return true
+            return .decided(try await forwardingDecision(for: url))
         } catch let error as PortalAuthError where error.meansNoCredentialCovers {
             let key = host.url
             let now = ContinuousClock.now
-            if let until = forwardedHosts.withLock({ $0[key] }), now < until { return true }
-            guard try await !networkCredentialStore.credentials(for: host).isEmpty else { return false }
+            if let until = forwardedHosts.withLock({ $0[key] }), now < until { return .hostCredential }
+            guard try await !networkCredentialStore.credentials(for: host).isEmpty else { return .refused }
             forwardedHosts.withLock { kept in
                 kept = kept.filter { $0.value > now }
                 if kept.count >= Self.forwardedHostLimit { kept.removeAll() }
                 kept[key] = now + Self.forwardedHostLifetime
             }
-            return true
+            return .hostCredential
         }
+    }
+
+    /// Whether a request to `url` may be forwarded at all (``forwardingPermission(for:)`` does not
+    /// refuse it).
+    public func mayForward(_ url: URL) async throws -> Bool {
+        if case .refused = try await forwardingPermission(for: url) { return false }
+        return true
     }
 
     /// How long a host's network credential is taken as known by ``mayForward(_:)``.

@@ -135,6 +135,15 @@ public final class AuthenticationManager: Sendable {
         try await send(request, presetting: nil)
     }
 
+    /// Sends `request` as ``send(_:)`` does, its first attempt carrying the credentials `decision`
+    /// gave for its URL (``forwardingDecision(for:)``, ``forwardingPermission(for:)``) without deciding
+    /// again: a program that decided whether to forward a request decides once. A challenge, a redirect
+    /// or a retry decides anew. A decision made for another URL (``CredentialDecision/url``, compared as
+    /// written) is not used: the request is then decided as ``send(_:)`` decides it.
+    public func send(_ request: ArcGISRequest, as decision: CredentialDecision) async throws -> ArcGISResponse {
+        try await send(request, presetting: nil, decided: decision)
+    }
+
     // MARK: - Credentials for use
 
     /// A valid credential for `url` without sending the request itself, as a program that hands

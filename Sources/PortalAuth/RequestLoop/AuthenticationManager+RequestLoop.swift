@@ -8,17 +8,22 @@ import Foundation
 #endif
 
 extension AuthenticationManager {
-    /// ``send(_:)`` with a network credential that is being registered (see ``signIn(with:verifying:)``).
+    /// ``send(_:)`` with a network credential that is being registered (see ``signIn(with:verifying:)``),
+    /// or with the caller's decision for its URL (``send(_:as:)``).
     ///
     /// A small state machine: each turn sends one attempt and classifies the answer into one
     /// ``AttemptOutcome``; the `switch` decides what happens next. A challenge is answered once per
     /// request (``ChallengeLedger``), and redirects are counted and checked by ``RedirectState``.
     func send(
-        _ request: ArcGISRequest, presetting preset: ProvisionalNetworkCredential?
+        _ request: ArcGISRequest, presetting preset: ProvisionalNetworkCredential?, decided: CredentialDecision? = nil
     ) async throws -> ArcGISResponse {
         var target = RequestTarget(request)
         // The URL is sent as it is read to choose its credential: in its one strict reading.
         target.url = try StrictURL.normalized(target.url)
+        // The caller's decision, made for this very URL, is the first attempt's (not decided again).
+        if let decided, ASCIIText.sameBytes(decided.url.absoluteString, request.url.absoluteString) {
+            target.decided = decided
+        }
         var ledger = ChallengeLedger()
         var redirects = RedirectState(expectsJSON: request.expectsJSON)
         // Network credentials a plugin just gave: used for this request and stored only once the
@@ -32,7 +37,9 @@ extension AuthenticationManager {
         while true {
             let attempt: RequestAttempt
             let sent: Result<TransportResponse, any Error>
-            switch try await sendAttempt(target, request.tokenPlacement, provisional) {
+            let outcome = try await sendAttempt(target, request.tokenPlacement, provisional)
+            target.decided = nil  // Every later attempt (a retry, a redirect) decides anew.
+            switch outcome {
             case .sent(let made, let answer): (attempt, sent) = (made, answer)
             case .signInStarted: continue  // Retry: the next attempt waits for the sign-in's credential.
             }
@@ -81,12 +88,22 @@ extension AuthenticationManager {
         let host = try ServerContext.host(of: target.url)
         // While a sign-in for this server is under way, requests wait for its credential
         // instead of going out without one only to be challenged again.
-        if let pending = arcGIS.pendingChallenge(for: target.url) { _ = try? await pending.value }
+        var decided = target.decided
+        if let pending = arcGIS.pendingChallenge(for: target.url) {
+            _ = try? await pending.value
+            decided = nil  // (Made before that sign-in: decided again.)
+        }
         let gate = requestGate(for: host)
         await gate.acquire()
         defer { gate.release() }
-        // The scope decision (+Scope): the user's credential, else the API key, only inside its scope.
-        let credential = try await attachableCredential(for: target.url)
+        // The scope decision (+Scope): the user's credential, else the API key, only inside its scope;
+        // the caller's when it made it for this URL.
+        let credential: (any ArcGISCredential)?
+        if let decided {
+            credential = decided.credential
+        } else {
+            credential = try await attachableCredential(for: target.url)
+        }
         if credential == nil, arcGIS.pendingChallenge(for: target.url) != nil { return .signInStarted }
         // The request's own fresh network credentials go with it, the stored ones under them, merged
         // once here (as the chain merges them for plugins' requests): `options` is what it sends.
@@ -98,6 +115,11 @@ extension AuthenticationManager {
             url: target.url, parameters: target.parameters, method: target.bodyStream == nil ? target.method : .get,
             placement: placement, credential: credential)
         http.responseStream = target.responseStream
+        if let proxy = decided?.proxy, target.url.scheme == "https", http.header("Authorization") == nil {
+            // (Attached as the proxy's layer of the chain would, which then leaves it.)
+            var unchanged = TransportOptions()
+            proxy.attach(to: &http, options: &unchanged)
+        }
         if let body = target.bodyStream {
             // The parameters went in the query (as for a GET); the streamed form is the body.
             http.method = .post

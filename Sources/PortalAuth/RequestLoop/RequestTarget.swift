@@ -13,6 +13,9 @@ struct RequestTarget {
     var responseStream: ResponseBodyStream?
     /// See ``ArcGISRequest/bodyStream``.
     var bodyStream: RequestBodyStream?
+    /// The caller's decision for this URL (``AuthenticationManager/send(_:as:)``): the first
+    /// attempt's credentials; nil once that attempt went out.
+    var decided: CredentialDecision?
 
     /// The first target of `request` (with `f=json` when it expects JSON and names no format).
     init(_ request: ArcGISRequest) {

@@ -12,6 +12,8 @@ public import Foundation
 /// ``CredentialSourceChain/decision(for:askedBy:includingProxy:interactive:)`` with the
 /// source named); a surface obeys it and never decides on its own.
 public struct CredentialDecision: Sendable {
+    /// The URL the decision was made for, as it was given.
+    public let url: URL
     /// The ArcGIS credential (the user's, a federated server's token from its portal, or an API
     /// key) with the URL prefixes it may go to; nil when only the proxy's credential applies.
     public let scoped: ScopedCredential?
@@ -27,9 +29,11 @@ public struct CredentialDecision: Sendable {
 
     /// The decision: at least one of the two is present (only the manager decides).
     package init(
-        scoped: ScopedCredential?, proxy: (any IAPAuthorizationCredential)?, unattended: (any UnattendedRenewal)? = nil
+        url: URL, scoped: ScopedCredential?, proxy: (any IAPAuthorizationCredential)?,
+        unattended: (any UnattendedRenewal)? = nil
     ) {
         precondition(scoped != nil || proxy != nil, "a decision gives a credential")
+        self.url = url
         self.scoped = scoped
         self.proxy = proxy
         self.unattended = unattended

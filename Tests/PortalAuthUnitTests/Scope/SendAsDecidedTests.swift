@@ -1,0 +1,106 @@
+import Foundation
+import PortalAuth
+import PortalAuthIAP
+import PortalAuthPregeneratedToken
+import Synchronization
+import Testing
+
+/// A transport that records the ArcGIS token each request carried and answers `{}`, or the
+/// ArcGIS error 498 to the token it refuses.
+final class TokenRecordingTransport: HTTPTransport {
+    let tokens = Mutex<[String?]>([])
+    /// The `Authorization` header of each request.
+    let authorizations = Mutex<[String?]>([])
+    let refused: String?
+
+    init(refusing refused: String? = nil) { self.refused = refused }
+
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+        let token = request.header("X-Esri-Authorization").map { String($0.dropFirst("Bearer ".count)) }
+        tokens.withLock { $0.append(token) }
+        authorizations.withLock { $0.append(request.header("Authorization")) }
+        let body = token != nil && token == refused ? #"{"error":{"code":498,"message":"Invalid token."}}"# : "{}"
+        return TransportResponse(
+            status: 200, headers: [("Content-Type", "application/json")], body: Array(body.utf8), url: request.url)
+    }
+}
+
+/// ``AuthenticationManager/send(_:as:)``: a request forwarded on a decision carries that decision's
+/// credential in its first attempt (decided once, as `serve` forwards), and only for the URL it was
+/// made for; every later attempt decides anew.
+@Suite struct SendAsDecidedTests {
+    let portal = try! ServerContext("https://host.example.com/portal")
+    var url: URL { URL(string: portal.url + "/sharing/rest/content/items/1")! }
+
+    func manager(_ transport: TokenRecordingTransport) async throws -> AuthenticationManager {
+        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: transport)
+        manager.arcGISCredentialStore.register(PregeneratedTokenCredential.self)
+        try await store("t", in: manager, origin: .signIn)
+        return manager
+    }
+
+    func store(_ token: String, in manager: AuthenticationManager, origin: CredentialOrigin) async throws {
+        let info = TokenInfo(accessToken: token, expirationDate: Date().addingTimeInterval(86_400), isSSLRequired: true)
+        try await manager.arcGISCredentialStore.commit(
+            PregeneratedTokenCredential(serverContext: portal, tokenInfo: info), origin: origin)
+    }
+
+    @Test func theFirstAttemptCarriesTheDecisionsCredentialWithoutDecidingAgain() async throws {
+        let transport = TokenRecordingTransport()
+        let manager = try await manager(transport)
+        guard case .decided(let decision) = try await manager.forwardingPermission(for: url) else {
+            Issue.record("no decision for \(url)")
+            return
+        }
+        // Replaced after the decision: the request sent on it carries what was decided; one sent
+        // without it, what the store holds now.
+        try await store("t2", in: manager, origin: .replacement)
+        _ = try await manager.send(ArcGISRequest(url: url), as: decision)
+        _ = try await manager.send(ArcGISRequest(url: url))
+        #expect(transport.tokens.withLock { $0 } == ["t", "t2"])
+    }
+
+    @Test func aDecisionForAnotherURLIsNotUsed() async throws {
+        let transport = TokenRecordingTransport()
+        let manager = try await manager(transport)
+        let decision = try await manager.forwardingDecision(for: url)
+        try await store("t2", in: manager, origin: .replacement)
+        let other = URL(string: portal.url + "/sharing/rest/content/items/2")!
+        _ = try await manager.send(ArcGISRequest(url: other), as: decision)
+        #expect(transport.tokens.withLock { $0 } == ["t2"])
+    }
+
+    @Test func theProxysCredentialTheDecisionGaveGoesWithTheFirstAttempt() async throws {
+        let transport = TokenRecordingTransport()
+        let manager = try await manager(transport)
+        manager.iapCredentialStore.register(IAPCredential.self)
+        let entra = "https://login.example.com/tenant/oauth2/v2.0"
+        let configuration = try IAPConfiguration(
+            authorizeURL: URL(string: entra + "/authorize")!, tokenURL: URL(string: entra + "/token")!,
+            logoutURL: URL(string: entra + "/logout")!, clientID: "iap-client", scopes: ["openid"],
+            hostsBehindProxy: ["host.example.com"])
+        func proxy(_ token: String) -> IAPCredential {
+            IAPCredential(
+                configuration: configuration, redirectURI: "http://127.0.0.1:1/iap/callback",
+                accessToken: TokenInfo(
+                    accessToken: token, expirationDate: Date().addingTimeInterval(3600), isSSLRequired: true),
+                idToken: nil, refreshToken: nil, grantedScopes: [], username: "alice@example.com")
+        }
+        try await manager.iapCredentialStore.commit(proxy("p1"), origin: .signIn)
+        let decision = try await manager.forwardingDecision(for: url)
+        #expect(decision.proxy?.tokenInfo.accessToken == "p1")
+        try await manager.iapCredentialStore.commit(proxy("p2"), origin: .replacement)
+        _ = try await manager.send(ArcGISRequest(url: url), as: decision)
+        _ = try await manager.send(ArcGISRequest(url: url))
+        #expect(transport.authorizations.withLock { $0 } == ["Bearer p1", "Bearer p2"])
+    }
+
+    @Test func theRetryAfterAChallengeDecidesAnew() async throws {
+        let transport = TokenRecordingTransport(refusing: "t")
+        let manager = try await manager(transport)
+        let decision = try await manager.forwardingDecision(for: url)
+        try await store("t2", in: manager, origin: .replacement)
+        _ = try await manager.send(ArcGISRequest(url: url), as: decision)
+        #expect(transport.tokens.withLock { $0 } == ["t", "t2"])
+    }
+}
