@@ -43,12 +43,13 @@ public final class AuthenticationManager: Sendable {
     let network: NetworkResolver
     /// Answers identity-aware proxies' sign-in demands.
     let iap: IAPResolver
-    /// The proxy's token alone: the loop sends each attempt through it with the network
-    /// credentials it merged once (``sendAttempt(_:_:_:)``), and a request that must go without
-    /// the host's stored HTTP password (``httpAuthenticationOffer(for:)``) goes through it too.
+    /// The proxy's token alone: a request that must go without the host's stored HTTP password
+    /// (``httpAuthenticationOffer(for:)``) goes through it.
     let proxyOnlyTransport: any HTTPTransport
-    /// What the loop sends an attempt through (``proxyOnlyTransport``).
-    var attemptTransport: any HTTPTransport { proxyOnlyTransport }
+    /// The transport without any credential of its own: the loop sends each attempt through it
+    /// with what the attempt carries (``sendAttempt(_:_:_:)``: the ArcGIS credential, the proxy's,
+    /// the network credentials merged once).
+    let attemptTransport: any HTTPTransport
     /// Each host's gate: at most ``requestsInFlightPerHost`` requests in the transport at once.
     let gates = Locked<[String: AsyncGate]>([:])
     /// API key (#22): the key ``apiKey`` holds; used only where no user credential applies (+APIKey).
@@ -90,6 +91,7 @@ public final class AuthenticationManager: Sendable {
         let chain = IAPAuthorizingTransport(base: networked, iapAuthorization: iapAuthorization)
         self.services = AuthenticationServices(transport: chain, logger: logger)
         self.proxyOnlyTransport = IAPAuthorizingTransport(base: transport, iapAuthorization: iapAuthorization)
+        self.attemptTransport = transport
         self.registry = HandlerRegistry(arcGISStore: arcGISCredentialStore, iapStore: iapStore, services: services)
         self.arcGIS = ArcGISResolver(
             store: arcGISCredentialStore, registry: registry, usesCrossProcessLocks: usesCrossProcessLocks)
@@ -137,10 +139,11 @@ public final class AuthenticationManager: Sendable {
 
     /// Sends `request` as ``send(_:)`` does, its first attempt carrying the credentials `decision`
     /// gave for its URL (``forwardingDecision(for:)``, ``forwardingPermission(for:)``) without deciding
-    /// again: a program that decided whether to forward a request decides once. A challenge, a redirect
-    /// or a retry decides anew. A decision made for another URL (``CredentialDecision/url``, compared as
-    /// written) is not used: the request is then decided as ``send(_:)`` decides it.
-    public func send(_ request: ArcGISRequest, as decision: CredentialDecision) async throws -> ArcGISResponse {
+    /// again: `serve`, which decided whether to forward a request, decides once. A challenge, a
+    /// redirect, a retry, an attempt that waited for its host's gate or for a sign-in decides anew, and
+    /// so does one whose decision another manager made or was made for another URL
+    /// (``CredentialDecision/url``, compared as written).
+    package func send(_ request: ArcGISRequest, as decision: CredentialDecision) async throws -> ArcGISResponse {
         try await send(request, presetting: nil, decided: decision)
     }
 

@@ -21,7 +21,9 @@ extension AuthenticationManager {
         // The URL is sent as it is read to choose its credential: in its one strict reading.
         target.url = try StrictURL.normalized(target.url)
         // The caller's decision, made for this very URL, is the first attempt's (not decided again).
-        if let decided, ASCIIText.sameBytes(decided.url.absoluteString, request.url.absoluteString) {
+        if let decided, decided.decidedBy == ObjectIdentifier(self),
+            ASCIIText.sameBytes(decided.url.absoluteString, request.url.absoluteString)
+        {
             target.decided = decided
         }
         var ledger = ChallengeLedger()
@@ -79,8 +81,8 @@ extension AuthenticationManager {
         case signInStarted
     }
 
-    /// Sends one attempt for `target` with the credentials of its server context and host through
-    /// the proxy's layer of the chain (``attemptTransport``): the network credentials are merged once, here.
+    /// Sends one attempt for `target` with the credentials of its server context, its host and the
+    /// identity-aware proxy in front of it, each read once, here (``attemptTransport`` adds none).
     func sendAttempt(
         _ target: RequestTarget, _ placement: ArcGISRequest.TokenPlacement,
         _ provisional: [ProvisionalNetworkCredential]
@@ -94,7 +96,8 @@ extension AuthenticationManager {
             decided = nil  // (Made before that sign-in: decided again.)
         }
         let gate = requestGate(for: host)
-        await gate.acquire()
+        // (A decision made before a wait for the gate may be stale: a credential stored meanwhile wins.)
+        if await gate.acquire() { decided = nil }
         defer { gate.release() }
         // The scope decision (+Scope): the user's credential, else the API key, only inside its scope;
         // the caller's when it made it for this URL.
@@ -115,8 +118,8 @@ extension AuthenticationManager {
             url: target.url, parameters: target.parameters, method: target.bodyStream == nil ? target.method : .get,
             placement: placement, credential: credential)
         http.responseStream = target.responseStream
-        if let proxy = decided?.proxy, target.url.scheme == "https", http.header("Authorization") == nil {
-            // (Attached as the proxy's layer of the chain would, which then leaves it.)
+        let proxy = try await attemptProxy(for: target.url, decided: decided)
+        if let proxy, http.header("Authorization") == nil {
             var unchanged = TransportOptions()
             proxy.attach(to: &http, options: &unchanged)
         }
@@ -132,10 +135,24 @@ extension AuthenticationManager {
                 "method": "\(http.method.rawValue)", "url": "\(URLRedaction.redact(target.url.absoluteString))",
                 "credential": "\(credential.map { type(of: $0).kind } ?? "none")",
             ])
-        let attempt = RequestAttempt(url: target.url, host: host, credential: credential, options: options)
+        let attempt = RequestAttempt(
+            url: target.url, host: host, credential: credential, proxy: proxy, options: options)
         do { return .sent(attempt, .success(try await attemptTransport.send(http, options: options))) } catch {
             return .sent(attempt, .failure(error))
         }
+    }
+
+    /// The identity-aware proxy's credential an attempt to `url` carries: the caller's decision's
+    /// (`decided`, made for `url`), else the stored one, renewed when close to expiry. Its token
+    /// never goes over plain http: with one stored for an http `url`, the attempt is refused.
+    func attemptProxy(
+        for url: URL, decided: CredentialDecision?
+    ) async throws -> (any IAPAuthorizationCredential)? {
+        let https = url.scheme?.lowercased() == "https"
+        if let decided, decided.includesProxy, https { return decided.proxy }
+        guard let proxy = try await iap.authorization.credentialForUse(url) else { return nil }
+        guard https else { throw IAPAuthorizingTransport.plainHTTPRefusal(url) }
+        return proxy
     }
 
     /// What the answer to `attempt` calls for, in the order the answers are recognised: a TLS
@@ -272,7 +289,7 @@ extension AuthenticationManager {
         _ challenge: IAPAuthenticationChallenge, _ attempt: RequestAttempt, _ ledger: inout ChallengeLedger
     ) async throws {
         let host = attempt.host
-        let sent = try await iapCredentialStore.credential(for: attempt.url)
+        let sent = attempt.proxy
         guard ledger.answer(.iap(host: host)) else {
             throw PortalAuthError(
                 .authenticationFailed,

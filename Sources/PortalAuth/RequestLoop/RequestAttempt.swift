@@ -12,6 +12,8 @@ struct RequestAttempt {
     var host: ServerContext
     /// The ArcGIS credential it carried.
     var credential: (any ArcGISCredential)?
+    /// The identity-aware proxy's credential it carried.
+    var proxy: (any IAPAuthorizationCredential)?
     /// The network credentials it carried.
     var options: TransportOptions
 }

@@ -26,14 +26,21 @@ public struct CredentialDecision: Sendable {
     /// The ``CredentialSource`` the decision came from, when a ``CredentialSourceChain`` made it;
     /// nil when a manager was asked directly (its own stores and keys).
     public internal(set) var source: (any CredentialSource)?
+    /// The manager that made the decision: only its request loop sends on it
+    /// (``AuthenticationManager/send(_:as:)``).
+    let decidedBy: ObjectIdentifier?
+    /// Whether the proxy's credential was asked for (``proxy`` is then the whole answer for it).
+    let includesProxy: Bool
 
     /// The decision: at least one of the two is present (only the manager decides).
     package init(
         url: URL, scoped: ScopedCredential?, proxy: (any IAPAuthorizationCredential)?,
-        unattended: (any UnattendedRenewal)? = nil
+        unattended: (any UnattendedRenewal)? = nil, decidedBy: ObjectIdentifier? = nil, includesProxy: Bool = false
     ) {
         precondition(scoped != nil || proxy != nil, "a decision gives a credential")
         self.url = url
+        self.decidedBy = decidedBy
+        self.includesProxy = includesProxy
         self.scoped = scoped
         self.proxy = proxy
         self.unattended = unattended

@@ -18,17 +18,19 @@ struct IAPAuthorizingTransport: HTTPTransport {
         if request.header("Authorization") == nil,
             let credential = try await iapAuthorization.credentialForUse(request.url)
         {
-            guard request.url.scheme?.lowercased() == "https" else {
-                throw PortalAuthError(
-                    .insecureTransport,
-                    "refusing to send the identity-aware proxy's token to \(ServerContext.describe(request.url)) over "
-                        + "plain http",
-                    remedy: .useHTTPS(url: request.url))
-            }
+            guard request.url.scheme?.lowercased() == "https" else { throw Self.plainHTTPRefusal(request.url) }
             var unchanged = options
             credential.attach(to: &request, options: &unchanged)
         }
         return try await base.send(request, options: options)
+    }
+
+    /// Why the proxy's token is not sent to the plain http `url`.
+    static func plainHTTPRefusal(_ url: URL) -> PortalAuthError {
+        PortalAuthError(
+            .insecureTransport,
+            "refusing to send the identity-aware proxy's token to \(ServerContext.describe(url)) over plain http",
+            remedy: .useHTTPS(url: url))
     }
 
     func serverCertificate(host: String, port: Int) async throws -> ServerCertificateReport {

@@ -12,13 +12,34 @@ final class TokenRecordingTransport: HTTPTransport {
     /// The `Authorization` header of each request.
     let authorizations = Mutex<[String?]>([])
     let refused: String?
+    /// The proxy's token the proxy refuses (401 with `WWW-Authenticate: Bearer`).
+    let proxyRefuses: String?
 
-    init(refusing refused: String? = nil) { self.refused = refused }
+    /// Where a URL ending in a key redirects (302) the first time it is asked for.
+    let redirects: Mutex<[String: String]>
+
+    init(
+        refusing refused: String? = nil, proxyRefusing proxyRefuses: String? = nil, redirects: [String: String] = [:]
+    ) {
+        self.refused = refused
+        self.proxyRefuses = proxyRefuses
+        self.redirects = Mutex(redirects)
+    }
 
     func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         let token = request.header("X-Esri-Authorization").map { String($0.dropFirst("Bearer ".count)) }
         tokens.withLock { $0.append(token) }
         authorizations.withLock { $0.append(request.header("Authorization")) }
+        let path = request.url.path()
+        if let location = redirects.withLock({ kept in
+            kept.first { path.hasSuffix($0.key) }.map { kept.removeValue(forKey: $0.key)! }
+        }) {
+            return TransportResponse(status: 302, headers: [("Location", location)], body: [], url: request.url)
+        }
+        if let proxyRefuses, request.header("Authorization") == "Bearer " + proxyRefuses {
+            return TransportResponse(
+                status: 401, headers: [("WWW-Authenticate", "Bearer")], body: [], url: request.url)
+        }
         let body = token != nil && token == refused ? #"{"error":{"code":498,"message":"Invalid token."}}"# : "{}"
         return TransportResponse(
             status: 200, headers: [("Content-Type", "application/json")], body: Array(body.utf8), url: request.url)
@@ -74,25 +95,72 @@ final class TokenRecordingTransport: HTTPTransport {
         let transport = TokenRecordingTransport()
         let manager = try await manager(transport)
         manager.iapCredentialStore.register(IAPCredential.self)
+        try await manager.iapCredentialStore.commit(try proxy("p1"), origin: .signIn)
+        let decision = try await manager.forwardingDecision(for: url)
+        #expect(decision.proxy?.tokenInfo.accessToken == "p1")
+        try await manager.iapCredentialStore.commit(try proxy("p2"), origin: .replacement)
+        _ = try await manager.send(ArcGISRequest(url: url), as: decision)
+        _ = try await manager.send(ArcGISRequest(url: url))
+        #expect(transport.authorizations.withLock { $0 } == ["Bearer p1", "Bearer p2"])
+    }
+
+    /// A proxy's refusal is answered for the token the attempt carried: one stored meanwhile (renewed
+    /// by another process) is taken as it is, not renewed again.
+    @Test func aProxysRefusalIsAnsweredForTheTokenTheAttemptCarried() async throws {
+        let transport = TokenRecordingTransport(proxyRefusing: "p1")
+        let manager = try await manager(transport)
+        manager.iapCredentialStore.register(IAPCredential.self)
+        try await manager.iapCredentialStore.commit(try proxy("p1"), origin: .signIn)
+        let decision = try await manager.forwardingDecision(for: url)
+        try await manager.iapCredentialStore.commit(try proxy("p2"), origin: .replacement)
+        _ = try await manager.send(ArcGISRequest(url: url), as: decision)
+        #expect(transport.authorizations.withLock { $0 } == ["Bearer p1", "Bearer p2"])
+    }
+
+    /// The proxy's token never goes over plain http: the request is refused and nothing is sent.
+    @Test func theProxysTokenIsNeverSentOverPlainHTTP() async throws {
+        let transport = TokenRecordingTransport()
+        let manager = try await manager(transport)
+        manager.iapCredentialStore.register(IAPCredential.self)
+        try await manager.iapCredentialStore.commit(try proxy("p1"), origin: .signIn)
+        let plain = URL(string: "http://host.example.com/files/a.json")!
+        await #expect(throws: PortalAuthError.self) { _ = try await manager.send(ArcGISRequest(url: plain)) }
+        do { _ = try await manager.send(ArcGISRequest(url: plain)) } catch let error as PortalAuthError {
+            #expect(error.code == .insecureTransport && error.message.contains("identity-aware proxy"))
+        }
+        #expect(transport.authorizations.withLock { $0 }.isEmpty)
+    }
+
+    func proxy(_ token: String) throws -> IAPCredential {
         let entra = "https://login.example.com/tenant/oauth2/v2.0"
         let configuration = try IAPConfiguration(
             authorizeURL: URL(string: entra + "/authorize")!, tokenURL: URL(string: entra + "/token")!,
             logoutURL: URL(string: entra + "/logout")!, clientID: "iap-client", scopes: ["openid"],
             hostsBehindProxy: ["host.example.com"])
-        func proxy(_ token: String) -> IAPCredential {
-            IAPCredential(
-                configuration: configuration, redirectURI: "http://127.0.0.1:1/iap/callback",
-                accessToken: TokenInfo(
-                    accessToken: token, expirationDate: Date().addingTimeInterval(3600), isSSLRequired: true),
-                idToken: nil, refreshToken: nil, grantedScopes: [], username: "alice@example.com")
-        }
-        try await manager.iapCredentialStore.commit(proxy("p1"), origin: .signIn)
-        let decision = try await manager.forwardingDecision(for: url)
-        #expect(decision.proxy?.tokenInfo.accessToken == "p1")
-        try await manager.iapCredentialStore.commit(proxy("p2"), origin: .replacement)
+        return IAPCredential(
+            configuration: configuration, redirectURI: "http://127.0.0.1:1/iap/callback",
+            accessToken: TokenInfo(
+                accessToken: token, expirationDate: Date().addingTimeInterval(3600), isSSLRequired: true),
+            idToken: nil, refreshToken: nil, grantedScopes: [], username: "alice@example.com")
+    }
+
+    @Test func aDecisionAnotherManagerMadeIsNotUsed() async throws {
+        let other = try await manager(TokenRecordingTransport())
+        let decision = try await other.forwardingDecision(for: url)
+        let transport = TokenRecordingTransport()
+        let manager = try await manager(transport)
+        try await store("t2", in: manager, origin: .replacement)
         _ = try await manager.send(ArcGISRequest(url: url), as: decision)
-        _ = try await manager.send(ArcGISRequest(url: url))
-        #expect(transport.authorizations.withLock { $0 } == ["Bearer p1", "Bearer p2"])
+        #expect(transport.tokens.withLock { $0 } == ["t2"])
+    }
+
+    @Test func theAttemptAfterARedirectDecidesAnew() async throws {
+        let transport = TokenRecordingTransport(redirects: ["items/1": portal.url + "/sharing/rest/content/items/3"])
+        let manager = try await manager(transport)
+        let decision = try await manager.forwardingDecision(for: url)
+        try await store("t2", in: manager, origin: .replacement)
+        _ = try await manager.send(ArcGISRequest(url: url), as: decision)
+        #expect(transport.tokens.withLock { $0 } == ["t", "t2"])
     }
 
     @Test func theRetryAfterAChallengeDecidesAnew() async throws {
