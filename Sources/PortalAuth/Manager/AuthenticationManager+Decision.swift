@@ -31,21 +31,21 @@ extension AuthenticationManager {
             // (As the manager's own key would be: used only when it has not expired.)
             if key.tokenInfo.isExpired() { throw key.expiredError }
             return CredentialDecision(
-                url: url, scoped: ScopedCredential(key), proxy: proxy, decidedBy: ObjectIdentifier(self),
+                url: url, scoped: ScopedCredential(key), proxy: proxy, decidedBy: self,
                 includesProxy: includingProxy)
         }
         do {
             let scoped = try await scopedCredential(for: url, interactive: interactive && proxy == nil)
             return CredentialDecision(
                 url: url, scoped: scoped, proxy: proxy, unattended: arcGIS.renewals.unattended.withLock { $0 },
-                decidedBy: ObjectIdentifier(self), includesProxy: includingProxy)
+                decidedBy: self, includesProxy: includingProxy)
         } catch let error as PortalAuthError where error.code == .noCredential || error.code == .authenticationRequired
         {
             var usable = proxy
             if usable == nil, !includingProxy, https { usable = try await iapCredential(for: url) }
             guard let usable else { throw error }
             return CredentialDecision(
-                url: url, scoped: nil, proxy: usable, decidedBy: ObjectIdentifier(self), includesProxy: true)
+                url: url, scoped: nil, proxy: usable, decidedBy: self, includesProxy: true)
         }
     }
 

@@ -25,7 +25,7 @@ extension AuthenticationManager {
     }
 
     /// What a program that forwards a request for someone else may do for `url`: send it with
-    /// ``forwardingDecision(for:)``'s credentials when that gives one (``send(_:as:)``), or as it is
+    /// ``forwardingDecision(for:)``'s credentials when that gives one (`serve` sends on that decision), or as it is
     /// when the host has a stored network credential (an HTTP password, a client certificate); else
     /// nothing. Never contacts `url`'s host unless a credential is known for it.
     ///

@@ -9,7 +9,7 @@ import Foundation
 
 extension AuthenticationManager {
     /// ``send(_:)`` with a network credential that is being registered (see ``signIn(with:verifying:)``),
-    /// or with the caller's decision for its URL (``send(_:as:)``).
+    /// or with the caller's decision for its URL (`send(_:as:)`).
     ///
     /// A small state machine: each turn sends one attempt and classifies the answer into one
     /// ``AttemptOutcome``; the `switch` decides what happens next. A challenge is answered once per
@@ -21,7 +21,7 @@ extension AuthenticationManager {
         // The URL is sent as it is read to choose its credential: in its one strict reading.
         target.url = try StrictURL.normalized(target.url)
         // The caller's decision, made for this very URL, is the first attempt's (not decided again).
-        if let decided, decided.decidedBy == ObjectIdentifier(self),
+        if let decided, decided.decidedBy === self,
             ASCIIText.sameBytes(decided.url.absoluteString, request.url.absoluteString)
         {
             target.decided = decided
@@ -142,14 +142,14 @@ extension AuthenticationManager {
         }
     }
 
-    /// The identity-aware proxy's credential an attempt to `url` carries: the caller's decision's
-    /// (`decided`, made for `url`), else the stored one, renewed when close to expiry. Its token
+    /// The identity-aware proxy's credential an attempt to `url` carries: the one the caller's
+    /// decision gave (`decided`, made for `url`), else the stored one, renewed when close to expiry. Its token
     /// never goes over plain http: with one stored for an http `url`, the attempt is refused.
     func attemptProxy(
         for url: URL, decided: CredentialDecision?
     ) async throws -> (any IAPAuthorizationCredential)? {
         let https = url.scheme?.lowercased() == "https"
-        if let decided, decided.includesProxy, https { return decided.proxy }
+        if let decided, decided.includesProxy, https, let proxy = decided.proxy { return proxy }
         guard let proxy = try await iap.authorization.credentialForUse(url) else { return nil }
         guard https else { throw IAPAuthorizingTransport.plainHTTPRefusal(url) }
         return proxy
@@ -289,7 +289,9 @@ extension AuthenticationManager {
         _ challenge: IAPAuthenticationChallenge, _ attempt: RequestAttempt, _ ledger: inout ChallengeLedger
     ) async throws {
         let host = attempt.host
-        let sent = attempt.proxy
+        // What the attempt carried; when nothing, the stored one (expired, say) names the proxy and its sign-in.
+        var sent = attempt.proxy
+        if sent == nil { sent = try await iapCredentialStore.credential(for: attempt.url) }
         guard ledger.answer(.iap(host: host)) else {
             throw PortalAuthError(
                 .authenticationFailed,

@@ -13,7 +13,7 @@ struct RequestTarget {
     var responseStream: ResponseBodyStream?
     /// See ``ArcGISRequest/bodyStream``.
     var bodyStream: RequestBodyStream?
-    /// The caller's decision for this URL (``AuthenticationManager/send(_:as:)``): the first
+    /// The caller's decision for this URL (`send(_:as:)`): the first
     /// attempt's credentials; nil once that attempt went out.
     var decided: CredentialDecision?
 

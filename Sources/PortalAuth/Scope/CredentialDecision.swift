@@ -26,16 +26,15 @@ public struct CredentialDecision: Sendable {
     /// The ``CredentialSource`` the decision came from, when a ``CredentialSourceChain`` made it;
     /// nil when a manager was asked directly (its own stores and keys).
     public internal(set) var source: (any CredentialSource)?
-    /// The manager that made the decision: only its request loop sends on it
-    /// (``AuthenticationManager/send(_:as:)``).
-    let decidedBy: ObjectIdentifier?
+    /// The manager that made the decision: only its request loop sends on it (`send(_:as:)`).
+    let decidedBy: AuthenticationManager?
     /// Whether the proxy's credential was asked for (``proxy`` is then the whole answer for it).
     let includesProxy: Bool
 
     /// The decision: at least one of the two is present (only the manager decides).
     package init(
         url: URL, scoped: ScopedCredential?, proxy: (any IAPAuthorizationCredential)?,
-        unattended: (any UnattendedRenewal)? = nil, decidedBy: ObjectIdentifier? = nil, includesProxy: Bool = false
+        unattended: (any UnattendedRenewal)? = nil, decidedBy: AuthenticationManager? = nil, includesProxy: Bool = false
     ) {
         precondition(scoped != nil || proxy != nil, "a decision gives a credential")
         self.url = url

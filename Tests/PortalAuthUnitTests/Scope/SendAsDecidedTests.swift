@@ -124,10 +124,10 @@ final class TokenRecordingTransport: HTTPTransport {
         manager.iapCredentialStore.register(IAPCredential.self)
         try await manager.iapCredentialStore.commit(try proxy("p1"), origin: .signIn)
         let plain = URL(string: "http://host.example.com/files/a.json")!
-        await #expect(throws: PortalAuthError.self) { _ = try await manager.send(ArcGISRequest(url: plain)) }
-        do { _ = try await manager.send(ArcGISRequest(url: plain)) } catch let error as PortalAuthError {
-            #expect(error.code == .insecureTransport && error.message.contains("identity-aware proxy"))
+        let error = await #expect(throws: PortalAuthError.self) {
+            _ = try await manager.send(ArcGISRequest(url: plain))
         }
+        #expect(error?.code == .insecureTransport && error?.message.contains("identity-aware proxy") == true)
         #expect(transport.authorizations.withLock { $0 }.isEmpty)
     }
 
