@@ -61,10 +61,11 @@ extension ArcGISResolver {
         // (Nothing here waits for a pending challenge: the resolution and the plugins send through
         // the chain (``AuthenticationServices``), never through the manager's loop.)
         return try await arcGISFlights.run(key) { [self] in
-            // A credential stored since this request was sent answers it without asking anyone.
-            if let current = try await arcGISCredentialStore.credential(for: url),
-                current.tokenInfo.accessToken != sent?.tokenInfo.accessToken, !current.tokenInfo.isExpired(),
-                try await isOwnFederatedToken(current)
+            // A credential stored since this request was sent answers it without asking anyone. (Read once:
+            // the sign-in below names it as the one it replaces.)
+            let stored = try await arcGISCredentialStore.credential(for: url)
+            if let current = stored, current.tokenInfo.accessToken != sent?.tokenInfo.accessToken,
+                !current.tokenInfo.isExpired(), try await isOwnFederatedToken(current)
             {
                 return current
             }
@@ -76,7 +77,6 @@ extension ArcGISResolver {
                     url: url, root: serverRoot, error: error, sent: sent, interactive: interactive)
             }
             let context = try ServerContext(url: url)
-            let stored = try await arcGISCredentialStore.credential(for: url)
             guard interactive else {
                 if let sent, sent.derivedFrom == nil { throw Self.signInExpired(sent) }
                 throw PortalAuthError(

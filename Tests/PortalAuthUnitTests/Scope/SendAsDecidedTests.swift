@@ -1,9 +1,10 @@
 import Foundation
-import PortalAuth
 import PortalAuthIAP
 import PortalAuthPregeneratedToken
 import Synchronization
 import Testing
+
+@testable import PortalAuth
 
 /// A transport that records the ArcGIS token each request carried and answers `{}`, or the
 /// ArcGIS error 498 to the token it refuses.
@@ -46,14 +47,34 @@ final class TokenRecordingTransport: HTTPTransport {
     }
 }
 
-/// ``AuthenticationManager/send(_:as:)``: a request forwarded on a decision carries that decision's
+/// A transport that holds every request until ``releaseAll()``, then answers as ``recording`` does.
+final class HoldingTransport: HTTPTransport {
+    let recording = TokenRecordingTransport()
+    /// How many requests it holds or held.
+    let entered = Mutex(0)
+    /// No free place until released.
+    private let released = AsyncGate(limit: 0)
+
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+        entered.withLock { $0 += 1 }
+        await released.acquire()
+        return try await recording.send(request, options: options)
+    }
+
+    /// Lets every request held, and every one after, through.
+    func releaseAll() {
+        for _ in 0..<1_000 { released.release() }
+    }
+}
+
+/// `send(_:as:)`: a request forwarded on a decision carries that decision's
 /// credential in its first attempt (decided once, as `serve` forwards), and only for the URL it was
 /// made for; every later attempt decides anew.
 @Suite struct SendAsDecidedTests {
     let portal = try! ServerContext("https://host.example.com/portal")
     var url: URL { URL(string: portal.url + "/sharing/rest/content/items/1")! }
 
-    func manager(_ transport: TokenRecordingTransport) async throws -> AuthenticationManager {
+    func manager(_ transport: any HTTPTransport) async throws -> AuthenticationManager {
         let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: transport)
         manager.arcGISCredentialStore.register(PregeneratedTokenCredential.self)
         try await store("t", in: manager, origin: .signIn)
@@ -161,6 +182,27 @@ final class TokenRecordingTransport: HTTPTransport {
         try await store("t2", in: manager, origin: .replacement)
         _ = try await manager.send(ArcGISRequest(url: url), as: decision)
         #expect(transport.tokens.withLock { $0 } == ["t", "t2"])
+    }
+
+    /// A request that waited for its host's gate is decided again: a credential stored while it
+    /// waited wins over the decision made before.
+    @Test func anAttemptThatWaitedForItsHostsGateDecidesAnew() async throws {
+        let transport = HoldingTransport()
+        let manager = try await manager(transport)
+        let decision = try await manager.forwardingDecision(for: url)
+        let limit = AuthenticationManager.requestsInFlightPerHost
+        let holders = (0..<limit).map { _ in Task { try await manager.send(ArcGISRequest(url: url)) } }
+        while transport.entered.withLock({ $0 }) < limit { await Task.yield() }
+        let waiting = Task { try await manager.send(ArcGISRequest(url: url), as: decision) }
+        let gate = manager.requestGate(for: try ServerContext.host(of: url))
+        while gate.waiting == 0 { await Task.yield() }
+        try await store("t2", in: manager, origin: .replacement)
+        transport.releaseAll()
+        for holder in holders { _ = try await holder.value }
+        _ = try await waiting.value
+        // (The holders carried the token stored when they went; the request that waited, the new one.)
+        let tokens = transport.recording.tokens.withLock { $0 }
+        #expect(tokens.count == limit + 1 && tokens.filter { $0 == "t2" }.count == 1, "\(tokens)")
     }
 
     @Test func theRetryAfterAChallengeDecidesAnew() async throws {
