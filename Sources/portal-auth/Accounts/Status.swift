@@ -62,7 +62,9 @@ struct Status: AsyncParsableCommand {
             }
             let marked = Self.marked(all, inactive: inactive)
             if json {
-                output(try Self.json(marked, now: now, keys: keys).jsonText(pretty: true))
+                var lapses: [Date?] = []
+                for (summary, _) in marked { lapses.append(try await ExpiryCheck.lapse(of: summary, manager: manager)) }
+                output(try Self.json(marked, now: now, keys: keys, lapses: lapses).jsonText(pretty: true))
             } else {
                 if let environment = EnvironmentCredentials.report() {
                     Self.printWrapped("Environment: \(environment).")
@@ -102,12 +104,15 @@ struct Status: AsyncParsableCommand {
     }
 
     /// The JSON of `status --json`: one object a credential (`active` for the accounts of a portal
-    /// with several).
+    /// with several; `renewableUntil`, the library's answer that `--check` uses, from `lapses`, one a
+    /// summary: when it stops working unless someone signs in again, null when it renews without end).
     static func json(
-        _ summaries: [(summary: CredentialSummary, active: Bool?)], now: Date, keys: [String: APIKeyCredential]
+        _ summaries: [(summary: CredentialSummary, active: Bool?)], now: Date, keys: [String: APIKeyCredential],
+        lapses: [Date?] = []
     ) -> JSONValue {
         .array(
-            summaries.map { s, active -> JSONValue in
+            summaries.enumerated().map { index, row -> JSONValue in
+                let (s, active) = row
                 if let key = APIKeyLogin.statusJSON(s, key: keys[s.server]) { return key }
                 var object: [String: JSONValue] = [
                     "store": .string(s.store), "kind": .string(s.kind), "server": .string(s.server),
@@ -117,6 +122,10 @@ struct Status: AsyncParsableCommand {
                     "backend": .string(s.backend),
                 ]
                 if let active { object["active"] = .bool(active) }
+                // (An unreadable item answers nothing.)
+                if s.renewal != nil, lapses.indices.contains(index) {
+                    object["renewableUntil"] = lapses[index].map { .string($0.iso8601) } ?? .null
+                }
                 return .object(object)
             })
     }

@@ -31,6 +31,8 @@ import Testing
                 #expect(visible.allSatisfy { !$0.contains(alicePassword) })
                 let status = try await CLI.portalAuth(["status"], emulator: emulator, environment: env)
                 #expect(status.stdout.contains("\(emulator.portalURL) (alice): renews unattended"))
+                // It renews without end: nobody need sign in again by any date.
+                #expect(try await Self.renewableUntil(emulator, environment: env).map { $0 is NSNull } == [true])
 
                 let first = try await CLI.portalAuth(
                     ["token", emulator.portalURL], emulator: emulator, environment: env)
@@ -96,8 +98,18 @@ import Testing
                 #expect(emulator.counters().generateTokenRequests == 1)
                 let status = try await CLI.portalAuth(["status"], emulator: emulator, environment: env)
                 #expect(!status.stdout.contains("renews unattended"))
+                // It lasts until its token expires (already past here).
+                let until = try await Self.renewableUntil(emulator, environment: env)
+                #expect(until.count == 1 && until.first is String, "\(until)")
             }
         }
+    }
+
+    /// The `renewableUntil` of each sign-in `status --json` lists.
+    static func renewableUntil(_ emulator: PortalEmulator, environment: [String: String]) async throws -> [Any] {
+        let status = try await CLI.portalAuth(["status", "--json"], emulator: emulator, environment: environment)
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]])
+        return items.compactMap { $0["renewableUntil"] }
     }
 
     @Test func theMemoryStoreAndOtherSignInsRefuseTheFlag() async throws {
