@@ -62,7 +62,7 @@ extension ArcGISResolver {
         // the chain (``AuthenticationServices``), never through the manager's loop.)
         return try await arcGISFlights.run(key) { [self] in
             // A credential stored since this request was sent answers it without asking anyone. (Read once:
-            // the sign-in below names it as the one it replaces.)
+            // when nothing was sent, the sign-in below names it as the one it replaces.)
             let stored = try await arcGISCredentialStore.credential(for: url)
             if let current = stored, current.tokenInfo.accessToken != sent?.tokenInfo.accessToken,
                 !current.tokenInfo.isExpired(), try await isOwnFederatedToken(current)

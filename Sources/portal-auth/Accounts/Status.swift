@@ -62,8 +62,7 @@ struct Status: AsyncParsableCommand {
             }
             let marked = Self.marked(all, inactive: inactive)
             if json {
-                var lapses: [Date?] = []
-                for (summary, _) in marked { lapses.append(try await ExpiryCheck.lapse(of: summary, manager: manager)) }
+                let lapses = await Self.lapses(of: marked.map(\.summary), manager: manager)
                 output(try Self.json(marked, now: now, keys: keys, lapses: lapses).jsonText(pretty: true))
             } else {
                 if let environment = EnvironmentCredentials.report() {
@@ -105,15 +104,22 @@ struct Status: AsyncParsableCommand {
 
     /// The JSON of `status --json`: one object a credential (`active` for the accounts of a portal
     /// with several; `renewableUntil`, the library's answer that `--check` uses, from `lapses`, one a
-    /// summary: when it stops working unless someone signs in again, null when it renews without end).
+    /// summary: when it stops working unless someone signs in again, null when it renews without end;
+    /// left out where the answer is not known: an unreadable item, a store that could not be read).
     static func json(
         _ summaries: [(summary: CredentialSummary, active: Bool?)], now: Date, keys: [String: APIKeyCredential],
-        lapses: [Date?] = []
+        lapses: [Date??] = []
     ) -> JSONValue {
         .array(
             summaries.enumerated().map { index, row -> JSONValue in
                 let (s, active) = row
-                if let key = APIKeyLogin.statusJSON(s, key: keys[s.server]) { return key }
+                var renewable: [String: JSONValue] = [:]
+                if s.renewal != nil, lapses.indices.contains(index), let lapse = lapses[index] {
+                    renewable["renewableUntil"] = lapse.map { .string($0.iso8601) } ?? .null
+                }
+                if case .object(let key)? = APIKeyLogin.statusJSON(s, key: keys[s.server]) {
+                    return .object(key.merging(renewable) { $1 })
+                }
                 var object: [String: JSONValue] = [
                     "store": .string(s.store), "kind": .string(s.kind), "server": .string(s.server),
                     "username": s.username.map(JSONValue.string) ?? .null,
@@ -122,12 +128,16 @@ struct Status: AsyncParsableCommand {
                     "backend": .string(s.backend),
                 ]
                 if let active { object["active"] = .bool(active) }
-                // (An unreadable item answers nothing.)
-                if s.renewal != nil, lapses.indices.contains(index) {
-                    object["renewableUntil"] = lapses[index].map { .string($0.iso8601) } ?? .null
-                }
-                return .object(object)
+                return .object(object.merging(renewable) { $1 })
             })
+    }
+
+    /// Each sign-in's ``ExpiryCheck/lapse(of:manager:)``; nil where it could not be told (a store that
+    /// failed to read: the listing goes on without that answer).
+    static func lapses(of summaries: [CredentialSummary], manager: AuthenticationManager) async -> [Date??] {
+        var lapses: [Date??] = []
+        for summary in summaries { lapses.append(try? await ExpiryCheck.lapse(of: summary, manager: manager)) }
+        return lapses
     }
 
     /// The table of `status`: kind, server, user, expiry, store.

@@ -101,6 +101,8 @@ import Testing
             #expect(json.stdout.contains("\"scope\""))
             #expect(json.stdout.contains(try #require(emulator.geocodeServiceURL)), "\(json.stdout)")
             #expect(json.stdout.contains("services9.example.com"), "\(json.stdout)")
+            // A key is not rotated by itself: it works until it ends.
+            #expect(json.stdout.contains("\"renewableUntil\" : \"2099-01-31T23:59:59Z\""), "\(json.stdout)")
             #expect(!status.stdout.contains(Self.first.key) && !json.stdout.contains(Self.first.key))
         }
     }

@@ -99,17 +99,22 @@ import Testing
                 let status = try await CLI.portalAuth(["status"], emulator: emulator, environment: env)
                 #expect(!status.stdout.contains("renews unattended"))
                 // It lasts until its token expires (already past here).
-                let until = try await Self.renewableUntil(emulator, environment: env)
-                #expect(until.count == 1 && until.first is String, "\(until)")
+                let rows = try await Self.statusRows(emulator, environment: env)
+                #expect(rows.count == 1 && rows[0]["renewableUntil"] as? String == rows[0]["expires"] as? String)
+                #expect(rows.first?["renewableUntil"] is String, "\(rows)")
             }
         }
     }
 
+    /// The rows `status --json` prints.
+    static func statusRows(_ emulator: PortalEmulator, environment: [String: String]) async throws -> [[String: Any]] {
+        let status = try await CLI.portalAuth(["status", "--json"], emulator: emulator, environment: environment)
+        return try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]])
+    }
+
     /// The `renewableUntil` of each sign-in `status --json` lists.
     static func renewableUntil(_ emulator: PortalEmulator, environment: [String: String]) async throws -> [Any] {
-        let status = try await CLI.portalAuth(["status", "--json"], emulator: emulator, environment: environment)
-        let items = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]])
-        return items.compactMap { $0["renewableUntil"] }
+        try await statusRows(emulator, environment: environment).compactMap { $0["renewableUntil"] }
     }
 
     @Test func theMemoryStoreAndOtherSignInsRefuseTheFlag() async throws {

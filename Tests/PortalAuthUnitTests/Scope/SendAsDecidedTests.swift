@@ -186,7 +186,7 @@ final class HoldingTransport: HTTPTransport {
 
     /// A request that waited for its host's gate is decided again: a credential stored while it
     /// waited wins over the decision made before.
-    @Test func anAttemptThatWaitedForItsHostsGateDecidesAnew() async throws {
+    @Test(.timeLimit(.minutes(1))) func anAttemptThatWaitedForItsHostsGateDecidesAnew() async throws {
         let transport = HoldingTransport()
         let manager = try await manager(transport)
         let decision = try await manager.forwardingDecision(for: url)
