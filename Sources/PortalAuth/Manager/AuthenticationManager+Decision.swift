@@ -37,8 +37,7 @@ extension AuthenticationManager {
         do {
             let scoped = try await scopedCredential(for: url, interactive: interactive && proxy == nil)
             return CredentialDecision(
-                url: url, scoped: scoped, proxy: proxy, unattended: arcGIS.renewals.unattended.withLock { $0 },
-                decidedBy: self, includesProxy: includingProxy)
+                url: url, scoped: scoped, proxy: proxy, decidedBy: self, includesProxy: includingProxy)
         } catch let error as PortalAuthError where error.code == .noCredential || error.code == .authenticationRequired
         {
             var usable = proxy

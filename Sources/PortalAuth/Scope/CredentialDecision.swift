@@ -20,13 +20,12 @@ public struct CredentialDecision: Sendable {
     /// The identity-aware proxy's credential for the URL's host, when it was asked for and one
     /// is stored.
     public let proxy: (any IAPAuthorizationCredential)?
-    /// The deciding manager's ``UnattendedRenewal``, asked only when ``signsInUnattended`` is read
-    /// (a decision is made for every request a proxy forwards; whether a password is kept is not).
-    private let unattended: (any UnattendedRenewal)?
     /// The ``CredentialSource`` the decision came from, when a ``CredentialSourceChain`` made it;
     /// nil when a manager was asked directly (its own stores and keys).
     public internal(set) var source: (any CredentialSource)?
-    /// The manager that made the decision: only its request loop sends on it (`send(_:as:)`).
+    /// The manager that made the decision: only its request loop sends on it (`send(_:as:)`), and its
+    /// ``UnattendedRenewal`` is asked only when ``signsInUnattended`` is read (a decision is made for
+    /// every request a proxy forwards; whether a password is kept is not).
     let decidedBy: AuthenticationManager?
     /// Whether the proxy's credential was asked for (``proxy`` is then the whole answer for it).
     let includesProxy: Bool
@@ -34,7 +33,7 @@ public struct CredentialDecision: Sendable {
     /// The decision: at least one of the two is present (only the manager decides).
     package init(
         url: URL, scoped: ScopedCredential?, proxy: (any IAPAuthorizationCredential)?,
-        unattended: (any UnattendedRenewal)? = nil, decidedBy: AuthenticationManager? = nil, includesProxy: Bool = false
+        decidedBy: AuthenticationManager? = nil, includesProxy: Bool = false
     ) {
         precondition(scoped != nil || proxy != nil, "a decision gives a credential")
         self.url = url
@@ -42,7 +41,6 @@ public struct CredentialDecision: Sendable {
         self.includesProxy = includesProxy
         self.scoped = scoped
         self.proxy = proxy
-        self.unattended = unattended
     }
 
     /// Whether the credential needs an unattended sign-in to renew
@@ -50,8 +48,8 @@ public struct CredentialDecision: Sendable {
     /// says it has one now (``UnattendedRenewal/canRenew(_:)``: a password kept for its user).
     /// Read when asked, not when the decision is made.
     public var signsInUnattended: Bool {
-        guard let credential, credential.renewal == .needsUnattendedSignIn, let unattended else { return false }
-        return unattended.canRenew(credential)
+        guard let credential, credential.renewal == .needsUnattendedSignIn, let decidedBy else { return false }
+        return decidedBy.signsInUnattended(for: credential)
     }
 
     /// The ArcGIS credential (``scoped``'s).
