@@ -23,7 +23,7 @@ struct ServeTokenEndpoint {
             let url = try StrictURL.parse(text).url
             let manager = try await managers.manager(for: url)
             let decision = try await manager.forwardingDecision(for: url)
-            let body = TokenJSON.object(decision.credential, proxy: decision.proxy, url: url).description + "\n"
+            let body = TokenJSON.object(decision).description + "\n"
             return LoopbackHTTPServer.Response(
                 status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
                 body: Array(body.utf8))

@@ -6,7 +6,7 @@ import os
 import pytest
 import requests
 
-from conftest import APP_SECRET, ROOT, cli
+from conftest import ALICE_PASSWORD, APP_SECRET, ROOT, cli
 
 import portal_auth
 
@@ -24,6 +24,18 @@ def test_federated_layer_query_through_auth(session):
     assert portal_auth.credential(layer).server == em.server
     assert response.request.headers["Authorization"] == "Bearer " + portal_auth.token(layer)
     assert portal_auth.token(layer) != portal_auth.token(em.portal)
+
+
+def test_renewable_until_is_portal_auths_answer(session):
+    em = session.emulator
+    session.sign_in_alice()
+    signed_in = portal_auth.credential(em.portal)
+    # A password sign-in: until its token expires; with the password remembered, without end.
+    assert signed_in.renewable_until is not None and signed_in.renewable_until == signed_in.expires
+    cli("login", "--portal", em.portal, "--username", "alice", "--password-stdin", "--remember-password",
+        stdin=ALICE_PASSWORD)
+    portal_auth.clear_cache()
+    assert portal_auth.credential(em.portal).renewable_until is None
 
 
 def test_token_and_headers_are_cached_per_server_and_never_in_argv(session):

@@ -65,4 +65,18 @@ extension ArcGISCredential {
     public func renewedToLast(using services: AuthenticationServices) async throws -> (any ArcGISCredential)? {
         try await renewed(using: services)
     }
+
+    /// When the credential stops working for good unless someone signs in again
+    /// (``CredentialRenewal/lapse(tokenExpires:signsInUnattended:)`` of its ``StoredCredential/renewal``),
+    /// where `unattended` is the program's way to renew what cannot renew itself: asked
+    /// (``UnattendedRenewal/canRenew(_:)``) only for a credential that needs an unattended sign-in.
+    /// `nil` when it renews itself without end, follows its portal or never expires.
+    ///
+    /// What ``CredentialDecision/renewableUntil`` answers, for a program that read the credential
+    /// from its store itself (`portal-auth token`'s fast path) and must answer the same.
+    public func lapse(renewingUnattendedWith unattended: (any UnattendedRenewal)?) -> Date? {
+        let renewal = self.renewal
+        let signsIn = renewal == .needsUnattendedSignIn && (unattended?.canRenew(self) ?? false)
+        return renewal.lapse(tokenExpires: tokenInfo.expirationDate, signsInUnattended: signsIn)
+    }
 }

@@ -47,8 +47,11 @@ extension AuthenticationManager {
     /// Whether the registered ``UnattendedRenewal`` (``setUnattendedRenewal(_:)``) says it can renew
     /// `credential` unattended now (``UnattendedRenewal/canRenew(_:)``); false without one.
     public func signsInUnattended(for credential: any ArcGISCredential) -> Bool {
-        arcGIS.renewals.unattended.withLock { $0 }?.canRenew(credential) ?? false
+        unattendedRenewal?.canRenew(credential) ?? false
     }
+
+    /// The registered ``UnattendedRenewal``, if any.
+    var unattendedRenewal: (any UnattendedRenewal)? { arcGIS.renewals.unattended.withLock { $0 } }
 
     /// ``signsInUnattended(for:)`` of the stored sign-in `summary` names, the active account's or an
     /// inactive one's, as stored now: what `renew` and an expiry check ask, so that a credential a

@@ -65,8 +65,6 @@ public struct CredentialDecision: Sendable {
     /// without end, follows its portal (a federated server's token: ask for the portal's URL),
     /// never expires, or only the proxy's credential applies.
     public var renewableUntil: Date? {
-        guard let credential else { return nil }
-        return credential.renewal.lapse(
-            tokenExpires: credential.tokenInfo.expirationDate, signsInUnattended: signsInUnattended)
+        credential?.lapse(renewingUnattendedWith: decidedBy?.unattendedRenewal)
     }
 }

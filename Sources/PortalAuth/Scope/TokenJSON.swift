@@ -33,11 +33,21 @@ public enum TokenJSON {
         return headers
     }
 
+    /// The object for `decision` (``object(_:proxy:url:renewableUntil:)`` with the decision's
+    /// credentials, URL and ``CredentialDecision/renewableUntil``).
+    public static func object(_ decision: CredentialDecision) -> JSONValue {
+        object(
+            decision.credential, proxy: decision.proxy, url: decision.url, renewableUntil: decision.renewableUntil)
+    }
+
     /// The object, version ``version`` (the repository's docs/using-the-token.md describes it;
     /// docs/security.md states the contract of `kind` and `scope`: ``ScopedCredential``'s). `url`,
-    /// the URL asked about, is the proxy token's scope.
+    /// the URL asked about, is the proxy token's scope. `renewableUntil` is the ArcGIS credential's
+    /// ``ArcGISCredential/lapse(renewingUnattendedWith:)`` (`null` in the object when it is nil):
+    /// render a ``CredentialDecision`` with ``object(_:)``, which gives its own.
     public static func object(
-        _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, url: URL? = nil
+        _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, url: URL? = nil,
+        renewableUntil: Date?
     ) -> JSONValue {
         var object: [String: JSONValue] = ["version": .number(Double(version))]
         if let credential {
@@ -49,6 +59,7 @@ public enum TokenJSON {
             object["expires"] = info.expirationDate.map { .string($0.formatted(.iso8601)) } ?? .null
             object["expires_epoch"] =
                 info.expirationDate.map { .number($0.timeIntervalSince1970.rounded(.down)) } ?? .null
+            object["renewableUntil"] = renewableUntil.map { .string($0.formatted(.iso8601)) } ?? .null
             object["ssl"] = .bool(info.isSSLRequired)
             object["server"] = .string(credential.serverContext.url)
             object["referer"] = credential.referer.map { .string($0) } ?? .null

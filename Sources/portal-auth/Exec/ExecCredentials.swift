@@ -34,7 +34,9 @@ struct LiveCredentials: Sendable {
     }
 
     /// The header file: one `Name: value` line per header (GDAL_HTTP_HEADER_FILE, curl -H @file).
-    var headerFile: String { Token.render(credential, proxy: proxy, format: .header) + "\n" }
+    var headerFile: String {
+        Token.render(credential, proxy: proxy, format: .header, url: nil, renewableUntil: nil) + "\n"
+    }
 
     /// The variables portal-auth signs in with, which the command never gets: it gets the token.
     /// (The names that go with a secret go too: half a pair is an error to a nested portal-auth.)

@@ -76,14 +76,20 @@ extension GlobalOptions {
                     allowed: stdinIsTerminal, hint: "portal-auth login --portal URL --client-id ID")))
         manager.register(OAuthApplicationHandler())
         // A remembered password renews a token unattended, in the manager's one renewal path.
-        if let environment {
-            // The environment's secret as it is now (a rotated file is read again), not as it was.
-            manager.setUnattendedRenewal(EnvironmentRenewal(credentials: environment))
-        } else {
-            manager.setUnattendedRenewal(RememberedPasswordRenewal(backend: backend, logger: logger))
-        }
+        manager.setUnattendedRenewal(Self.unattendedRenewal(environment: environment, backend: backend, logger: logger))
         // IAP credentials are read back and renewed; new proxy sign-ins go through login --config.
         manager.iapCredentialStore.register(IAPCredential.self)
         return manager
+    }
+
+    /// What renews a token unattended: the environment's secret as it is now (a rotated file is
+    /// read again), not as it was; else a password remembered in `backend`. The token fast path asks
+    /// the same one (with no environment: it hands those commands over).
+    static func unattendedRenewal(
+        environment: EnvironmentCredentials? = nil, backend: any CredentialStorageBackend,
+        logger: Logger = Logger(label: "portal-auth", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) -> any UnattendedRenewal {
+        if let environment { return EnvironmentRenewal(credentials: environment) }
+        return RememberedPasswordRenewal(backend: backend, logger: logger)
     }
 }

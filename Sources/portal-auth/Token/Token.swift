@@ -28,7 +28,7 @@ struct Token: AsyncParsableCommand {
             """
     )
 
-    /// How the token is printed (see ``render(_:proxy:format:)``).
+    /// How the token is printed (see ``render(_:proxy:format:url:renewableUntil:)``).
     enum Format: String, ExpressibleByArgument, CaseIterable { case plain, json, header, gdal, env }
 
     @OptionGroup var global: GlobalOptions
@@ -39,16 +39,18 @@ struct Token: AsyncParsableCommand {
 
     @Option(
         help:
-            "plain (the token), json (a versioned object: token, kind, scope, expires, ssl, server, referer, headers), header (one 'Name: value' line per header, for curl -H @file), gdal (the headers joined with CRLF, for GDAL_HTTP_HEADERS) or env (shell exports). For a host behind an identity-aware proxy, all but plain also give the proxy's token (Authorization: Bearer)."
+            "plain (the token), json (a versioned object: token, kind, scope, expires, renewableUntil, ssl, server, referer, headers), header (one 'Name: value' line per header, for curl -H @file), gdal (the headers joined with CRLF, for GDAL_HTTP_HEADERS) or env (shell exports). For a host behind an identity-aware proxy, all but plain also give the proxy's token (Authorization: Bearer)."
     )
     var format: Format = .plain
 
     func run() async throws {
         try await runReportingErrors {
             let (manager, target) = try await global.managerAndTarget(url, storedAccount: account.name)
-            let (credential, proxy) = try await Self.credentials(for: target, manager: manager, format: format)
-            Self.print(credential, proxy: proxy, format: format, url: target)
-            APIKeyLogin.warnIfExpiring(credential)  // API key (#22)
+            let decision = try await Self.decision(for: target, manager: manager, format: format)
+            Self.print(
+                decision.credential, proxy: decision.proxy, format: format, url: target,
+                renewableUntil: format == .json ? decision.renewableUntil : nil)
+            APIKeyLogin.warnIfExpiring(decision.credential)  // API key (#22)
         }
     }
 
@@ -61,14 +63,17 @@ struct Token: AsyncParsableCommand {
     static func credentials(
         for target: URL, manager: AuthenticationManager, format: Format, interactive: Bool = stdinIsTerminal
     ) async throws -> ((any ArcGISCredential)?, (any IAPAuthorizationCredential)?) {
-        let decision = try await manager.decision(
-            for: target, includingProxy: format != .plain, renewingFirst: false, interactive: interactive)
+        let decision = try await decision(for: target, manager: manager, format: format, interactive: interactive)
         return (decision.credential, decision.proxy)
     }
 
-    /// The ArcGIS credential's part and the proxy's part, either of which may be absent (not both).
-    func render(_ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?) -> String {
-        Self.render(credential, proxy: proxy, format: format)
+    /// The decision ``credentials(for:manager:format:interactive:)`` gives the credentials of (and
+    /// json, until when the credential can be renewed: ``CredentialDecision/renewableUntil``).
+    static func decision(
+        for target: URL, manager: AuthenticationManager, format: Format, interactive: Bool = stdinIsTerminal
+    ) async throws -> CredentialDecision {
+        try await manager.decision(
+            for: target, includingProxy: format != .plain, renewingFirst: false, interactive: interactive)
     }
 }
 

@@ -114,12 +114,18 @@ enum TokenFastPath {
             guard let credential = try readyStoredCredential(for: url, in: arcGIS) else {
                 return false
             }
-            Token.print(credential, proxy: nil, format: request.format, url: url)
+            // (json says until when it can be renewed: the decision's answer, with the unattended
+            // renewal the full command registers; a keyring search only for a password sign-in.)
+            let renewableUntil =
+                request.format == .json
+                ? credential.lapse(renewingUnattendedWith: GlobalOptions.unattendedRenewal(backend: backend)) : nil
+            Token.print(credential, proxy: nil, format: request.format, url: url, renewableUntil: renewableUntil)
             markAnswered()
             // (Plain with a referer says more on a terminal's stderr: kept for when it is not one.)
             book?.record(
                 key: answerKey(url: request.url, format: request.format),
-                output: Token.standardOutput(credential, proxy: nil, format: request.format, url: url),
+                output: Token.standardOutput(
+                    credential, proxy: nil, format: request.format, url: url, renewableUntil: renewableUntil),
                 token: credential.tokenInfo.accessToken,
                 validUntil: credential.tokenInfo.expirationDate?.addingTimeInterval(-credential.renewalLeeway),
                 onlyWithoutTerminal: request.format == .plain && credential.referer != nil)

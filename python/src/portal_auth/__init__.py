@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import threading
 import time
+from datetime import datetime, timezone
 from typing import Dict, List, Optional, Tuple
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
@@ -62,6 +63,16 @@ class PortalAuthError(Exception):
         return "%s (exit %d)" % (self.message, self.exit_code)
 
 
+def _epoch(text) -> Optional[float]:
+    """Seconds since 1970 of an ISO 8601 time in UTC as portal-auth prints it, or None."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
+    except ValueError:
+        return None
+
+
 class Credential:
     """One answer of ``portal-auth token URL --format json`` (version 1)."""
 
@@ -72,6 +83,10 @@ class Credential:
         #: The URL prefixes the ArcGIS token may go to ("scheme://host:port/path/"); empty: nowhere.
         self.scope: Tuple[str, ...] = _prefixes(answer.get("scope"))
         self.expires: Optional[float] = answer.get("expires_epoch")
+        #: Until when (epoch seconds) the credential works unless someone signs in again; None when it
+        #: renews itself without end (a remembered password, an app's secret), follows its portal (a
+        #: federated server's token), never expires, or there is no ArcGIS token. portal-auth's answer.
+        self.renewable_until: Optional[float] = _epoch(answer.get("renewableUntil"))
         self.ssl: bool = bool(answer.get("ssl", False))
         self.server: Optional[str] = answer.get("server")
         self.referer: Optional[str] = answer.get("referer")

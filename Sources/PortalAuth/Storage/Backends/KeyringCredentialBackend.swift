@@ -493,6 +493,12 @@ public final class KeyringCredentialBackend: CredentialStorageBackend, Rememberi
             ]) { table in
                 try Self.withAttributes(Self.pairs(replacing)) { scope in
                     var error = pa_secret_error()
+                    if pa_secret_replace(table, scope, attributes.label, secret, &error) >= 0 { return }
+                    // A Secret Service too busy to answer in D-Bus's 25 s (many writers on a loaded
+                    // machine) is asked once more: the replace is idempotent (the same item replaced
+                    // in place, the same others deleted), and the exclusive lock is still held.
+                    guard Self.isTimeout(error) else { throw Self.failure("store a credential", error) }
+                    error = pa_secret_error()
                     if pa_secret_replace(table, scope, attributes.label, secret, &error) < 0 {
                         throw Self.failure("store a credential", error)
                     }
