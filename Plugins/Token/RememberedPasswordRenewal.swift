@@ -37,12 +37,13 @@ public struct RememberedPasswordRenewal: UnattendedRenewal {
     }
 
     /// Whether a password is remembered for `credential`'s server context and user (a token without
-    /// its password, in a persistent store); the password itself is not read.
+    /// its password, in a persistent store: ``RememberedPasswords/isKept(for:username:)``); the
+    /// password itself is not read. A store that cannot be read says no (a credential is never said
+    /// to last longer than it may).
     public func canRenew(_ credential: any ArcGISCredential) -> Bool {
         guard backend.isPersistent, let token = credential as? TokenCredential, !token.hasPassword,
-            let user = token.username,
-            let kept = try? RememberedPasswords(backend: backend).kept()
+            let user = token.username
         else { return false }
-        return kept.contains { $0.server == token.serverContext.url && $0.username == user }
+        return (try? RememberedPasswords(backend: backend).isKept(for: token.serverContext, username: user)) ?? false
     }
 }

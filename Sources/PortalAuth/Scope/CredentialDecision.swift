@@ -24,8 +24,9 @@ public struct CredentialDecision: Sendable {
     /// nil when a manager was asked directly (its own stores and keys).
     public internal(set) var source: (any CredentialSource)?
     /// The manager that made the decision: only its request loop sends on it (`send(_:as:)`), and its
-    /// ``UnattendedRenewal`` is asked only when ``signsInUnattended`` is read (a decision is made for
-    /// every request a proxy forwards; whether a password is kept is not).
+    /// ``UnattendedRenewal`` is asked only when ``signsInUnattended`` or ``renewableUntil`` is read
+    /// (a decision is made for every request a proxy forwards; whether a password is kept is asked
+    /// only by what shows it: a token's json, the token endpoint).
     let decidedBy: AuthenticationManager?
     /// Whether the proxy's credential was asked for (``proxy`` is then the whole answer for it).
     let includesProxy: Bool

@@ -23,7 +23,8 @@ import Glibc
 /// credential of the URL's server context through the core's scope decision (for a federated
 /// server token, also its portal's credential: whose token it is). In the keyring both answers come from its item index
 /// once a lookup has made them: no search (gnome-keyring's looks at every item), one read of the
-/// item where it was found, whatever the format.
+/// item where it was found, whatever the format; json of a password sign-in also asks whether its
+/// password is remembered (``CredentialDecision/renewableUntil``), which the index answers too.
 /// - A credential that is not within its renewal leeway of expiry, and no proxy credential for
 ///   the URL: it prints it as ``Token`` would.
 /// - An error on the way (a bad URL or store name, a locked keyring, an unreadable item): it reports

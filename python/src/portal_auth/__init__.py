@@ -63,14 +63,20 @@ class PortalAuthError(Exception):
         return "%s (exit %d)" % (self.message, self.exit_code)
 
 
-def _epoch(text) -> Optional[float]:
-    """Seconds since 1970 of an ISO 8601 time in UTC as portal-auth prints it, or None."""
-    if not isinstance(text, str):
+def _epoch(text) -> Optional[int]:
+    """Seconds since 1970 of an ISO 8601 time in UTC as portal-auth prints it, None for null; raises
+    PortalAuthError for anything else (an answer that cannot be read is not taken as "renews without end")."""
+    if text is None:
         return None
     try:
-        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
-    except ValueError:
-        return None
+        return int(datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp())
+    except (TypeError, ValueError):
+        pass
+    try:  # (another ISO 8601 spelling: fractions of a second, an offset)
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return int((when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp())
+    except (AttributeError, TypeError, ValueError):
+        raise PortalAuthError("portal-auth printed an unreadable renewableUntil: %r" % (text,), 1)
 
 
 class Credential:
@@ -86,7 +92,7 @@ class Credential:
         #: Until when (epoch seconds) the credential works unless someone signs in again; None when it
         #: renews itself without end (a remembered password, an app's secret), follows its portal (a
         #: federated server's token), never expires, or there is no ArcGIS token. portal-auth's answer.
-        self.renewable_until: Optional[float] = _epoch(answer.get("renewableUntil"))
+        self.renewable_until: Optional[int] = _epoch(answer.get("renewableUntil"))
         self.ssl: bool = bool(answer.get("ssl", False))
         self.server: Optional[str] = answer.get("server")
         self.referer: Optional[str] = answer.get("referer")

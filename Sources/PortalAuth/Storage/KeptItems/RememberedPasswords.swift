@@ -82,6 +82,15 @@ public struct RememberedPasswords: Sendable {
         return removed
     }
 
+    /// Whether a password is kept for `username` at `context`, found without reading a secret: the
+    /// backend's ``CredentialStorageBackend/contains(_:)`` (in the keyring, answered from its item
+    /// index while portal-auth has not changed the keyring since, the rule every recorded `token`
+    /// answer follows, so that a recorded answer and a new one agree).
+    public func isKept(for context: ServerContext, username: String) throws -> Bool {
+        try backend.contains(
+            CredentialQuery(store: Self.storeName, server: context.url, kind: Self.kind, username: username))
+    }
+
     /// The server contexts and users whose passwords are kept (never a secret).
     public func kept() throws -> [(server: String, username: String?)] {
         try backend.search(CredentialQuery(store: Self.storeName, kind: Self.kind), withSecrets: false).map {

@@ -3,7 +3,7 @@ import PortalEmulator
 import TestSupport
 import Testing
 
-extension TokenFastPathTests {
+extension ScopeDifferentialTests {
     /// `token --format json` says until when the credential can be renewed (`renewableUntil`, the
     /// library's ``CredentialDecision/renewableUntil``), the same on the fast path, from the small
     /// program's record and on the full path, and the same as `status --json`: a password sign-in's
@@ -13,11 +13,11 @@ extension TokenFastPathTests {
         try await withEmulator { emulator in
             try await withPrivateKeyring { keyring in
                 let env = keyring.environment
-                let arguments = ["token", emulator.portalURL, "--format", "json"]
-                func answer() async throws -> [String: Any] {
-                    let r = try await compare(arguments, emulator, environment: env)
-                    #expect(r.status == 0, "\(r.stderr)")
-                    return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+                // (Answered by the full program's fast path, then by the small program from its record.)
+                func answer(_ step: String) async throws -> [String: Any] {
+                    let (out, fast, small) = try await compare(emulator.portalURL, "json", emulator, env, step: step)
+                    #expect(fast && small, "\(step): fast path \(fast), small program \(small)")
+                    return try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any])
                 }
                 // (The active sign-in's row.)
                 func statusRenewableUntil() async throws -> Any? {
@@ -28,18 +28,18 @@ extension TokenFastPathTests {
                 }
 
                 #expect(try await login(emulator, environment: env).status == 0)
-                let signedIn = try await answer()
+                let signedIn = try await answer("password")
                 let expires = try #require(signedIn["expires"] as? String)
                 #expect(signedIn["renewableUntil"] as? String == expires, "\(signedIn)")
                 #expect(try await statusRenewableUntil() as? String == expires)
 
                 #expect(try await login(emulator, extra: ["--remember-password"], environment: env).status == 0)
-                let remembered = try await answer()
+                let remembered = try await answer("remembered password")
                 #expect(remembered["renewableUntil"] is NSNull, "\(remembered)")
                 #expect(try await statusRenewableUntil() is NSNull)
 
                 #expect(try await oauthLogin(emulator, environment: env).status == 0)
-                let oauth = try await answer()
+                let oauth = try await answer("OAuth")
                 let until = try #require(oauth["renewableUntil"] as? String, "\(oauth)")
                 #expect(until != oauth["expires"] as? String, "\(oauth)")
                 #expect(try await statusRenewableUntil() as? String == until)
