@@ -18,6 +18,17 @@ public struct IAPAuthenticationChallenge: Sendable {
     /// The IAP credential the request carried, if any.
     public var previousCredential: (any IAPAuthorizationCredential)?
 
+    /// Whether `response` can be a proxy's sign-in demand at all: a redirect (302, 303, 307) or a
+    /// 401 with `WWW-Authenticate: Bearer`. Only those are looked at further (``IAPResolver``), so
+    /// that any other answer costs nothing.
+    static func mayBeSignInDemand(_ response: TransportResponse) -> (redirect: Bool, bearer401: Bool)? {
+        let isRedirect = [302, 303, 307].contains(response.status)
+        let isBearer401 =
+            response.status == 401
+            && response.headers(named: "WWW-Authenticate").contains { $0.lowercased().hasPrefix("bearer") }
+        return isRedirect || isBearer401 ? (isRedirect, isBearer401) : nil
+    }
+
     /// Where `response` (to a request for `url`) sends an API client to sign in: a redirect to an
     /// OAuth/OpenID authorization page (a path ending in `/authorize`) on another origin, as
     /// Entra Application Proxy answers requests without a token. Nil for any other answer.

@@ -53,7 +53,7 @@ extension CredentialStore where Credential == any ArcGISCredential {
         }
         let origin = credential.derivedFrom == nil ? origin : .federation
         let context = credential.derivedFrom ?? credential.serverContext
-        return try await withAccountLock(context) {
+        return try await withScopeLock(.serverContext(context)) {
             let active = try await self.credential(for: context, reload: true)
             let decision = CredentialCommit.decide(
                 new: Self.principal(of: credential), origin: origin, active: active.map(Self.principal(of:)))

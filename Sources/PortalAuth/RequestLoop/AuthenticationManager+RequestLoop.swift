@@ -174,7 +174,7 @@ extension AuthenticationManager {
         case .failure(let error): return .failure(error)
         case .success(let answer): response = answer
         }
-        provisional = try await network.commitAccepted(provisional, by: response)
+        if !provisional.isEmpty { provisional = try await network.commitAccepted(provisional, by: response) }
         let host = attempt.host
         if response.demandsClientCertificate {
             return .tlsDemand(
@@ -185,8 +185,11 @@ extension AuthenticationManager {
                     remedy: .provideClientCertificate(host: host.host, port: host.port),
                     cause: .httpStatus(response.status)))
         }
-        // An identity-aware proxy in front of the host wants sign-in.
-        if let challenge = try await iap.challenge(url: attempt.url, response: response) {
+        // An identity-aware proxy in front of the host wants sign-in (only a redirect or a Bearer
+        // 401 can say so: any other answer is not looked at again).
+        if IAPAuthenticationChallenge.mayBeSignInDemand(response) != nil,
+            let challenge = try await iap.challenge(url: attempt.url, response: response)
+        {
             return .iapSignIn(challenge)
         }
         return Self.classifyAnswer(response, of: attempt)

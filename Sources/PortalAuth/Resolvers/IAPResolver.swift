@@ -38,11 +38,7 @@ final class IAPResolver: Sendable {
     /// A proxy's sign-in demand: 401 with `WWW-Authenticate: Bearer` from a host an IAP credential
     /// or plugin covers, or a redirect that a plugin recognizes as its identity provider's sign-in.
     func challenge(url: URL, response: TransportResponse) async throws -> IAPAuthenticationChallenge? {
-        let isRedirect = [302, 303, 307].contains(response.status)
-        let isBearer401 =
-            response.status == 401
-            && response.headers(named: "WWW-Authenticate").contains { $0.lowercased().hasPrefix("bearer") }
-        guard isRedirect || isBearer401 else { return nil }
+        guard let isBearer401 = IAPAuthenticationChallenge.mayBeSignInDemand(response)?.bearer401 else { return nil }
         let location = response.header("Location").flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
         let challenge = IAPAuthenticationChallenge(requestURL: url, status: response.status, location: location)
         // A Bearer 401 only where an IAP credential or plugin covers the host: elsewhere it is the

@@ -66,7 +66,7 @@ extension CredentialStore where Credential == any ArcGISCredential {
     ///
     /// - Throws: ``PortalAuthError/Code/noCredential`` when `username` has no account there.
     public func switchAccount(_ context: ServerContext, to username: String) async throws {
-        try await withAccountLock(context) {
+        try await withScopeLock(.serverContext(context)) {
             let active = try await self.credential(for: context, reload: true)
             if active?.username == username { return }
             let chosen = accountStore(username: username)
@@ -88,7 +88,7 @@ extension CredentialStore where Credential == any ArcGISCredential {
     public func removeAccount(
         _ context: ServerContext, username: String
     ) async throws -> (removed: Int, nowActive: String?) {
-        try await withAccountLock(context) {
+        try await withScopeLock(.serverContext(context)) {
             let active = try await self.credential(for: context, reload: true)
             guard active?.username == username else {
                 return (try await accountStore(username: username).remove(context), active?.username)
@@ -165,11 +165,5 @@ extension CredentialStore where Credential == any ArcGISCredential {
             removed += try await store.remove(token.scope, kind: type(of: token).kind, under: .serverContext(context))
         }
         return removed
-    }
-
-    func withAccountLock<T: Sendable>(
-        _ context: ServerContext, _ body: () async throws -> T
-    ) async throws -> T {
-        try await withScopeLock(.serverContext(context), body)
     }
 }
