@@ -116,7 +116,8 @@ enum TokenFastPath {
                 return false
             }
             // (json says until when it can be renewed: the decision's answer, with the unattended
-            // renewal the full command registers; a keyring search only for a password sign-in.)
+            // renewal the full command registers; for a password sign-in only, whether its password
+            // is kept, which the item index answers.)
             let renewableUntil =
                 request.format == .json
                 ? credential.lapse(renewingUnattendedWith: GlobalOptions.unattendedRenewal(backend: backend)) : nil
