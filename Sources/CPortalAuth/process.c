@@ -10,3 +10,8 @@ int pa_disable_core_dumps(void) {
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 && !failure) failure = errno;
     return failure;
 }
+
+void pa_name_current_thread(const char *name) {
+    /* (PR_SET_NAME: the calling thread's name, cut to 15 bytes.) */
+    (void)prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}

@@ -18,6 +18,8 @@ public import Foundation
 public final class LocalCredentialServer: Sendable {
     private let server: LoopbackHTTPServer
     private let router: ServeRouter
+    /// Where the answers' tasks run (nil: Swift's global executor).
+    private let taskExecutor: (any TaskExecutor)?
 
     /// The address it listens on (for a Unix socket, `localhost` port 80: the authority its clients name).
     public var address: LoopbackAddress { server.address }
@@ -30,8 +32,10 @@ public final class LocalCredentialServer: Sendable {
     /// an `invalidArgument` error: it is all that keeps other local programs out.
     public init(
         socket: ListeningSocket, secret: String, managers: ServeManagers, maximumConnections: Int,
-        stallTimeout: Int, describe: @escaping @Sendable (PortalAuthError) -> String = { $0.description }
+        stallTimeout: Int, taskExecutor: (any TaskExecutor)? = nil,
+        describe: @escaping @Sendable (PortalAuthError) -> String = { $0.description }
     ) throws {
+        self.taskExecutor = taskExecutor
         guard ServeSecret.isWellFormed(secret) else {
             throw PortalAuthError(
                 .invalidArgument, "the secret of a local server must be 22 to 128 base64url characters")
@@ -46,7 +50,9 @@ public final class LocalCredentialServer: Sendable {
     public func run() async {
         let router = router
         let secret = router.secret
-        await server.run(headFilter: { ServeRouter.headRefusal($0, secret: secret) }) { await router.answer($0) }
+        await server.run(headFilter: { ServeRouter.headRefusal($0, secret: secret) }, taskExecutor: taskExecutor) {
+            await router.answer($0)
+        }
     }
 
     /// Stops ``run()`` (from any thread, a signal handler's queue included).

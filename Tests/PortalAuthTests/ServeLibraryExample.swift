@@ -26,7 +26,8 @@ func serveSignedIn(
     let secret = try ServeSecret.current(in: manager.arcGISCredentialStore.backend)
     let server = try LocalCredentialServer(
         socket: ListeningSocket.bind(LoopbackAddress.parse("127.0.0.1:0", defaultPort: 0)), secret: secret,
-        managers: ServeManagers(stored: stored, environment: nil), maximumConnections: 16, stallTimeout: 60)
+        managers: ServeManagers(stored: stored, environment: nil), maximumConnections: 16, stallTimeout: 60,
+        taskExecutor: try transport.taskExecutor())
     started(LocalCredentialServer.baseURL(server.address, port: server.address.port, secret: secret))
     await withTaskCancellationHandler {
         await server.run()

@@ -9,4 +9,7 @@
  * Returns 0, or the errno of the call that failed (the other is still made). */
 int pa_disable_core_dumps(void);
 
+/* Names the calling thread (what `top -H`, perf and /proc/thread-self/comm show; cut to 15 bytes). */
+void pa_name_current_thread(const char *name);
+
 #endif

@@ -138,10 +138,12 @@ package final class LoopbackHTTPServer: Sendable {
     /// Serves until ``stop()``, on a thread of its own; each complete request is answered by
     /// `handler` in a task of its own. `headFilter` may refuse a request as soon as its head has
     /// arrived (nothing of its body is read or kept).
-    package func run(headFilter: HeadFilter? = nil, _ handler: @escaping Handler) async {
+    package func run(
+        headFilter: HeadFilter? = nil, taskExecutor: (any TaskExecutor)? = nil, _ handler: @escaping Handler
+    ) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             BlockingIO.detached { [self] in
-                serveLoop(headFilter, handler)
+                serveLoop(headFilter, taskExecutor, handler)
                 continuation.resume()
             }
         }
@@ -154,7 +156,9 @@ package final class LoopbackHTTPServer: Sendable {
         _ = Glibc.write(wake.write, &byte, 1)
     }
 
-    private func serveLoop(_ headFilter: HeadFilter?, _ handler: @escaping Handler) {
+    private func serveLoop(
+        _ headFilter: HeadFilter?, _ taskExecutor: (any TaskExecutor)?, _ handler: @escaping Handler
+    ) {
         var connections: [Connection] = []
         defer { connections.forEach { close($0.fd) } }
         // What each read lands in before it is handed to its connection.
@@ -179,7 +183,7 @@ package final class LoopbackHTTPServer: Sendable {
                 let action =
                     entries[index].revents != 0
                     ? read(&connection, headFilter, into: &scratch) : connection.waited(now: now)
-                if perform(action, on: connection, handler) { open.append(connection) }
+                if perform(action, on: connection, taskExecutor, handler) { open.append(connection) }
             }
             connections = open
             if room, (entries.last?.revents ?? 0) & Int16(POLLIN) != 0, let fd = acceptConnection() {
@@ -199,19 +203,22 @@ package final class LoopbackHTTPServer: Sendable {
     }
 
     /// Does what a connection's state machine answered; whether the loop reads it on.
-    private func perform(_ action: Connection.Action, on connection: Connection, _ handler: @escaping Handler) -> Bool {
+    private func perform(
+        _ action: Connection.Action, on connection: Connection, _ taskExecutor: (any TaskExecutor)?,
+        _ handler: @escaping Handler
+    ) -> Bool {
         switch action {
         case .read: return true
         case .close: close(connection.fd)
         case .answerAndClose(let response):
             Self.write(connection.fd, response)
             close(connection.fd)
-        case .answer(let request): answer(connection.fd, request, handler)
+        case .answer(let request): answer(connection.fd, request, taskExecutor, handler)
         case .answerStreaming(var request, let received, let length):
             request.bodyStream = RequestBodyStream(
                 fd: connection.fd, received: received, length: length,
                 idleSeconds: Int(readDeadline.components.seconds))
-            answer(connection.fd, request, handler)
+            answer(connection.fd, request, taskExecutor, handler)
         }
         return false
     }
@@ -235,12 +242,14 @@ package final class LoopbackHTTPServer: Sendable {
     /// one, to a client that reads: nearly every answer) is written by the task itself, without a
     /// send that could block; the rest, and every streamed body, is written on a thread of its own,
     /// whose sends may wait for a slow client (within ``writeTimeout``).
-    private func answer(_ fd: Int32, _ request: LoopbackHTTPRequest, _ handler: @escaping Handler) {
+    private func answer(
+        _ fd: Int32, _ request: LoopbackHTTPRequest, _ taskExecutor: (any TaskExecutor)?, _ handler: @escaping Handler
+    ) {
         admission.withLock { $0.startAnswering() }
         let timeout = writeTimeout
         // (The server itself, not its parts: the wake pipe it writes to at the end is closed only
         // with the server, so a server let go of while an answer is under way lives until it ends.)
-        Task { [self] in
+        Task(executorPreference: taskExecutor) { [self] in
             let response = await handler(request)
             // Done with the connection: kept for the client's next request, or closed.
             let finish: @Sendable (Bool) -> Void = { [self] written in

@@ -91,7 +91,9 @@ extension AuthenticationManager {
     public func storedAPIKeys() async throws -> [APIKeyCredential] {
         let store = arcGISCredentialStore
         let any = CredentialQuery(store: ArcGISCredentialStore.storeName, kind: APIKeyCredential.kind)
-        guard try store.backend.contains(any) else { return [] }
+        // (Off the calling thread: the keyring's check may wait for another process's change.)
+        let backend = store.backend
+        guard try await BlockingIO.run(backend.isBlocking, { try backend.contains(any) }) else { return [] }
         return try await store.allCredentials().compactMap { $0 as? APIKeyCredential }
     }
 }

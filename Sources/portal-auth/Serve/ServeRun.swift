@@ -43,13 +43,14 @@ struct ServeRun: AsyncParsableCommand {
             let listenOn = try ServeListener.Listen.parse(listen)
             let backend = try global.makeManager().arcGISCredentialStore.backend
             let secret = try ServeSecret.current(in: backend, renew: newSecret)
-            let managers = try await ServeManagers.make(global)
+            let transport = ServeManagers.transport(global)
+            let managers = try await ServeManagers.make(global, transport: transport)
             let socket = try ServeListener.socket(listen: listenOn) {
                 _ = try ServeSecret.current(in: backend, renew: true)
             }
             let server = try LocalCredentialServer(
                 socket: socket, secret: secret, managers: managers, maximumConnections: Serve.maximumConnections,
-                stallTimeout: stallTimeout, describe: { $0.cliMessage })
+                stallTimeout: stallTimeout, taskExecutor: try transport.taskExecutor(), describe: { $0.cliMessage })
             // (Over a Unix socket, clients name localhost: curl --unix-socket PATH http://localhost/SECRET/...)
             let base =
                 socket.path == nil

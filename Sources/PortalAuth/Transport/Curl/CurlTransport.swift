@@ -80,6 +80,16 @@ public final class CurlTransport: HTTPTransport, Sendable {
         }
     }
 
+    /// The thread of this transport's event loop as a task executor (starting it, and loading
+    /// libcurl, when it has not started). A task given it as its preference
+    /// (`Task(executorPreference:)`) runs between the loop's turns: a task that mostly sends
+    /// requests through this transport is then not handed from thread to thread around each of
+    /// them (a local proxy's answers). Its work holds up every transfer while it runs, so it must not
+    /// block or compute for long. Once the transport shuts down, its jobs run on the global executor.
+    public func taskExecutor() throws -> any TaskExecutor {
+        try eventLoop().executor
+    }
+
     /// Sends one request and returns the final response (redirects are returned, not followed).
     public func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
