@@ -52,7 +52,9 @@ struct ServeRouter: Sendable {
         guard let rest = Self.afterSecret(path, secret) else { return .text(403, "forbidden") }  // (refused above)
         if rest == "token" {
             guard request.method == "GET" else { return .text(405, "the token endpoint answers GET only") }
-            return await ServeTokenEndpoint(managers: managers, describe: describe).answer(query: query)
+            // (On the global executor: rendering the answer reads the store on the calling thread.)
+            let endpoint = ServeTokenEndpoint(managers: managers, describe: describe)
+            return await withTaskExecutorPreference(globalConcurrentExecutor) { await endpoint.answer(query: query) }
         }
         if rest.hasPrefix("https/") {
             return await ServeProxy(managers: managers, describe: describe, secret: secret).answer(

@@ -15,7 +15,9 @@ final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     func run(_ key: Key, _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let task = tasks.withLock { tasks -> Task<Value, any Error> in
             if let running = tasks[key] { return running }
-            let task = Task<Value, any Error> {
+            // (On the global executor, whatever the caller's: a flight may block its thread (a password
+            // read from the keyring, a prompt), which must not hold up a transport's own thread.)
+            let task = Task<Value, any Error>(executorPreference: globalConcurrentExecutor) {
                 defer { _ = self.tasks.withLock { $0.removeValue(forKey: key) } }
                 return try await body()
             }

@@ -69,13 +69,12 @@ final class CurlEventLoop: @unchecked Sendable {
     /// Stops the thread and joins it (once): when this returns, the multi handle is cleaned up
     /// and no libcurl call of this loop is running.
     func shutdown() {
+        // (From a task on the loop's own thread, which can let go of its transport: stopped only,
+        // and left joinable and live, so that ``shutdownAll()`` still joins it before libcurl ends.)
+        if isOnLoopThread { return stop() }
         guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
         stop()
-        if pthread_equal(pthread_self(), thread) != 0 {
-            pthread_detach(thread)  // (never expected: the loop thread runs no code that ends a transport)
-        } else {
-            pthread_join(thread, nil)
-        }
+        pthread_join(thread, nil)
         _ = Self.live.withLock { $0.removeValue(forKey: ObjectIdentifier(self)) }
     }
 

@@ -85,7 +85,9 @@ public final class CurlTransport: HTTPTransport, Sendable {
     /// (`Task(executorPreference:)`) runs between the loop's turns: a task that mostly sends
     /// requests through this transport is then not handed from thread to thread around each of
     /// them (a local proxy's answers). Its work holds up every transfer while it runs, so it must not
-    /// block or compute for long. Once the transport shuts down, its jobs run on the global executor.
+    /// block or compute for long: the library's sign-ins, renewals and Kerberos checks, which may wait
+    /// (a keyring, a prompt), run on the global executor whatever the caller's. Once the transport shuts
+    /// down, its jobs run on the global executor; a later request starts a new loop, with a new executor.
     public func taskExecutor() throws -> any TaskExecutor {
         try eventLoop().executor
     }
@@ -100,7 +102,13 @@ public final class CurlTransport: HTTPTransport, Sendable {
                 remedy: .checkURL)
         }
         let port = request.url.port ?? (scheme == "https" ? 443 : 80)
-        let options = try await Self.withKerberosTicket(options, for: "\(host):\(port)")
+        // (Kerberos is checked on the global executor: it blocks, and the transport's own thread
+        // holds the ticket cache of a password sign-in, not the user's.)
+        let options =
+            options.httpAuthentication?.schemes.contains(.negotiate) == true
+            ? try await withTaskExecutorPreference(globalConcurrentExecutor) {
+                try await Self.withKerberosTicket(options, for: "\(host):\(port)")
+            } : options
         let loop = try eventLoop()
         let limits = TransferLimits(request, configuration)
         let transfer = loop.takeTransfer()
