@@ -36,7 +36,9 @@ struct ServeRouter: Sendable {
         return response
     }
 
-    /// The answer to `request`, with serve's policy.
+    /// The answer to `request`, with serve's policy: a request whose head ``headRefusal(_:secret:)``
+    /// let through (``LocalCredentialServer`` has its server ask that of every head, before the
+    /// body is read), so the refusal is not decided again here.
     func answer(_ request: LoopbackHTTPRequest) async -> LoopbackHTTPServer.Response {
         Self.hardened(await route(request))
     }
@@ -47,9 +49,9 @@ struct ServeRouter: Sendable {
     }
 
     private func route(_ request: LoopbackHTTPRequest) async -> LoopbackHTTPServer.Response {
-        if let refusal = Self.refusal(request, secret: secret) { return refusal }
         let (path, query) = request.pathAndQuery
-        guard let rest = Self.afterSecret(path, secret) else { return .text(403, "forbidden") }  // (refused above)
+        // (Refused on its head already: kept here too, as it is what keeps every other program out.)
+        guard let rest = Self.afterSecret(path, secret) else { return .text(403, "forbidden") }
         if rest == "token" {
             guard request.method == "GET" else { return .text(405, "the token endpoint answers GET only") }
             // (On the global executor: rendering the answer reads the store on the calling thread.)

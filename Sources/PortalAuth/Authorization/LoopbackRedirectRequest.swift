@@ -43,8 +43,14 @@ package enum LoopbackRedirectRequest {
     /// A request target's path and query (without the `?`).
     package static func split(_ target: String) -> (path: String, query: String) {
         // (Looked for in the bytes: `?` is never part of another character.)
-        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (target, "") }
-        return (String(target[..<mark]), String(target[target.utf8.index(after: mark)...]))
+        var text = target
+        return text.withUTF8 { bytes in
+            guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return (target, "") }
+            return (
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[..<mark]), as: UTF8.self),
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[(mark + 1)...]), as: UTF8.self)
+            )
+        }
     }
 
     /// A query's parameters, the first of each name.

@@ -31,4 +31,9 @@ final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     func running(_ key: Key) -> Task<Value, any Error>? {
         tasks.withLock { $0[key] }
     }
+
+    /// Whether no flight is running (then ``running(_:)`` is nil for every key).
+    var isIdle: Bool {
+        tasks.withLock { $0.isEmpty }
+    }
 }

@@ -343,15 +343,27 @@ package final class LoopbackHTTPServer: Sendable {
     /// The status line, the headers (control characters replaced), the `framing` header if any,
     /// and `Connection`.
     static func head(_ response: Response, framing: String?, keepAlive: Bool) -> [UInt8] {
-        func clean(_ text: String) -> String {
-            guard ASCIIText.containsControlCharacter(text) else { return text }
-            return String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        var head: [UInt8] = []
+        head.reserveCapacity(512)
+        // (A control character, which in UTF-8 is never part of another character, becomes a space.)
+        func append(_ text: String) {
+            for byte in text.utf8 { head.append(byte < 0x20 || byte == 0x7F ? 0x20 : byte) }
         }
-        var head = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
-        for header in response.headers { head += "\(clean(header.name)): \(clean(header.value))\r\n" }
-        if let framing { head += framing + "\r\n" }
-        head += "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
-        return Array(head.utf8)
+        append("HTTP/1.1 \(response.status) \(reasonPhrase(response.status))")
+        head += [0x0D, 0x0A]
+        for header in response.headers {
+            append(header.name)
+            head += [UInt8(ascii: ":"), 0x20]
+            append(header.value)
+            head += [0x0D, 0x0A]
+        }
+        if let framing {
+            append(framing)
+            head += [0x0D, 0x0A]
+        }
+        append(keepAlive ? "Connection: keep-alive" : "Connection: close")
+        head += [0x0D, 0x0A, 0x0D, 0x0A]
+        return head
     }
 
     /// Writes the head, then the body of `stream` as it arrives (on a blocking `fd` whose sends

@@ -41,6 +41,8 @@ final class ArcGISResolver: Sendable {
 
     /// The ArcGIS challenge being resolved for `url`'s server (the key ``resolveArcGISChallenge(url:error:sent:interactive:)`` uses).
     func pendingChallenge(for url: URL) -> Task<(any ArcGISCredential)?, any Error>? {
+        // (Asked before every attempt: with none under way, the key is not worked out.)
+        guard !arcGISFlights.isIdle else { return nil }
         guard let key = (ServerContext.arcGISServerRoot(of: url) ?? (try? ServerContext(url: url)))?.url else {
             return nil
         }
