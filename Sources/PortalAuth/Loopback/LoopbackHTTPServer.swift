@@ -347,6 +347,7 @@ package final class LoopbackHTTPServer: Sendable {
         head.reserveCapacity(512)
         // (A control character, which in UTF-8 is never part of another character, becomes a space.)
         func append(_ text: String) {
+            guard ASCIIText.containsControlCharacter(text) else { return head.append(contentsOf: text.utf8) }
             for byte in text.utf8 { head.append(byte < 0x20 || byte == 0x7F ? 0x20 : byte) }
         }
         append("HTTP/1.1 \(response.status) \(reasonPhrase(response.status))")

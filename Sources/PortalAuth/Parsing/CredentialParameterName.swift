@@ -28,6 +28,12 @@ public enum CredentialParameterName {
     /// Whether `name` (already percent-decoded once, as a form reader gives it) is read by some
     /// reader as a credential parameter.
     public static func isCredential(_ name: String) -> Bool {
+        // (A name of lower-case letters and digits alone reads as itself: most names, looked up at once.)
+        if name.utf8.count <= longestName,
+            name.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) })
+        {
+            return credentialNames.contains(name)
+        }
         guard name.utf8.count <= longestName, let read = read(name) else { return true }
         return credentialNames.contains(read)
     }

@@ -14,17 +14,35 @@ import Glibc
 /// "the CA cert" for a file that is missing, unreadable or not PEM at all (a DER certificate, a
 /// PKCS#12 file, a key). Once per path, size and modification time.
 public enum CABundleCheck {
-    private static let checked = Locked<Set<String>>([])
+    private static let checked = Locked<Set<CheckedFile>>([])
+
+    /// A bundle found good: its path and the file as it was then (a change of its bytes, owner
+    /// or mode moves its change time).
+    private struct CheckedFile: Hashable {
+        let path: String
+        let device: UInt64
+        let inode: UInt64
+        let size: Int64
+        let modified: Int
+        let modifiedNanoseconds: Int
+        let changed: Int
+        let changedNanoseconds: Int
+    }
 
     /// Throws when `path` cannot be read or holds no PEM certificate.
     public static func check(_ path: String) throws {
         var info = stat()
-        guard stat(path, &info) == 0, access(path, R_OK) == 0 else {
+        let found = stat(path, &info) == 0
+        let key = CheckedFile(
+            path: path, device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modified: info.st_mtim.tv_sec, modifiedNanoseconds: info.st_mtim.tv_nsec, changed: info.st_ctim.tv_sec,
+            changedNanoseconds: info.st_ctim.tv_nsec)
+        // (Unchanged since it was found good: readable then, and its mode and owner are the same.)
+        if found, checked.withLock({ $0.contains(key) }) { return }
+        guard found, access(path, R_OK) == 0 else {
             throw PortalAuthError(
                 .invalidArgument, "the CA bundle \(path) cannot be read", remedy: .provideCABundle(path: path))
         }
-        let key = "\(path)\u{0}\(info.st_size)\u{0}\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
-        if checked.withLock({ $0.contains(key) }) { return }
         guard (info.st_mode & S_IFMT) == S_IFREG, let data = FileManager.default.contents(atPath: path) else {
             throw PortalAuthError(
                 .invalidArgument, "the CA bundle \(path) cannot be read (it is not a regular file)",
