@@ -49,8 +49,7 @@ public final class LocalCredentialServer: Sendable {
     /// Serves until ``stop()``.
     public func run() async {
         let router = router
-        let secret = router.secret
-        await server.run(headFilter: { ServeRouter.headRefusal($0, secret: secret) }, taskExecutor: taskExecutor) {
+        await server.run(headFilter: router.headFilter, taskExecutor: taskExecutor) {
             await router.answer($0)
         }
     }

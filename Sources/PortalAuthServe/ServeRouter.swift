@@ -8,7 +8,8 @@ import Foundation
 
 /// What `serve` answers each local request with. Before anything else: the request must name the
 /// secret as its first path segment, carry nothing only a web page sends (``refusal(_:secret:)``)
-/// and name a loopback `Host`; anything else is refused and nothing is contacted. Then
+/// and name a loopback `Host`; anything else is refused on its head (``headFilter``, which the
+/// server asks of every head before it reads the body) and nothing is contacted. Then
 /// `token?url=URL` is the token endpoint (``ServeTokenEndpoint``) and `https/HOST[:PORT]/PATH` the
 /// proxy (``ServeProxy``). Every answer, refusals included, carries serve's policy
 /// (``hardened(_:)``): a browser runs nothing it is served in serve's origin.
@@ -41,6 +42,13 @@ struct ServeRouter: Sendable {
     /// body is read), so the refusal is not decided again here.
     func answer(_ request: LoopbackHTTPRequest) async -> LoopbackHTTPServer.Response {
         Self.hardened(await route(request))
+    }
+
+    /// What the loopback server asks of every request's head (``headRefusal(_:secret:)``): the one
+    /// place serve's refusals are decided.
+    var headFilter: LoopbackHTTPServer.HeadFilter {
+        let secret = secret
+        return { Self.headRefusal($0, secret: secret) }
     }
 
     /// The refusal of `request` on its head, with serve's policy; nil for one to answer.

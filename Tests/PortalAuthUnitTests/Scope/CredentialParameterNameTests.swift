@@ -23,4 +23,22 @@ import Testing
     func otherNames(name: String) {
         #expect(!CredentialParameterName.isCredential(name), "\(name.debugDescription)")
     }
+
+    /// A name of lower-case letters and digits alone is looked up as it is; with a `[` after it,
+    /// the same name goes the lenient reader's whole way (which reads up to the `[`): the two agree.
+    @Test func theShortCutAgreesWithTheLenientReader() {
+        var generator = SystemRandomNumberGenerator()
+        let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        var names = ["token", "tokens", "access", "accesstoken", "t0ken", "", "a"]
+        for _ in 0..<500 {
+            let length = Int.random(in: 1...12, using: &generator)
+            names.append(String((0..<length).map { _ in letters.randomElement(using: &generator)! }))
+        }
+        for name in names {
+            #expect(
+                CredentialParameterName.isCredential(name) == CredentialParameterName.isCredential(name + "["),
+                "\(name)")
+        }
+        #expect(CredentialParameterName.isCredential("token"))
+    }
 }

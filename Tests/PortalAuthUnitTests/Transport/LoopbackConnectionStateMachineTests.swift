@@ -71,6 +71,15 @@ import Testing
         #expect(status(action) == 403)
     }
 
+    @Test func aHeadFilterRefusesARequestWhoseBodyWouldStream() {
+        var machine = connection()
+        let filter: LoopbackHTTPServer.HeadFilter = { $0.target == "/forbidden" ? .text(403, "no") : nil }
+        let action = machine.receive(
+            bytes("PUT /forbidden HTTP/1.1\r\nContent-Length: 50\r\n\r\n0123"), at: start, limits: limits,
+            headFilter: filter)
+        #expect(status(action) == 403)
+    }
+
     @Test func aLongBodyIsHandedOverAsAStream() {
         var machine = connection()
         let action = machine.receive(

@@ -37,12 +37,12 @@ public enum CABundleCheck {
             path: path, device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
             modified: info.st_mtim.tv_sec, modifiedNanoseconds: info.st_mtim.tv_nsec, changed: info.st_ctim.tv_sec,
             changedNanoseconds: info.st_ctim.tv_nsec)
-        // (Unchanged since it was found good: readable then, and its mode and owner are the same.)
-        if found, checked.withLock({ $0.contains(key) }) { return }
         guard found, access(path, R_OK) == 0 else {
             throw PortalAuthError(
                 .invalidArgument, "the CA bundle \(path) cannot be read", remedy: .provideCABundle(path: path))
         }
+        // (Unchanged since it was found good: not read again.)
+        if checked.withLock({ $0.contains(key) }) { return }
         guard (info.st_mode & S_IFMT) == S_IFREG, let data = FileManager.default.contents(atPath: path) else {
             throw PortalAuthError(
                 .invalidArgument, "the CA bundle \(path) cannot be read (it is not a regular file)",
@@ -50,7 +50,10 @@ public enum CABundleCheck {
         }
         let bytes = Array(data)
         guard let problem = problem(bytes) else {
-            checked.withLock { _ = $0.insert(key) }
+            // (Not a file changed within the last two seconds: the file system's clock is coarser
+            // than its times' nanoseconds, and a change in the same tick would keep the same key.)
+            let now = time(nil)
+            if info.st_mtim.tv_sec < now - 1, info.st_ctim.tv_sec < now - 1 { checked.withLock { _ = $0.insert(key) } }
             return
         }
         throw PortalAuthError(
