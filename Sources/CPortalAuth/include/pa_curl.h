@@ -124,6 +124,9 @@ static inline CURLMcode pa_multi_add(CURLM *m, CURL *e) { return pa_curl.multi_a
 static inline CURLMcode pa_multi_remove(CURLM *m, CURL *e) { return pa_curl.multi_remove_handle(m, e); }
 static inline CURLMcode pa_multi_perform(CURLM *m, int *running) { return pa_curl.multi_perform(m, running); }
 static inline CURLMcode pa_multi_poll(CURLM *m, int timeout_ms) { return pa_curl.multi_poll(m, NULL, 0, timeout_ms, NULL); }
+static inline CURLMcode pa_multi_poll_fds(CURLM *m, struct curl_waitfd *fds, unsigned int count, int timeout_ms) {
+    return pa_curl.multi_poll(m, fds, count, timeout_ms, NULL);
+}
 static inline CURLMcode pa_multi_wakeup(CURLM *m) { return pa_curl.multi_wakeup(m); }
 static inline CURLcode pa_easy_unpause(CURL *h) { return pa_curl.easy_pause(h, CURLPAUSE_CONT); }
 

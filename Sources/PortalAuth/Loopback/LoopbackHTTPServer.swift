@@ -135,60 +135,41 @@ package final class LoopbackHTTPServer: Sendable {
         return PortalAuthError(.connectionFailed, "cannot \(what): \(text)", cause: .posix(code: code, message: text))
     }
 
-    /// Serves until ``stop()``, on a thread of its own; each complete request is answered by
-    /// `handler` in a task of its own. `headFilter` may refuse a request as soon as its head has
-    /// arrived (nothing of its body is read or kept).
+    /// Serves until ``stop()``; each complete request is answered by `handler` in a task of its own
+    /// (on `taskExecutor` when given). `headFilter` may refuse a request as soon as its head has
+    /// arrived (nothing of its body is read or kept). The connections are polled on a thread of
+    /// their own, or, when `taskExecutor` is a transport's (``CurlTransport/taskExecutor()``), on
+    /// that transport's thread with its sockets: then a request is read, answered and sent on one thread.
     package func run(
         headFilter: HeadFilter? = nil, taskExecutor: (any TaskExecutor)? = nil, _ handler: @escaping Handler
     ) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            BlockingIO.detached { [self] in
-                serveLoop(headFilter, taskExecutor, handler)
-                continuation.resume()
+            let turns = Turns(
+                server: self, headFilter: headFilter, taskExecutor: taskExecutor, handler: handler,
+                finished: { continuation.resume() })
+            if let loop = taskExecutor as? CurlLoopExecutor {
+                // (Its accept never waits on the transport's thread: non-blocking, as its connections are.)
+                let socketFD = socketFD
+                _ = fcntl(socketFD, F_SETFL, fcntl(socketFD, F_GETFL) | O_NONBLOCK)
+                if loop.host(turns) { return }
             }
+            BlockingIO.detached { [self] in serveLoop(turns) }
         }
     }
 
-    /// Ends ``run(headFilter:_:)`` at once: its loop is woken (answers under way still go out).
+    /// Ends ``run(headFilter:taskExecutor:_:)`` at once: its loop is woken (answers under way still go out).
     package func stop() {
         stopped.withLock { $0 = true }
         var byte: UInt8 = 1
         _ = Glibc.write(wake.write, &byte, 1)
     }
 
-    private func serveLoop(
-        _ headFilter: HeadFilter?, _ taskExecutor: (any TaskExecutor)?, _ handler: @escaping Handler
-    ) {
-        var connections: [Connection] = []
-        defer { connections.forEach { close($0.fd) } }
-        // What each read lands in before it is handed to its connection.
-        var scratch = [UInt8](repeating: 0, count: 16_384)
-        while !stopped.withLock({ $0 }) {
-            let now = ContinuousClock.now
-            connections += returned.withLock { fds in
-                defer { fds.removeAll() }
-                return fds.map { Connection(fd: $0, since: now, deadline: now + readDeadline, kept: true) }
-            }
-            let room = makeRoom(&connections, now: now)
-            var entries = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            entries.append(pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0))
-            if room { entries.append(pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)) }
-            guard poll(&entries, nfds_t(entries.count), 100) >= 0 else { continue }
-            if entries[connections.count].revents != 0 {
-                var drain = [UInt8](repeating: 0, count: 256)
-                while Glibc.read(wake.read, &drain, drain.count) > 0 {}
-            }
-            var open: [Connection] = []
-            for (index, var connection) in connections.enumerated() {
-                let action =
-                    entries[index].revents != 0
-                    ? read(&connection, headFilter, into: &scratch) : connection.waited(now: now)
-                if perform(action, on: connection, taskExecutor, handler) { open.append(connection) }
-            }
-            connections = open
-            if room, (entries.last?.revents ?? 0) & Int16(POLLIN) != 0, let fd = acceptConnection() {
-                connections.append(Connection(fd: fd, since: now, deadline: now + readDeadline))
-            }
+    /// Turns `turns` on this thread, with its own `poll`, until the server stops.
+    private func serveLoop(_ turns: Turns) {
+        while let (descriptors, timeout) = turns.prepareTurn() {
+            var entries = descriptors
+            guard poll(&entries, nfds_t(entries.count), timeout) >= 0 else { continue }
+            turns.finishTurn(entries)
         }
     }
 
@@ -475,6 +456,91 @@ package final class LoopbackHTTPServer: Sendable {
         case 504: "Gateway Timeout"
         case 505: "HTTP Version Not Supported"
         default: "Status"
+        }
+    }
+}
+
+extension LoopbackHTTPServer {
+    /// A serving loop's connections, turned one poll at a time: by a thread of its own
+    /// (``run(headFilter:taskExecutor:_:)``'s `serveLoop`) or by a transport's event loop
+    /// (``CurlLoopPoller``). One thread turns it at a time.
+    final class Turns: CurlLoopPoller, @unchecked Sendable {
+        private let server: LoopbackHTTPServer
+        private let headFilter: HeadFilter?
+        private let taskExecutor: (any TaskExecutor)?
+        private let handler: Handler
+        /// Lets ``run(headFilter:taskExecutor:_:)`` return (once).
+        private var finished: (@Sendable () -> Void)?
+        private var connections: [Connection] = []
+        /// What each read lands in before it is handed to its connection.
+        private var scratch = [UInt8](repeating: 0, count: 16_384)
+        /// This turn's: whether the listening socket is polled, and when the turn began.
+        private var room = false
+        private var now = ContinuousClock.now
+
+        init(
+            server: LoopbackHTTPServer, headFilter: HeadFilter?, taskExecutor: (any TaskExecutor)?,
+            handler: @escaping Handler, finished: @escaping @Sendable () -> Void
+        ) {
+            self.server = server
+            self.headFilter = headFilter
+            self.taskExecutor = taskExecutor
+            self.handler = handler
+            self.finished = finished
+        }
+
+        /// The connections, the wake pipe and (with room for one more) the listening socket, polled
+        /// for at most 100 ms (the read deadlines are checked every turn); nil once the server stopped.
+        func prepareTurn() -> (descriptors: [pollfd], timeout: Int32)? {
+            guard !server.stopped.withLock({ $0 }) else {
+                end()
+                return nil
+            }
+            now = .now
+            let now = now
+            connections += server.returned.withLock { fds in
+                defer { fds.removeAll() }
+                return fds.map { Connection(fd: $0, since: now, deadline: now + server.readDeadline, kept: true) }
+            }
+            room = server.makeRoom(&connections, now: now)
+            var entries = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            entries.append(pollfd(fd: server.wake.read, events: Int16(POLLIN), revents: 0))
+            if room { entries.append(pollfd(fd: server.socketFD, events: Int16(POLLIN), revents: 0)) }
+            return (entries, 100)
+        }
+
+        /// Reads what arrived, hands each connection's action over, and accepts one more.
+        func finishTurn(_ entries: [pollfd]) {
+            if entries[connections.count].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 256)
+                while Glibc.read(server.wake.read, &drain, drain.count) > 0 {}
+            }
+            var open: [Connection] = []
+            for (index, var connection) in connections.enumerated() {
+                let action =
+                    entries[index].revents != 0
+                    ? server.read(&connection, headFilter, into: &scratch) : connection.waited(now: now)
+                if server.perform(action, on: connection, taskExecutor, handler) { open.append(connection) }
+            }
+            connections = open
+            if room, (entries.last?.revents ?? 0) & Int16(POLLIN) != 0, let fd = server.acceptConnection() {
+                connections.append(Connection(fd: fd, since: now, deadline: now + server.readDeadline))
+            }
+        }
+
+        /// The transport's loop ended (its transport shut down) while the server runs: it goes on
+        /// on a thread of its own.
+        func loopEnded() {
+            BlockingIO.detached { [self] in server.serveLoop(self) }
+        }
+
+        /// Closes the connections and lets ``run(headFilter:taskExecutor:_:)`` return (once).
+        private func end() {
+            connections.forEach { close($0.fd) }
+            connections = []
+            let finished = self.finished
+            self.finished = nil
+            finished?()
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PortalAuth
 import PortalEmulator
+import Synchronization
 import TestSupport
 import Testing
 
@@ -39,5 +40,46 @@ import Testing
             transport.shutdown()
             #expect(await Task(executorPreference: executor) { Self.threadName() }.value != "portal-auth-io")
         }
+    }
+
+    /// A loopback server run on the executor is polled on the transport's own thread: the head
+    /// is read and filtered there, the answer made there, and ``LoopbackHTTPServer/stop()`` ends it.
+    @Test func aServerOnTheTransportsExecutorReadsAndAnswersOnItsThread() async throws {
+        let transport = CurlTransport(configuration: TransportConfiguration())
+        defer { transport.shutdown() }
+        let executor = try transport.taskExecutor()
+        let server = try LoopbackHTTPServer(address: LoopbackAddress.parse("127.0.0.1:0", defaultPort: 0))
+        let filtered = Mutex<[String]>([])
+        let serving = Task {
+            await server.run(
+                headFilter: { _ in
+                    filtered.withLock { $0.append(Self.threadName()) }
+                    return nil
+                }, taskExecutor: executor
+            ) { _ in .text(200, Self.threadName()) }
+        }
+        let answer = try await Subprocess.run(
+            "/usr/bin/curl", ["-sS", "-m", "30", "http://127.0.0.1:\(server.address.port)/"], timeout: 60)
+        #expect(answer.stdout == "portal-auth-io\n", "\(answer.stderr)")
+        #expect(filtered.withLock { $0 } == ["portal-auth-io"])
+        server.stop()
+        await serving.value
+    }
+
+    /// A transport shut down while a server runs on its executor leaves the server serving (on a
+    /// thread of its own, its answers on the global executor) until it is stopped.
+    @Test func aServerOutlivesItsTransportsLoop() async throws {
+        let transport = CurlTransport(configuration: TransportConfiguration())
+        let executor = try transport.taskExecutor()
+        let server = try LoopbackHTTPServer(address: LoopbackAddress.parse("127.0.0.1:0", defaultPort: 0))
+        let serving = Task { await server.run(taskExecutor: executor) { _ in .text(200, "answered") } }
+        let url = "http://127.0.0.1:\(server.address.port)/"
+        let before = try await Subprocess.run("/usr/bin/curl", ["-sS", "-m", "30", url], timeout: 60)
+        #expect(before.stdout == "answered\n", "\(before.stderr)")
+        transport.shutdown()
+        let after = try await Subprocess.run("/usr/bin/curl", ["-sS", "-m", "30", url], timeout: 60)
+        #expect(after.stdout == "answered\n", "\(after.stderr)")
+        server.stop()
+        await serving.value
     }
 }

@@ -19,6 +19,7 @@ final class CurlEventLoop: @unchecked Sendable {
         var resumed: [CurlJob] = []  // paused streams whose reader has room again
         var active: [UnsafeMutableRawPointer: CurlJob] = [:]  // easy handle → job
         var pool: [OpaquePointer] = []  // idle transfers
+        var pollers: [any CurlLoopPoller] = []  // descriptors polled with libcurl's
         var running = true
     }
     private let state = Locked(State())
@@ -48,7 +49,8 @@ final class CurlEventLoop: @unchecked Sendable {
         let multiAddress = UInt(bitPattern: multi)
         executor = CurlLoopExecutor(
             wake: { _ = pa_multi_wakeup(UnsafeMutableRawPointer(bitPattern: multiAddress)) },
-            isLoopThread: { [weak self] in self?.isOnLoopThread ?? false })
+            isLoopThread: { [weak self] in self?.isOnLoopThread ?? false },
+            host: { [weak self] poller in self?.host(poller) ?? false })
         let unmanaged = Unmanaged.passRetained(self)
         let result = pthread_create(
             &thread, nil,
@@ -135,6 +137,17 @@ final class CurlEventLoop: @unchecked Sendable {
         }
     }
 
+    /// Polls `poller`'s descriptors from the next turn on (``CurlLoopPoller``); false when stopped.
+    func host(_ poller: any CurlLoopPoller) -> Bool {
+        let onLoop = isOnLoopThread
+        return state.withLock { state in
+            guard state.running else { return false }
+            state.pollers.append(poller)
+            if !onLoop { _ = pa_multi_wakeup(multi) }
+            return true
+        }
+    }
+
     func stop() {
         state.withLock { state in
             guard state.running else { return }
@@ -173,10 +186,46 @@ final class CurlEventLoop: @unchecked Sendable {
                 finish(job, outcome: collect(job, code: result))
             }
             // (A task resumed above runs next turn, without waiting in poll.)
-            if executor.hasQueued || state.withLock({ !$0.pending.isEmpty }) { continue }
-            _ = pa_multi_poll(multi, 1000)
+            if executor.hasQueued || state.withLock({ !$0.pending.isEmpty }) {
+                // (The pollers are still read, without waiting: a busy loop does not leave them unread.)
+                if state.withLock({ !$0.pollers.isEmpty }) { pollTurn(maxWait: 0) }
+                continue
+            }
+            pollTurn(maxWait: 1000)
         }
         stopTransfers()
+    }
+
+    /// Waits for libcurl's sockets, the wake-up and every poller's descriptors (up to `maxWait`
+    /// milliseconds, or the shortest wait a poller asks), then hands each poller what was found.
+    /// (libcurl reports back only `POLLIN`, `POLLOUT` and `POLLPRI`, with the values poll(2) gives
+    /// them; a hang-up or an error comes back as `POLLIN`.)
+    private func pollTurn(maxWait: Int32) {
+        let pollers = state.withLock { $0.pollers }
+        guard !pollers.isEmpty else {
+            _ = pa_multi_poll(multi, maxWait)
+            return
+        }
+        var turns: [(poller: any CurlLoopPoller, descriptors: [pollfd], start: Int)] = []
+        var waits: [curl_waitfd] = []
+        var timeout = maxWait
+        var done: [ObjectIdentifier] = []
+        for poller in pollers {
+            guard let (descriptors, wait) = poller.prepareTurn() else {
+                done.append(ObjectIdentifier(poller))
+                continue
+            }
+            turns.append((poller, descriptors, waits.count))
+            waits += descriptors.map { curl_waitfd(fd: $0.fd, events: $0.events, revents: 0) }
+            timeout = min(timeout, wait)
+        }
+        if !done.isEmpty { state.withLock { $0.pollers.removeAll { done.contains(ObjectIdentifier($0)) } } }
+        _ = waits.withUnsafeMutableBufferPointer { pa_multi_poll_fds(multi, $0.baseAddress, UInt32($0.count), timeout) }
+        for turn in turns {
+            var polled = turn.descriptors
+            for index in polled.indices { polled[index].revents = waits[turn.start + index].revents }
+            turn.poller.finishTurn(polled)
+        }
     }
 
     /// Starts a submitted job's transfer (on the loop's thread), unless it was cancelled meanwhile.
@@ -224,6 +273,10 @@ final class CurlEventLoop: @unchecked Sendable {
             finish(job, cancelled: true)
         }
         for transfer in state.withLock({ $0.pool }) { pa_transfer_free(transfer) }
+        for poller in state.withLock({ state in
+            defer { state.pollers.removeAll() }
+            return state.pollers
+        }) { poller.loopEnded() }
         // (Before the multi handle goes: the executor wakes it no more.)
         executor.close()
         _ = pa_multi_cleanup(multi)

@@ -12,11 +12,21 @@ final class CurlLoopExecutor: TaskExecutor, @unchecked Sendable {
     private let wake: @Sendable () -> Void
     /// Whether the calling thread is the loop's (no wake-up needed: it runs the job next turn).
     private let isLoopThread: @Sendable () -> Bool
+    /// Has the loop poll a poller's descriptors; false when it has stopped.
+    private let hostPoller: @Sendable (any CurlLoopPoller) -> Bool
 
-    init(wake: @escaping @Sendable () -> Void, isLoopThread: @escaping @Sendable () -> Bool) {
+    init(
+        wake: @escaping @Sendable () -> Void, isLoopThread: @escaping @Sendable () -> Bool,
+        host: @escaping @Sendable (any CurlLoopPoller) -> Bool
+    ) {
         self.wake = wake
         self.isLoopThread = isLoopThread
+        self.hostPoller = host
     }
+
+    /// Has the loop poll `poller`'s descriptors with libcurl's, on its thread, from its next turn
+    /// until the poller is done or the loop ends; false (and nothing done) when the loop has stopped.
+    func host(_ poller: any CurlLoopPoller) -> Bool { hostPoller(poller) }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
