@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -65,35 +66,46 @@ static int is_fault(int signal, const siginfo_t *info) {
     return signal == SIGSEGV || signal == SIGBUS || signal == SIGFPE || signal == SIGILL || signal == SIGSYS;
 }
 
-/* A signal about portal-auth itself: clean up, stop the command, and end as the signal's
- * previous action says. */
+/* Set once a signal about portal-auth itself is being handled: the signal (negated for a fault,
+ * which its own thread ends). The command's exit, which that handling causes, then ends nothing
+ * else: pa_exec_guard_wait ends the process with the signal instead of returning the status. */
+static volatile sig_atomic_t guard_ending = 0;
+
+/* Ends the process with `signal`, whose action is the default now: unblocked on this thread, it
+ * is delivered on the return from raise. Needed because the thread may go back to a mask that
+ * blocks it (the handler may have run inside libdispatch's sigsuspend on the main thread, whose
+ * mask outside sigsuspend blocks every signal): pending there, the command's exit status would
+ * end the process first. */
+static void end_now(int signal) {
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, signal);
+    raise(signal);
+    pthread_sigmask(SIG_UNBLOCK, &only, NULL);
+}
+
+/* A signal about portal-auth itself: clean up, stop the command, and end with the signal. */
 static void end_for(int signal, siginfo_t *info, void *context) {
     int saved = errno;
+    int fault = is_fault(signal, info);
     remove_folder();
+    /* A fault happens again when the handler returns, now with the previous action. Any other
+     * signal: the default action. Not the previous handler: Swift's crash report returns for a
+     * signal that was raised (the process would go on), and called from here it crashes. */
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = SIG_DFL;
+    if (fault && signal > 0 && signal < GUARD_SIGNALS && guard_installed[signal])
+        action = guard_previous[signal];
+    sigaction(signal, &action, NULL);
+    guard_ending = fault ? -signal : signal;
     pid_t child = (pid_t)guard_child;
     if (child > 0) {
         kill(child, SIGTERM);
         kill(child, SIGCONT);
     }
-    struct sigaction previous;
-    memset(&previous, 0, sizeof previous);
-    previous.sa_handler = SIG_DFL;
-    if (signal > 0 && signal < GUARD_SIGNALS && guard_installed[signal]) previous = guard_previous[signal];
-    sigaction(signal, &previous, NULL);
-    /* A fault happens again when the handler returns, now with the previous action. */
-    if (is_fault(signal, info)) {
-        errno = saved;
-        return;
-    }
-    /* Any other signal: the default action, raised again, ends portal-auth once this returns.
-     * Not the previous handler: Swift's crash report returns for a signal that was raised (the
-     * process would go on), and called from here it crashes. */
     (void)context;
-    struct sigaction fallback;
-    memset(&fallback, 0, sizeof fallback);
-    fallback.sa_handler = SIG_DFL;
-    sigaction(signal, &fallback, NULL);
-    raise(signal);
+    if (!fault) end_now(signal);
     errno = saved;
 }
 
@@ -187,6 +199,11 @@ int pa_exec_guard_wait(pid_t child, int *exit_code) {
     int rc;
     do { rc = waitid(P_PID, (id_t)child, &info, WEXITED | WNOWAIT); } while (rc < 0 && errno == EINTR);
     if (rc < 0) return errno;
+    int ending = guard_ending;
+    if (ending > 0) end_now(ending);
+    /* A fault: its thread ends the process (after Swift's crash report, which takes a while). */
+    if (ending != 0)
+        for (;;) pause();
     guard_child = -1;
     int status = 0;
     pid_t result;

@@ -44,7 +44,9 @@ void pa_exec_guard_child(pid_t child);
 
 /* Waits for the named command to exit, stops passing signals on (one that arrives from now on
  * ends portal-auth as a signal about itself does), and reaps it. Returns 0 and sets *exit_code
- * (the exit status, or 128 + the signal that ended it), or an errno value. */
+ * (the exit status, or 128 + the signal that ended it), or an errno value. Does not return when
+ * the command exited because a signal about portal-auth itself stopped it: that signal ends the
+ * process (not the command's status, whichever thread gets there first). */
 int pa_exec_guard_wait(pid_t child, int *exit_code);
 
 /* Whether signal number `signal` is one pa_exec_guard_begin catches (for tests and help). */

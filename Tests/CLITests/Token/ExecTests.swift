@@ -163,7 +163,9 @@ import Testing
                 #expect(
                     got == "got TERM",
                     "COMMAND was not stopped; gdb: \(gdb.stdout.suffix(300)) \(gdb.stderr.suffix(300))")
-                #expect(status == 128 + signal)
+                #expect(
+                    status == 128 + signal,
+                    "exec went on after the signal; gdb: \(gdb.stdout.suffix(300)) \(gdb.stderr.suffix(300))")
                 #expect(!FileManager.default.fileExists(atPath: (file as NSString).deletingLastPathComponent))
             }
         }
