@@ -61,7 +61,9 @@ package final class LoopbackHTTPServer: Sendable {
     /// What answers a complete request.
     package typealias Handler = @Sendable (LoopbackHTTPRequest) async -> Response
     /// What refuses a request on its head alone (the request given has an empty body), before
-    /// its body is read; nil lets it go on.
+    /// its body is read; nil lets it go on. It runs on the thread that polls the connections: for a
+    /// server on a transport's executor, the transport's own thread, whose every transfer waits
+    /// while it runs, so it decides on the head alone and never waits (no lock held long, no I/O).
     package typealias HeadFilter = @Sendable (LoopbackHTTPRequest) -> Response?
 
     /// The address it listens on, with the port it was given.

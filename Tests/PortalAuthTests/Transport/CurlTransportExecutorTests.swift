@@ -82,4 +82,49 @@ import Testing
         server.stop()
         await serving.value
     }
+
+    /// A client that hangs up (FIN, or RST) after part of a head frees its place on the hosted path
+    /// at once: with room for two connections, a read deadline and an eviction of 10 minutes, two
+    /// such clients leave the next request answered. (Were a hang-up not seen, that request would
+    /// wait in the backlog for 10 minutes, past curl's 60 s.)
+    @Test(arguments: [false, true])
+    func aClientThatHangsUpMidHeadFreesItsPlaceOnTheTransportsThread(reset: Bool) async throws {
+        let transport = CurlTransport(configuration: TransportConfiguration())
+        defer { transport.shutdown() }
+        let executor = try transport.taskExecutor()
+        let server = try LoopbackHTTPServer(
+            address: LoopbackAddress.parse("127.0.0.1:0", defaultPort: 0), maximumConnections: 2,
+            readDeadline: .seconds(600), evictAfter: .seconds(600))
+        let serving = Task { await server.run(taskExecutor: executor) { _ in .text(200, "answered") } }
+        for _ in 0..<2 { try Self.sendPartOfAHeadAndHangUp(port: server.address.port, reset: reset) }
+        let answer = try await Subprocess.run(
+            "/usr/bin/curl", ["-sS", "-m", "60", "http://127.0.0.1:\(server.address.port)/"], timeout: 90)
+        #expect(answer.stdout == "answered\n", "\(answer.stderr)")
+        server.stop()
+        await serving.value
+    }
+
+    /// Connects to 127.0.0.1:`port`, sends the start of a request head and closes (with
+    /// `SO_LINGER` 0, `reset`: the kernel sends RST instead of FIN).
+    static func sendPartOfAHeadAndHangUp(port: Int, reset: Bool) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(connected == 0, "connect: \(errno)")
+        let part = Array("GET / HTTP/1.1\r\nHost: 127.0.0".utf8)
+        try #require(send(fd, part, part.count, 0) == part.count)
+        if reset {
+            var linger = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+        }
+    }
 }
