@@ -27,6 +27,9 @@ public struct EnvironmentCredentialSource: CredentialSource {
         "the environment (\(credentials.variables.joined(separator: ", "))) for \(credentials.portal)"
     }
 
+    /// "environment".
+    public var name: String { "environment" }
+
     /// Whether `url` is the environment's (``EnvironmentCredentials/answers(for:in:askedBy:)``).
     public func answers(for url: URL, askedBy caller: CredentialSourceCaller) async throws -> Bool {
         try await credentials.answers(for: url, in: manager, askedBy: caller)

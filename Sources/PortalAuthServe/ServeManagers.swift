@@ -34,4 +34,10 @@ public final class ServeManagers: Sendable {
     public func manager(for url: URL) async throws -> AuthenticationManager {
         try await chain.manager(for: url, askedBy: .proxy) ?? stored.manager
     }
+
+    /// The decision for `url` of the source that answers for it (``manager(for:)``'s), as a proxy
+    /// asks it (``AuthenticationManager/forwardingDecision(for:)``), naming the source.
+    public func decision(for url: URL) async throws -> CredentialDecision {
+        try await chain.decision(for: url, askedBy: .proxy)
+    }
 }

@@ -8,7 +8,8 @@ import Foundation
 
 /// `BASE/token?url=URL`: what `portal-auth token URL --format json` prints, for programs that talk
 /// HTTP but cannot run a command (the credential endpoint of aws-vault and the cloud metadata
-/// servers). The same question (``AuthenticationManager/forwardingDecision(for:)``) and the same rendering (``TokenJSON``).
+/// servers). The same question (``ServeManagers/decision(for:)``, naming its source) and the same rendering
+/// (``TokenJSON``).
 struct ServeTokenEndpoint {
     let managers: ServeManagers
     /// How an error's message reads to the client (``LocalCredentialServer``'s `describe`).
@@ -21,8 +22,7 @@ struct ServeTokenEndpoint {
         }
         do {
             let url = try StrictURL.parse(text).url
-            let manager = try await managers.manager(for: url)
-            let decision = try await manager.forwardingDecision(for: url)
+            let decision = try await managers.decision(for: url)
             let body = TokenJSON.object(decision).description + "\n"
             return LoopbackHTTPServer.Response(
                 status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],

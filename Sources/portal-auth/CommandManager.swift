@@ -21,9 +21,23 @@ extension GlobalOptions {
     func managerAndTarget(
         _ url: String?, transport: CurlTransport? = nil, storedAccount: String? = nil, naming: PortalNaming = .token
     ) async throws -> (AuthenticationManager, URL) {
+        let (source, target) = try await sourceAndTarget(
+            url, transport: transport, storedAccount: storedAccount, naming: naming)
+        return (source.manager, target)
+    }
+
+    /// The credential source a command on `url` works with (its manager is
+    /// ``managerAndTarget(_:transport:storedAccount:naming:)``'s), and the URL: ask the source for the
+    /// decision (``CredentialSource/decision(for:askedBy:includingProxy:renewingFirst:interactive:)``)
+    /// and it names itself in it.
+    func sourceAndTarget(
+        _ url: String?, transport: CurlTransport? = nil, storedAccount: String? = nil, naming: PortalNaming = .token
+    ) async throws -> (any CredentialSource, URL) {
         let transport = transport ?? makeTransport()
         if let storedAccount {
-            return try await accountManagerAndTarget(url, account: storedAccount, transport: transport, naming: naming)
+            let (manager, target) = try await accountManagerAndTarget(
+                url, account: storedAccount, transport: transport, naming: naming)
+            return (StoredCredentialSource(manager: manager, followingChanges: false), target)
         }
         if let environment = try EnvironmentCredentials.read() {
             let target = try url.map(parseURL) ?? URL(string: environment.portal.url)!
@@ -41,12 +55,12 @@ extension GlobalOptions {
                 // never prompt without a terminal find it, and federate or renew from it.
                 try await environment.signIn(in: manager)
                 environmentCredentialsInUse.withLock { $0 = environment }
-                return (manager, target)
+                return (source, target)
             }
         }
         let stored = try makeManager(transport: transport)
         let target = try await resolveTarget(url, manager: stored, naming: naming)
         try await stored.renewIfExpiring(target)
-        return (stored, target)
+        return (StoredCredentialSource(manager: stored, followingChanges: false), target)
     }
 }

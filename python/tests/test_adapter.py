@@ -22,6 +22,7 @@ def test_federated_layer_query_through_auth(session):
     assert response.json() == {"count": 24}
     # The federated server's own token (from the portal), in the header the json names.
     assert portal_auth.credential(layer).server == em.server
+    assert portal_auth.credential(layer).source == "stored"
     assert response.request.headers["Authorization"] == "Bearer " + portal_auth.token(layer)
     assert portal_auth.token(layer) != portal_auth.token(em.portal)
 

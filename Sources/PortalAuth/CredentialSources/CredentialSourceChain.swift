@@ -33,11 +33,7 @@ public struct CredentialSourceChain: Sendable {
     }
 
     /// The decision for `url` of the first source that answers for it, naming that source
-    /// (``CredentialDecision/source``). Asked by a ``CredentialSourceCaller/program``, its manager's
-    /// ``AuthenticationManager/decision(for:includingProxy:renewingFirst:interactive:)``; by a
-    /// ``CredentialSourceCaller/proxy``, its ``AuthenticationManager/forwardingDecision(for:)``, which
-    /// contacts no host outside every known credential's reach, never prompts and always looks for
-    /// the identity-aware proxy's credential (`includingProxy` and `interactive` are the program's).
+    /// (``CredentialSource/decision(for:askedBy:includingProxy:renewingFirst:interactive:)``).
     ///
     /// - Throws: ``PortalAuthError/Code/noCredential`` when no source answers for `url`; as the
     ///   decision does otherwise.
@@ -47,13 +43,7 @@ public struct CredentialSourceChain: Sendable {
         guard let source = try await source(for: url, askedBy: caller) else {
             throw PortalAuthError(.noCredential, "no credential source answers for \(ServerContext.describe(url))")
         }
-        var decision =
-            switch caller {
-            case .program:
-                try await source.manager.decision(for: url, includingProxy: includingProxy, interactive: interactive)
-            case .proxy: try await source.manager.forwardingDecision(for: url)
-            }
-        decision.source = source
-        return decision
+        return try await source.decision(
+            for: url, askedBy: caller, includingProxy: includingProxy, interactive: interactive)
     }
 }

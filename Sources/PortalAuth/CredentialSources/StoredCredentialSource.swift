@@ -18,6 +18,10 @@ public import Foundation
 public final class StoredCredentialSource: CredentialSource {
     /// What the source is, for a report.
     public var description: String { "the stored credentials" }
+    /// ``name``: "stored" (whichever store holds them).
+    public static let sourceName = "stored"
+    /// "stored" (``sourceName``).
+    public var name: String { Self.sourceName }
     /// The stored credentials' manager.
     public let manager: AuthenticationManager
     /// Whether the stores are read again after a change (``init(manager:followingChanges:)``).

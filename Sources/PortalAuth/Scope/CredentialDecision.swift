@@ -20,8 +20,9 @@ public struct CredentialDecision: Sendable {
     /// The identity-aware proxy's credential for the URL's host, when it was asked for and one
     /// is stored.
     public let proxy: (any IAPAuthorizationCredential)?
-    /// The ``CredentialSource`` the decision came from, when a ``CredentialSourceChain`` made it;
-    /// nil when a manager was asked directly (its own stores and keys).
+    /// The ``CredentialSource`` the decision came from, when a source (or a ``CredentialSourceChain``)
+    /// made it; nil when a manager was asked directly (its own stores and keys). ``TokenJSON`` prints
+    /// its ``CredentialSource/name`` as `source`.
     public internal(set) var source: (any CredentialSource)?
     /// The manager that made the decision: only its request loop sends on it (`send(_:as:)`), and its
     /// ``UnattendedRenewal`` is asked only when ``signsInUnattended`` or ``renewableUntil`` is read

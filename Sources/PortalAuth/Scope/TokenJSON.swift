@@ -33,23 +33,27 @@ public enum TokenJSON {
         return headers
     }
 
-    /// The object for `decision` (``object(_:proxy:url:renewableUntil:)`` with the decision's
-    /// credentials, URL and ``CredentialDecision/renewableUntil``).
+    /// The object for `decision` (``object(_:proxy:url:renewableUntil:source:)`` with the decision's
+    /// credentials, URL, ``CredentialDecision/renewableUntil`` and its source's
+    /// ``CredentialSource/name``).
     public static func object(_ decision: CredentialDecision) -> JSONValue {
         object(
-            decision.credential, proxy: decision.proxy, url: decision.url, renewableUntil: decision.renewableUntil)
+            decision.credential, proxy: decision.proxy, url: decision.url, renewableUntil: decision.renewableUntil,
+            source: decision.source?.name)
     }
 
     /// The object, version ``version`` (the repository's docs/using-the-token.md describes it;
     /// docs/security.md states the contract of `kind` and `scope`: ``ScopedCredential``'s). `url`,
     /// the URL asked about, is the proxy token's scope. `renewableUntil` is the ArcGIS credential's
     /// ``ArcGISCredential/lapse(renewingUnattendedWith:)`` (`null` in the object when it is nil):
-    /// render a ``CredentialDecision`` with ``object(_:)``, which gives its own.
+    /// render a ``CredentialDecision`` with ``object(_:)``, which gives its own. `source` is the
+    /// ``CredentialSource/name`` of the source the credentials came from (`null` when not known).
     public static func object(
         _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, url: URL? = nil,
-        renewableUntil: Date?
+        renewableUntil: Date?, source: String? = nil
     ) -> JSONValue {
         var object: [String: JSONValue] = ["version": .number(Double(version))]
+        object["source"] = source.map(JSONValue.string) ?? .null
         if let credential {
             let info = credential.tokenInfo
             let scoped = ScopedCredential(credential)

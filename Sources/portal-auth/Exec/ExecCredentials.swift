@@ -35,7 +35,7 @@ struct LiveCredentials: Sendable {
 
     /// The header file: one `Name: value` line per header (GDAL_HTTP_HEADER_FILE, curl -H @file).
     var headerFile: String {
-        Token.render(credential, proxy: proxy, format: .header, url: nil, renewableUntil: nil) + "\n"
+        Token.render(credential, proxy: proxy, format: .header, url: nil, renewableUntil: nil, source: nil) + "\n"
     }
 
     /// The variables portal-auth signs in with, which the command never gets: it gets the token.

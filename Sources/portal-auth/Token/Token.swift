@@ -28,7 +28,7 @@ struct Token: AsyncParsableCommand {
             """
     )
 
-    /// How the token is printed (see ``render(_:proxy:format:url:renewableUntil:)``).
+    /// How the token is printed (see ``render(_:proxy:format:url:renewableUntil:source:)``).
     enum Format: String, ExpressibleByArgument, CaseIterable { case plain, json, header, gdal, env }
 
     @OptionGroup var global: GlobalOptions
@@ -39,17 +39,20 @@ struct Token: AsyncParsableCommand {
 
     @Option(
         help:
-            "plain (the token), json (a versioned object: token, kind, scope, expires, renewableUntil, ssl, server, referer, headers), header (one 'Name: value' line per header, for curl -H @file), gdal (the headers joined with CRLF, for GDAL_HTTP_HEADERS) or env (shell exports). For a host behind an identity-aware proxy, all but plain also give the proxy's token (Authorization: Bearer)."
+            "plain (the token), json (a versioned object: token, kind, scope, expires, renewableUntil, source, ssl, server, referer, headers), header (one 'Name: value' line per header, for curl -H @file), gdal (the headers joined with CRLF, for GDAL_HTTP_HEADERS) or env (shell exports). For a host behind an identity-aware proxy, all but plain also give the proxy's token (Authorization: Bearer)."
     )
     var format: Format = .plain
 
     func run() async throws {
         try await runReportingErrors {
-            let (manager, target) = try await global.managerAndTarget(url, storedAccount: account.name)
-            let decision = try await Self.decision(for: target, manager: manager, format: format)
+            let (source, target) = try await global.sourceAndTarget(url, storedAccount: account.name)
+            // (Asked of the source, the decision names it: json prints its name.)
+            let decision = try await source.decision(
+                for: target, askedBy: .program, includingProxy: format != .plain, renewingFirst: false,
+                interactive: stdinIsTerminal)
             Self.print(
                 decision.credential, proxy: decision.proxy, format: format, url: target,
-                renewableUntil: format == .json ? decision.renewableUntil : nil)
+                renewableUntil: format == .json ? decision.renewableUntil : nil, source: decision.source?.name)
             APIKeyLogin.warnIfExpiring(decision.credential)  // API key (#22)
         }
     }

@@ -121,13 +121,18 @@ enum TokenFastPath {
             let renewableUntil =
                 request.format == .json
                 ? credential.lapse(renewingUnattendedWith: GlobalOptions.unattendedRenewal(backend: backend)) : nil
-            Token.print(credential, proxy: nil, format: request.format, url: url, renewableUntil: renewableUntil)
+            // (Only stored credentials are answered here: with an environment variable set, the full command answers.)
+            let source = StoredCredentialSource.sourceName
+            Token.print(
+                credential, proxy: nil, format: request.format, url: url, renewableUntil: renewableUntil, source: source
+            )
             markAnswered()
             // (Plain with a referer says more on a terminal's stderr: kept for when it is not one.)
             book?.record(
                 key: answerKey(url: request.url, format: request.format),
                 output: Token.standardOutput(
-                    credential, proxy: nil, format: request.format, url: url, renewableUntil: renewableUntil),
+                    credential, proxy: nil, format: request.format, url: url, renewableUntil: renewableUntil,
+                    source: source),
                 token: credential.tokenInfo.accessToken,
                 validUntil: credential.tokenInfo.expirationDate?.addingTimeInterval(-credential.renewalLeeway),
                 onlyWithoutTerminal: request.format == .plain && credential.referer != nil)

@@ -13,12 +13,13 @@ import Glibc
 extension Token {
     /// Prints the token in `format`; for a token bound to a referer in the plain format, says on
     /// stderr (when it is a terminal: scripts read stdout alone) that the Referer must go with it.
-    /// `renewableUntil`: the credential's, for json (``TokenJSON``).
+    /// `renewableUntil` and `source`: the credential's and where it came from, for json (``TokenJSON``).
     static func print(
         _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, format: Format, url: URL?,
-        renewableUntil: Date?
+        renewableUntil: Date?, source: String?
     ) {
-        var text = standardOutput(credential, proxy: proxy, format: format, url: url, renewableUntil: renewableUntil)
+        var text = standardOutput(
+            credential, proxy: proxy, format: format, url: url, renewableUntil: renewableUntil, source: source)
         writeAll(1, &text)
         if format == .plain, let referer = credential?.referer, isatty(2) == 1 {
             printInfo(
@@ -28,27 +29,32 @@ extension Token {
         }
     }
 
-    /// The bytes ``print(_:proxy:format:url:renewableUntil:)`` writes to stdout (as ``output(_:)`` writes the text).
+    /// The bytes ``print(_:proxy:format:url:renewableUntil:source:)`` writes to stdout (as ``output(_:)`` writes the
+    /// text).
     static func standardOutput(
         _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, format: Format, url: URL?,
-        renewableUntil: Date?
+        renewableUntil: Date?, source: String?
     ) -> String {
-        let text = render(credential, proxy: proxy, format: format, url: url, renewableUntil: renewableUntil)
+        let text = render(
+            credential, proxy: proxy, format: format, url: url, renewableUntil: renewableUntil, source: source)
         return terminalText(text, keepingLines: true) + "\n"
     }
 
     /// What `token` prints in `format` (the fast path prints through this too); `url`, the URL
-    /// asked about, is the proxy token's scope in json, and `renewableUntil` the credential's
-    /// (``CredentialDecision/renewableUntil``; json alone prints them).
+    /// asked about, is the proxy token's scope in json, `renewableUntil` the credential's
+    /// (``CredentialDecision/renewableUntil``) and `source` the name of the source it came from
+    /// (``CredentialSource/name``); json alone prints them.
     static func render(
         _ credential: (any ArcGISCredential)?, proxy: (any IAPAuthorizationCredential)?, format: Format,
-        url: URL?, renewableUntil: Date?
+        url: URL?, renewableUntil: Date?, source: String?
     ) -> String {
         switch format {
         case .plain: return credential?.tokenInfo.accessToken ?? proxy?.tokenInfo.accessToken ?? ""
         // The library's TokenJSON: serve's token endpoint answers the same object and headers.
         case .json:
-            return TokenJSON.object(credential, proxy: proxy, url: url, renewableUntil: renewableUntil).description
+            return TokenJSON.object(
+                credential, proxy: proxy, url: url, renewableUntil: renewableUntil, source: source
+            ).description
         case .header:
             return TokenJSON.headers(credential, proxy: proxy).map { "\($0.name): \($0.value)" }.joined(separator: "\n")
         case .gdal:

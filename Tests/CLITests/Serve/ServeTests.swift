@@ -323,7 +323,8 @@ import Testing
                 BASE=$BASE python3 -c '
                 import os, requests
                 answer = requests.get(os.environ["BASE"] + "token", params={"url": os.environ["LAYER"]})
-                print(answer.status_code, answer.headers["Content-Type"], answer.json()["server"].endswith("/server"))
+                print(answer.status_code, answer.headers["Content-Type"], answer.json()["server"].endswith("/server"),
+                      answer.json()["source"])
                 print(requests.get(os.environ["LAYER"], params={"f": "json", "token": answer.json()["token"]}).json()["name"])
                 ' 
                 stop_serve
@@ -331,7 +332,7 @@ import Testing
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("same for \(serve.emulator.portalURL)\n"), "\(result.stdout)")
             #expect(result.stdout.contains("same for \(serve.use.layer)\n"), "\(result.stdout)")
-            #expect(result.stdout.contains("200 application/json True\nParcels\n"), "\(result.stdout)")
+            #expect(result.stdout.contains("200 application/json True stored\nParcels\n"), "\(result.stdout)")
         }
     }
 

@@ -137,6 +137,7 @@ import Testing
                     ["token", emulator.portalURL], emulator: emulator, environment: env)
                 #expect(other.status == 0, "\(other.stderr)")
                 #expect(other.stdout == stored)
+                #expect(try await Self.source(of: emulator.portalURL, emulator, env) == "stored")
                 // A standalone server (no owning portal) is outside the portal's scope too.
                 env["ARCGIS_HOST"] = emulator.portalURL
                 let standalone = try await CLI.portalAuth(
@@ -148,8 +149,19 @@ import Testing
                 let fromEnvironment = try await CLI.portalAuth(
                     ["token", emulator.portalURL], emulator: emulator, environment: env)
                 #expect(fromEnvironment.status == 0 && fromEnvironment.stdout != stored)
+                // json names where the credential came from.
+                #expect(try await Self.source(of: emulator.portalURL, emulator, env) == "environment")
+                #expect(try await Self.source(of: emulator.portalURL, emulator, keyring.environment) == "stored")
             }
         }
+    }
+
+    /// The `source` that `token URL --format json` prints.
+    static func source(of url: String, _ emulator: PortalEmulator, _ env: [String: String]) async throws -> String? {
+        let r = try await CLI.portalAuth(["token", url, "--format", "json"], emulator: emulator, environment: env)
+        try #require(r.status == 0, "\(r.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        return object?["source"] as? String
     }
 
     @Test func aRefusedPasswordNamesTheVariablesNotLogin() async throws {

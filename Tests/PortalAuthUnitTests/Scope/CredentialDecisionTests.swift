@@ -200,4 +200,29 @@ import Testing
             throw PortalAuthError(.connectionFailed, "no network in unit tests", remedy: .none)
         }
     }
+
+    /// A source written outside the package, named as its author chooses.
+    struct OwnSource: CredentialSource {
+        let manager: AuthenticationManager
+        var description: String { "a test's own source" }
+        var name: String { "mine" }
+        func answers(for url: URL, askedBy caller: CredentialSourceCaller) async throws -> Bool { true }
+    }
+
+    /// A decision asked of a source (or a chain) names it, and the json says where the credential
+    /// came from; asked of a manager directly, it names none (`null`).
+    @Test func theDecisionNamesItsSourceAndTheJSONPrintsIt() async throws {
+        let manager = try await manager(user: true, key: false)
+        let source = OwnSource(manager: manager)
+        func printed(_ decision: CredentialDecision) -> JSONValue? { TokenJSON.object(decision)["source"] }
+        let fromSource = try await source.decision(for: search, askedBy: .program, includingProxy: false)
+        #expect(fromSource.source?.name == "mine")
+        #expect(printed(fromSource) == .string("mine"))
+        let fromChain = try await CredentialSourceChain([source]).decision(for: search, askedBy: .proxy)
+        #expect(printed(fromChain) == .string("mine"))
+        #expect(fromChain.credential?.tokenInfo.accessToken == "user-token")
+        let stored = StoredCredentialSource(manager: manager, followingChanges: false)
+        #expect(printed(try await stored.decision(for: search, askedBy: .program)) == .string("stored"))
+        #expect(printed(try await manager.decision(for: search, includingProxy: false)) == .null)
+    }
 }

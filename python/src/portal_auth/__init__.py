@@ -93,6 +93,9 @@ class Credential:
         #: renews itself without end (a remembered password, an app's secret), follows its portal (a
         #: federated server's token), never expires, or there is no ArcGIS token. portal-auth's answer.
         self.renewable_until: Optional[int] = _epoch(answer.get("renewableUntil"))
+        #: Where the credentials came from: "stored" (signed in with login), "environment" (the
+        #: ARCGIS_* variables), or None (an older portal-auth).
+        self.source: Optional[str] = answer.get("source")
         self.ssl: bool = bool(answer.get("ssl", False))
         self.server: Optional[str] = answer.get("server")
         self.referer: Optional[str] = answer.get("referer")
