@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* See pa_exec.h. The handler reads and writes only sig_atomic_t variables and the folder path
@@ -60,11 +61,19 @@ static void remove_folder(void) {
     }
 }
 
+/* A fault that happens again when the handler returns (the instruction runs again). Not SIGTRAP:
+ * after int3 the handler would return past the breakpoint; not SIGSYS (a seccomp filter's trap:
+ * the system call fails and the thread goes on) nor a machine check's advance warning
+ * (BUS_MCEERR_AO): those are raised again. */
 static int is_fault(int signal, const siginfo_t *info) {
     if (info == NULL || info->si_code <= 0 || info->si_code == SI_KERNEL) return 0;
-    /* Not SIGTRAP: after int3 the handler would return past the breakpoint; it is raised again. */
-    return signal == SIGSEGV || signal == SIGBUS || signal == SIGFPE || signal == SIGILL || signal == SIGSYS;
+    if (signal == SIGBUS && info->si_code == BUS_MCEERR_AO) return 0;
+    return signal == SIGSEGV || signal == SIGBUS || signal == SIGFPE || signal == SIGILL;
 }
+
+/* How long the command's waiter gives a faulting thread to end the process (Swift's crash report
+ * runs first) before it ends it itself. */
+#define FAULT_GRACE_SECONDS 60
 
 /* Set once a signal about portal-auth itself is being handled: the signal (negated for a fault,
  * which its own thread ends). The command's exit, which that handling causes, then ends nothing
@@ -105,7 +114,12 @@ static void end_for(int signal, siginfo_t *info, void *context) {
         kill(child, SIGCONT);
     }
     (void)context;
-    if (!fault) end_now(signal);
+    if (!fault) {
+        end_now(signal);
+        /* Still here: the signal was discarded (the first process of a PID namespace, as in a
+         * container, ignores a default action it raises itself). End as a shell would say it. */
+        _exit(128 + signal);
+    }
     errno = saved;
 }
 
@@ -199,12 +213,19 @@ int pa_exec_guard_wait(pid_t child, int *exit_code) {
     int rc;
     do { rc = waitid(P_PID, (id_t)child, &info, WEXITED | WNOWAIT); } while (rc < 0 && errno == EINTR);
     if (rc < 0) return errno;
-    int ending = guard_ending;
-    if (ending > 0) end_now(ending);
-    /* A fault: its thread ends the process (after Swift's crash report, which takes a while). */
-    if (ending != 0)
-        for (;;) pause();
     guard_child = -1;
+    int ending = guard_ending;
+    if (ending > 0) {
+        end_now(ending);
+        _exit(128 + ending);
+    }
+    if (ending < 0) {
+        /* A fault: its thread ends the process (after Swift's crash report, which takes a while);
+         * should it not, the process ends here. */
+        struct timespec second = {1, 0};
+        for (int waited = 0; waited < FAULT_GRACE_SECONDS; waited++) nanosleep(&second, NULL);
+        _exit(128 - ending);
+    }
     int status = 0;
     pid_t result;
     do { result = waitpid(child, &status, 0); } while (result < 0 && errno == EINTR);

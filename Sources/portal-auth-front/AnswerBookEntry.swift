@@ -23,7 +23,7 @@ extension AnswerBook {
         /// The entry for `key` in `text`, when the file's stamp line is `stamp`; nil otherwise.
         init?(findingIn text: String, key: String, stamp: [UInt64]) {
             var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            guard lines.count >= 2, lines[0] == "portal-auth token answers 1",
+            guard lines.count >= 2, lines[0] == "portal-auth token answers 2",
                 lines[1] == "stamp " + stamp.map({ String($0) }).joined(separator: " ")
             else { return nil }
             lines.removeFirst(2)

@@ -27,10 +27,15 @@
  *   process after the command has exited (portal-auth is cleaning up; a TERM then need not wait
  *   for a renewal in flight): the folder is removed (with async-signal-safe calls only: open,
  *   getdents64, unlinkat, rmdir), the command is sent SIGTERM (and SIGCONT), and portal-auth is
- *   killed by the signal (a shell sees 128 + the signal). A fault recurs once the handler
- *   returns, with the signal's previous action (Swift's crash report, then the default); any
- *   other signal is raised again with the default action (no crash report for abort()). A fault on a thread whose stack is exhausted may not run the handler: the
- *   kernel ends portal-auth and the folder stays until the next exec removes it.
+ *   killed by the signal (a shell sees 128 + the signal), whichever of its threads gets there
+ *   first (the command's exit status is not returned then). A fault that recurs (SEGV, BUS, FPE,
+ *   ILL) does so once the handler returns, with the signal's previous action (Swift's crash
+ *   report, then the default); any other signal is raised again with the default action (no
+ *   crash report for abort()), and where that is discarded (the first process of a PID
+ *   namespace) portal-auth exits with 128 + the signal; a fault that has not ended portal-auth
+ *   a minute after the command exited ends it so. A fault on a thread whose stack is exhausted
+ *   may not run the handler: the kernel ends portal-auth and the folder stays until the next
+ *   exec removes it.
  *
  * Returns 0, or the errno of a sigaction that failed. */
 int pa_exec_guard_begin(void);

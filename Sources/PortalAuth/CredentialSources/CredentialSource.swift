@@ -39,6 +39,10 @@ extension CredentialSource {
     /// the identity-aware proxy's credential (`includingProxy`, `renewingFirst` and `interactive` are
     /// the program's). Ask it of the source that answers for `url`
     /// (``answers(for:askedBy:)``, or a ``CredentialSourceChain``).
+    ///
+    /// Not a requirement of the protocol, on purpose: a source says which URLs are its own and
+    /// gives its manager, and what goes where is always that manager's decision, so a source
+    /// cannot decide otherwise (nor have a proxy contact a host nobody vouched for).
     public func decision(
         for url: URL, askedBy caller: CredentialSourceCaller, includingProxy: Bool = true, renewingFirst: Bool = true,
         interactive: Bool = false

@@ -223,6 +223,8 @@ import Testing
         #expect(fromChain.credential?.tokenInfo.accessToken == "user-token")
         let stored = StoredCredentialSource(manager: manager, followingChanges: false)
         #expect(printed(try await stored.decision(for: search, askedBy: .program)) == .string("stored"))
+        // (A source that gives no name of its own is named by its type.)
+        #expect(NamedSource(answering: true).name == "NamedSource")
         #expect(printed(try await manager.decision(for: search, includingProxy: false)) == .null)
     }
 }

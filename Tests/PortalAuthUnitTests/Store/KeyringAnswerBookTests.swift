@@ -26,13 +26,13 @@ import Testing
 
     @Test func entriesAreKeptNewestLastOnePerKeyWithinTheLimits() throws {
         var text = try #require(KeyringAnswerBook.text(adding: "answer 61 - x", key: "61", stamp: stamp, to: nil))
-        #expect(text == "portal-auth token answers 1\nstamp 1 2 3 4 5 6 7\nanswer 61 - x\n")
+        #expect(text == "portal-auth token answers 2\nstamp 1 2 3 4 5 6 7\nanswer 61 - x\n")
         text = try #require(KeyringAnswerBook.text(adding: "answer 62 - y", key: "62", stamp: stamp, to: text))
         text = try #require(KeyringAnswerBook.text(adding: "answer 61 - z", key: "61", stamp: stamp, to: text))
         #expect(text.hasSuffix("answer 62 - y\nanswer 61 - z\n") && !text.contains(" x\n"))
         // Another index: the old answers go.
         let other = try #require(KeyringAnswerBook.text(adding: "answer 63 - w", key: "63", stamp: [9], to: text))
-        #expect(other == "portal-auth token answers 1\nstamp 9\nanswer 63 - w\n")
+        #expect(other == "portal-auth token answers 2\nstamp 9\nanswer 63 - w\n")
         // At most `capacity` answers, the oldest dropped first.
         for key in 0..<(KeyringAnswerBook.capacity + 3) {
             text = try #require(

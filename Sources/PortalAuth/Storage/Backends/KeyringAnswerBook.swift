@@ -41,8 +41,10 @@ public struct KeyringAnswerBook {
     /// The longest key kept (in bytes): a longer request (a URL of kilobytes) is not recorded, so
     /// that one cannot push every other answer out.
     package static let maximumKeyLength = 2048
-    /// The first line of the file.
-    package static let versionLine = "portal-auth token answers 1"
+    /// The first line of the file (Sources/portal-auth-front reads the same). Its number goes up
+    /// when what an answer prints changes (2: json's `source`), so that the small program gives no
+    /// answer an older program recorded, and the older entries are dropped.
+    package static let versionLine = "portal-auth token answers 2"
 
     private let before: CredentialStoreChangeStamp?
 
