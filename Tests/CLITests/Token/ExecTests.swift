@@ -171,6 +171,50 @@ import Testing
         }
     }
 
+    /// The same as the first process of a PID namespace (a container's entrypoint, run here with
+    /// `unshare --pid --fork`), where a signal a process raises itself with the default action is
+    /// discarded: exec still removes the folder and ends with 128 + the signal, neither waiting
+    /// forever nor taking COMMAND's status. (COMMAND, sent TERM, is then killed by the kernel with
+    /// the namespace's first process.)
+    @Test(
+        .enabled(
+            if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"), "needs gdb and unshare, as root"))
+    func aSignalAboutExecItselfEndsItAsTheFirstProcessOfANamespace() async throws {
+        try await TokenUse.with { use in
+            try await use.signIn()
+            let script =
+                #"trap 'echo "got TERM"; exit 9' TERM; echo "ready $GDAL_HTTP_HEADER_FILE"; while :; do sleep 0.05; done"#
+            try await withChildProcess(
+                "/usr/bin/unshare",
+                ["--pid", "--fork", CLI.portalAuth, "exec", use.emulator.portalURL, "--", "sh", "-c", script],
+                environment: ProcessInfo.processInfo.environment.merging(use.environment) { $1 }
+            ) { child in
+                let ready = await child.nextLine(timeout: 60)
+                let file = try #require(ready?.split(separator: " ").last.map(String.init), "COMMAND did not start")
+                let children = try String(
+                    contentsOfFile: "/proc/\(child.pid)/task/\(child.pid)/children", encoding: .utf8)
+                let exec = try #require(children.split(separator: " ").first.flatMap { Int32($0) }, "\(children)")
+                let gdb = try await CLI.run(
+                    "/usr/bin/gdb",
+                    [
+                        "-p", String(exec), "-batch", "-ex", "handle all nostop noprint pass",
+                        "-ex", "call (int)raise(\(SIGALRM))",
+                    ])
+                // (Its output ends when exec and COMMAND have ended; never wait forever.)
+                while let line = await child.nextLine(timeout: 60) { _ = line }
+                // (A zombie not yet reaped by unshare has ended.)
+                let stat = (try? String(contentsOfFile: "/proc/\(exec)/stat", encoding: .utf8)) ?? ""
+                if let state = stat.split(separator: ")").last?.split(separator: " ").first, state != "Z" {
+                    Issue.record("exec did not end; gdb: \(gdb.stdout.suffix(300)) \(gdb.stderr.suffix(300))")
+                    kill(exec, SIGKILL)
+                }
+                #expect(await child.wait() == 128 + SIGALRM)
+                #expect(!FileManager.default.fileExists(atPath: (file as NSString).deletingLastPathComponent))
+            }
+        }
+    }
+
     @Test func aFolderLeftByAnExecKilledWithSIGKILLIsRemovedByTheNextExecAndALiveOneIsKept() async throws {
         try await TokenUse.with { use in
             try await use.signIn()
