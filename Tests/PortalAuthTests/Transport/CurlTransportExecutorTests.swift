@@ -95,11 +95,21 @@ import Testing
         let server = try LoopbackHTTPServer(
             address: LoopbackAddress.parse("127.0.0.1:0", defaultPort: 0), maximumConnections: 2,
             readDeadline: .seconds(600), evictAfter: .seconds(600))
-        let serving = Task { await server.run(taskExecutor: executor) { _ in .text(200, "answered") } }
+        // (The head filter runs where the connections are polled: the transport's thread when hosted.)
+        let polledOn = Mutex<[String]>([])
+        let serving = Task {
+            await server.run(
+                headFilter: { _ in
+                    polledOn.withLock { $0.append(Self.threadName()) }
+                    return nil
+                }, taskExecutor: executor
+            ) { _ in .text(200, "answered") }
+        }
         for _ in 0..<2 { try Self.sendPartOfAHeadAndHangUp(port: server.address.port, reset: reset) }
         let answer = try await Subprocess.run(
             "/usr/bin/curl", ["-sS", "-m", "60", "http://127.0.0.1:\(server.address.port)/"], timeout: 90)
         #expect(answer.stdout == "answered\n", "\(answer.stderr)")
+        #expect(polledOn.withLock { $0 } == ["portal-auth-io"])
         server.stop()
         await serving.value
     }
