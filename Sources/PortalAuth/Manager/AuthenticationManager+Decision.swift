@@ -23,6 +23,7 @@ extension AuthenticationManager {
     public func decision(
         for url: URL, includingProxy: Bool, renewingFirst: Bool = true, interactive: Bool = false
     ) async throws -> CredentialDecision {
+        if let decided = try await storedDecision(for: url, includingProxy: includingProxy) { return decided }
         if renewingFirst { try await renewIfExpiring(url) }
         // (The proxy's token goes over https only, as the transport sends it.)
         let https = url.scheme?.lowercased() == "https"
@@ -46,6 +47,31 @@ extension AuthenticationManager {
             return CredentialDecision(
                 url: url, scoped: nil, proxy: usable, decidedBy: self, includesProxy: true)
         }
+    }
+
+    /// The decision in its usual case, from one read of the store: the stored credential of `url`'s
+    /// server context (and, for a federated server's token, its portal's) is the user's own, neither
+    /// is due for renewal, and its scope covers `url`. Then every step of
+    /// ``decision(for:includingProxy:renewingFirst:interactive:)`` would give that credential (nothing to
+    /// renew, a user credential wins over any API key, no plugin is asked), so it is given at once.
+    /// `nil` in any other case, which the whole decision then makes.
+    func storedDecision(for url: URL, includingProxy: Bool) async throws -> CredentialDecision? {
+        let store = arcGISCredentialStore
+        guard let stored = try await store.credential(for: url),
+            !stored.tokenInfo.expires(within: stored.renewalLeeway)
+        else { return nil }
+        if let portal = stored.derivedFrom {
+            guard let owner = try await store.credential(for: portal),
+                ArcGISResolver.isOwnFederatedToken(stored, portal: owner),
+                !owner.tokenInfo.expires(within: owner.renewalLeeway)
+            else { return nil }
+        }
+        let scoped = ScopedCredential(stored)
+        guard scoped.covers(url) else { return nil }
+        // (The proxy's token goes over https only, as the transport sends it.)
+        let proxy = includingProxy && url.scheme?.lowercased() == "https" ? try await iapCredential(for: url) : nil
+        return CredentialDecision(
+            url: url, scoped: scoped, proxy: proxy, decidedBy: self, includesProxy: includingProxy)
     }
 
     /// Renews the sign-in of `url` (for a federated server, its portal's) through the one renewal

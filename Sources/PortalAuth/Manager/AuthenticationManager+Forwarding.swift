@@ -17,6 +17,8 @@ extension AuthenticationManager {
     /// - Throws: ``PortalAuthError/Code/noCredential`` when no known credential reaches `url`; as
     ///   the decision does otherwise.
     public func forwardingDecision(for url: URL) async throws -> CredentialDecision {
+        // (A stored credential that answers at once is known: read once for both questions.)
+        if let decided = try await storedDecision(for: url, includingProxy: true) { return decided }
         guard try await isWithinKnownScope(url) else {
             throw PortalAuthError(
                 .noCredential, "no stored or environment credential covers \(ServerContext.describe(url))")

@@ -3,6 +3,7 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
+import Synchronization
 
 /// Keeps credentials of one family (``ArcGISCredentialStore``, ``NetworkCredentialStore``,
 /// ``IAPCredentialStore``) in a storage backend, by ``CredentialScope``, with an in-memory
@@ -39,6 +40,12 @@ public final class CredentialStore<Credential: Sendable>: Sendable {
 
     private let cache = Locked(Cache())
 
+    /// How many times the store was asked for credentials (``credential(for:username:reload:)``,
+    /// ``credentials(in:username:reload:)`` and what calls them), cached or not: the tests that hold
+    /// a decision to one read of the store count them.
+    package var reads: Int { readCount.load(ordering: .relaxed) }
+    private let readCount = Atomic<Int>(0)
+
     /// How many answers ``Cache/answers`` holds.
     private static var keptAnswers: Int { 8 }
 
@@ -61,7 +68,8 @@ public final class CredentialStore<Credential: Sendable>: Sendable {
     public func credentials(
         in scope: CredentialScope, username: String? = nil, reload: Bool = false
     ) async throws -> [Credential] {
-        try await stored(in: scope, reload: reload).filter { username == nil || $0.username == username }.compactMap {
+        readCount.add(1, ordering: .relaxed)
+        return try await stored(in: scope, reload: reload).filter { username == nil || $0.username == username }.compactMap {
             $0 as? Credential
         }
     }
@@ -69,6 +77,7 @@ public final class CredentialStore<Credential: Sendable>: Sendable {
     /// The credential for `url`: of the most specific scope that applies to it, only `username`'s
     /// when given; `nil` when none does.
     public func credential(for url: URL, username: String? = nil, reload: Bool = false) async throws -> Credential? {
+        readCount.add(1, ordering: .relaxed)
         guard username == nil, !reload else {
             return try await find(url, username: username, reload: reload) as? Credential
         }
