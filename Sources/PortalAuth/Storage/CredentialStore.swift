@@ -1,9 +1,10 @@
+import Synchronization
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import Synchronization
 
 /// Keeps credentials of one family (``ArcGISCredentialStore``, ``NetworkCredentialStore``,
 /// ``IAPCredentialStore``) in a storage backend, by ``CredentialScope``, with an in-memory
@@ -69,9 +70,8 @@ public final class CredentialStore<Credential: Sendable>: Sendable {
         in scope: CredentialScope, username: String? = nil, reload: Bool = false
     ) async throws -> [Credential] {
         readCount.add(1, ordering: .relaxed)
-        return try await stored(in: scope, reload: reload).filter { username == nil || $0.username == username }.compactMap {
-            $0 as? Credential
-        }
+        let found = try await stored(in: scope, reload: reload)
+        return found.filter { username == nil || $0.username == username }.compactMap { $0 as? Credential }
     }
 
     /// The credential for `url`: of the most specific scope that applies to it, only `username`'s
