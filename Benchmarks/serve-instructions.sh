@@ -6,8 +6,9 @@
 # Only user-space instructions count: the kernel's part (sockets, wake-ups) is not in them.
 #
 # usage: Benchmarks/serve-instructions.sh N BINDIR... (run inside scripts/with-keyring.sh; each BINDIR
-# holds a release portal-auth-full; the emulator from .build/release: swift build -c release --product
-# portal-emulator; needs valgrind)
+# holds a release portal-auth-full built as run.sh builds it, with --static-swift-stdlib: valgrind 3.19 stops
+# with an internal error at the start of a build that loads the Swift runtime dynamically; the emulator from
+# .build/release: swift build -c release --product portal-emulator; needs valgrind)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=$1
@@ -25,7 +26,15 @@ for build in "$@"; do
     "$pa" serve --listen 127.0.0.1:0 --state-file "$work/serve$index.json" >/dev/null 2>"$work/valgrind.$index" &
   serve=$!
   pids+=($serve)
-  until [ -s "$work/serve$index.json" ]; do sleep 0.2; done
+  until [ -s "$work/serve$index.json" ]; do
+    # (A serve that ended, or a valgrind that stopped, never writes it: said, not waited for.)
+    if ! kill -0 "$serve" 2>/dev/null; then
+      echo "build $index ($build): serve ended under valgrind:" >&2
+      tail -5 "$work/valgrind.$index" >&2
+      exit 1
+    fi
+    sleep 0.2
+  done
   url=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$work/serve$index.json")
   python3 - "$url" "$layer" "$n" "$serve" <<'PY'
 import subprocess, sys
