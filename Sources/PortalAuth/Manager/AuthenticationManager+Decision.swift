@@ -24,6 +24,15 @@ extension AuthenticationManager {
         for url: URL, includingProxy: Bool, renewingFirst: Bool = true, interactive: Bool = false
     ) async throws -> CredentialDecision {
         if let decided = try await storedDecision(for: url, includingProxy: includingProxy) { return decided }
+        return try await wholeDecision(
+            for: url, includingProxy: includingProxy, renewingFirst: renewingFirst, interactive: interactive)
+    }
+
+    /// ``decision(for:includingProxy:renewingFirst:interactive:)`` step by step, for a URL that
+    /// ``storedDecision(for:includingProxy:)`` did not answer.
+    func wholeDecision(
+        for url: URL, includingProxy: Bool, renewingFirst: Bool = true, interactive: Bool = false
+    ) async throws -> CredentialDecision {
         if renewingFirst { try await renewIfExpiring(url) }
         // (The proxy's token goes over https only, as the transport sends it.)
         let https = url.scheme?.lowercased() == "https"
@@ -49,9 +58,11 @@ extension AuthenticationManager {
         }
     }
 
-    /// The decision in its usual case, from one read of the store: the stored credential of `url`'s
-    /// server context (and, for a federated server's token, its portal's) is the user's own, neither
-    /// is due for renewal, and its scope covers `url`. Then every step of
+    /// The decision in its usual case, from one read of the ArcGIS store (and one of the proxy's
+    /// store, when `includingProxy` for an https URL): the stored credential of `url`'s server
+    /// context (and, for a federated server's token, its portal's) is not another account's server
+    /// token (``ArcGISResolver/isOwnFederatedToken(_:portal:)``), neither is due for renewal, and its
+    /// scope covers `url`. Then every step of
     /// ``decision(for:includingProxy:renewingFirst:interactive:)`` would give that credential (nothing to
     /// renew, a user credential wins over any API key, no plugin is asked), so it is given at once.
     /// `nil` in any other case, which the whole decision then makes.

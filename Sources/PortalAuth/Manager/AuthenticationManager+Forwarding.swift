@@ -23,7 +23,7 @@ extension AuthenticationManager {
             throw PortalAuthError(
                 .noCredential, "no stored or environment credential covers \(ServerContext.describe(url))")
         }
-        return try await decision(for: url, includingProxy: true)
+        return try await wholeDecision(for: url, includingProxy: true)
     }
 
     /// What a program that forwards a request for someone else may do for `url`: send it with

@@ -1,7 +1,8 @@
 import Foundation
-import PortalAuth
 import PortalAuthToken
 import Testing
+
+@testable import PortalAuth
 
 /// The decision's usual case: a stored credential of the user's own, not due for renewal, whose
 /// scope covers the URL, is decided from one read of the store (two for a federated server's
@@ -85,13 +86,48 @@ import Testing
         #expect(stored?.tokenInfo.accessToken == "renewed-token")
     }
 
-    /// A token that requires https is not given for plain http, though it is stored for the URL's
-    /// server context: the whole decision refuses it (its scope does not cover the URL).
+    /// A token that requires https is not given for plain http: the portal's token, stored for a
+    /// server it lists at an http address (as federation gives it), is refused, not given at once.
     @Test func aTokenThatRequiresHTTPSIsRefusedForHTTP() async throws {
         let manager = try await manager()
-        let plain = URL(string: "http://host.example.com/portal/sharing/rest/search")!
-        await #expect(throws: PortalAuthError.self) { try await manager.decision(for: plain, includingProxy: false) }
-        await #expect(throws: PortalAuthError.self) { try await manager.forwardingDecision(for: plain) }
+        let plainServer = try ServerContext("http://host.example.com/server")
+        try await manager.arcGISCredentialStore.commit(
+            FederatedTokenCredential(
+                serverContext: plainServer, portal: portal, tokenInfo: token("server-token"), username: "alice",
+                referer: nil),
+            origin: .federation)
+        let plain = URL(string: plainServer.url + "/rest/services/Parcels/MapServer")!
+        #expect(try await manager.arcGISCredentialStore.credential(for: plain) != nil)
+        for decide in [
+            { try await manager.decision(for: plain, includingProxy: false) },
+            { try await manager.forwardingDecision(for: plain) },
+        ] {
+            do {
+                let decision = try await decide()
+                Issue.record("decided \(decision.credential?.tokenInfo.accessToken ?? "nothing") for http")
+            } catch let error as PortalAuthError {
+                #expect(error.code == .insecureTransport, "\(error)")
+            }
+        }
+    }
+
+    /// A server token left by another account (before a switch, or by an earlier version) is never
+    /// given: the whole decision obtains the server's token again for the active one (here it
+    /// cannot: no network). (Only an item written outside the write path can be in this state.)
+    @Test func anotherAccountsServerTokenIsNotGiven() async throws {
+        let manager = try await manager(username: "alice")
+        try await manager.arcGISCredentialStore.add(
+            FederatedTokenCredential(
+                serverContext: server, portal: portal, tokenInfo: token("bobs-server-token"), username: "bob",
+                referer: nil))
+        #expect(try await manager.arcGISCredentialStore.credential(for: layer)?.username == "bob")
+        for decide in [
+            { try await manager.decision(for: layer, includingProxy: false) },
+            { try await manager.forwardingDecision(for: layer) },
+        ] {
+            let decision = try? await decide()
+            #expect(decision?.credential?.tokenInfo.accessToken != "bobs-server-token")
+        }
     }
 
     /// An unattended renewal that signs in again with the credential it was made with.
