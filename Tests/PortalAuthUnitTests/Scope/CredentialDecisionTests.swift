@@ -158,12 +158,14 @@ import Testing
             origin: .signIn)
     }
 
-    /// An unattended renewal that renews nothing, and says it can (`can`) or cannot tell (the default).
+    /// An unattended renewal that renews to `renewed` (nothing by default), and says it can (`can`)
+    /// or cannot tell.
     struct Renewal: UnattendedRenewal {
         let can: Bool
+        var renewed: (any ArcGISCredential)? = nil
         func renewed(
             _ credential: any ArcGISCredential, services: AuthenticationServices
-        ) async throws -> (any ArcGISCredential)? { nil }
+        ) async throws -> (any ArcGISCredential)? { renewed }
         func canRenew(_ credential: any ArcGISCredential) -> Bool { can }
     }
 

@@ -74,7 +74,8 @@ import Testing
     /// A token due for renewal is renewed first (by the program's unattended renewal here), for the
     /// URL's own credential and for a federated server's portal.
     @Test func aCredentialDueForRenewalIsRenewedFirst() async throws {
-        let renewal = Renewal(renewed: tokenCredential(username: "alice", token: token("renewed-token")))
+        let renewal = CredentialDecisionTests.Renewal(
+            can: true, renewed: tokenCredential(username: "alice", token: token("renewed-token")))
         let manager = try await manager(portalToken: token("expiring-token", expiresIn: 60), renewal: renewal)
         let decision = try await manager.decision(for: search, includingProxy: false)
         #expect(decision.credential?.tokenInfo.accessToken == "renewed-token")
@@ -128,14 +129,5 @@ import Testing
             let decision = try? await decide()
             #expect(decision?.credential?.tokenInfo.accessToken != "bobs-server-token")
         }
-    }
-
-    /// An unattended renewal that signs in again with the credential it was made with.
-    struct Renewal: UnattendedRenewal {
-        let renewed: TokenCredential
-        func renewed(
-            _ credential: any ArcGISCredential, services: AuthenticationServices
-        ) async throws -> (any ArcGISCredential)? { renewed }
-        func canRenew(_ credential: any ArcGISCredential) -> Bool { true }
     }
 }
