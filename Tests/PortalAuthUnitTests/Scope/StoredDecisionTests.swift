@@ -20,9 +20,10 @@ import Testing
 
     /// A manager whose store holds `username`'s portal token (a password sign-in, password not kept).
     func manager(
-        username: String = "alice", portalToken: TokenInfo? = nil, renewal: (any UnattendedRenewal)? = nil
+        username: String = "alice", portalToken: TokenInfo? = nil, renewal: (any UnattendedRenewal)? = nil,
+        transport: any HTTPTransport = NoNetworkTransport()
     ) async throws -> AuthenticationManager {
-        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: NoNetworkTransport())
+        let manager = AuthenticationManager(backend: MemoryCredentialBackend(), transport: transport)
         if let renewal { manager.setUnattendedRenewal(renewal) }
         manager.arcGISCredentialStore.register(TokenCredential.self)
         try await manager.arcGISCredentialStore.commit(
@@ -69,6 +70,30 @@ import Testing
         #expect(decision.credential?.tokenInfo.accessToken == "server-token")
         #expect(decision.scoped?.covers(layer) == true)
         #expect(manager.arcGISCredentialStore.reads - before == 2)
+    }
+
+    /// A request the loop decides itself asks each store once an attempt: the URL's ArcGIS
+    /// credential (and a federated server token's portal's), the host's network credentials, the
+    /// proxy's; one sent on a forwarding decision asks only the network store (and the proxy's,
+    /// the decision having found no proxy credential).
+    @Test func aRequestAsksEachStoreOnceAnAttempt() async throws {
+        let manager = try await manager(transport: TokenRecordingTransport())
+        try await storeServerToken(for: "alice", in: manager)
+        func reads() -> [Int] {
+            [
+                manager.arcGISCredentialStore.reads, manager.networkCredentialStore.reads,
+                manager.iapCredentialStore.reads,
+            ]
+        }
+        for (url, arcGIS) in [(search, 1), (layer, 2)] {
+            var before = reads()
+            _ = try await manager.send(ArcGISRequest(url: url))
+            #expect(zip(reads(), before).map { $0 - $1 } == [arcGIS, 1, 1], "\(url)")
+            let decision = try await manager.forwardingDecision(for: url)
+            before = reads()
+            _ = try await manager.send(ArcGISRequest(url: url), as: decision)
+            #expect(zip(reads(), before).map { $0 - $1 } == [0, 1, 1], "\(url)")
+        }
     }
 
     /// A token due for renewal is renewed first (by the program's unattended renewal here), for the
